@@ -1,0 +1,115 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Targets are layered by purity: `PhotoClusterCore` does no I/O; the C shims and their Swift
+/// wrappers sit above it; worker, coordinator and client build on those; `cluster` is on top.
+let swiftSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+
+let package = Package(
+    name: "PhotoCluster",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "cluster", targets: ["ClusterCLI"]),
+        .library(name: "PhotoClusterClient", targets: ["PhotoClusterClient"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+    ],
+    targets: [
+        // C libraries.
+        .systemLibrary(
+            name: "CZeroMQ",
+            pkgConfig: "libzmq",
+            providers: [.apt(["libzmq3-dev"])]
+        ),
+        .target(
+            name: "CCurlShim",
+            linkerSettings: [.linkedLibrary("curl")]
+        ),
+        .target(
+            name: "CImageCodec",
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png")]
+        ),
+
+        // Pure model: manifests, names, filters, pixels. No I/O.
+        .target(name: "PhotoClusterCore", swiftSettings: swiftSettings),
+
+        // Generated from proto/cluster.proto by proto/generate.
+        .target(
+            name: "PhotoClusterProto",
+            dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            exclude: ["GENERATED.sha256"],
+            swiftSettings: swiftSettings
+        ),
+
+        // Wrappers around the C libraries.
+        .target(name: "PhotoClusterTransport", dependencies: ["CZeroMQ", "PhotoClusterCore"], swiftSettings: swiftSettings),
+        .target(name: "PhotoClusterImaging", dependencies: ["CImageCodec", "PhotoClusterCore"], swiftSettings: swiftSettings),
+        .target(name: "PhotoClusterDownload", dependencies: ["CCurlShim"], swiftSettings: swiftSettings),
+        .target(name: "LoopbackHTTP", swiftSettings: swiftSettings),
+
+        // Cluster roles.
+        .target(
+            name: "PhotoClusterWorker",
+            dependencies: [
+                "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport",
+                "PhotoClusterImaging", "PhotoClusterDownload",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PhotoClusterCoordinator",
+            dependencies: ["PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PhotoClusterClient",
+            dependencies: ["PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport"],
+            swiftSettings: swiftSettings
+        ),
+
+        .target(
+            name: "PhotoClusterEmbedded",
+            dependencies: ["PhotoClusterCoordinator", "PhotoClusterWorker", "PhotoClusterTransport"],
+            swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(
+            name: "ClusterCLI",
+            dependencies: [
+                "PhotoClusterCore", "PhotoClusterClient", "PhotoClusterCoordinator",
+                "PhotoClusterWorker", "PhotoClusterEmbedded", "PhotoClusterTransport", "LoopbackHTTP",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        .testTarget(name: "PhotoClusterCoreTests", dependencies: ["PhotoClusterCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PhotoClusterImagingTests",
+            dependencies: ["PhotoClusterImaging", "PhotoClusterCore"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PhotoClusterDownloadTests",
+            dependencies: ["PhotoClusterDownload", "LoopbackHTTP"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PhotoClusterClusterTests",
+            dependencies: [
+                "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport", "PhotoClusterWorker",
+                "PhotoClusterCoordinator", "PhotoClusterClient", "PhotoClusterImaging", "PhotoClusterEmbedded", "LoopbackHTTP",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ClusterCLITests",
+            dependencies: ["PhotoClusterImaging", "PhotoClusterCore", "LoopbackHTTP"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,88 @@
+#pragma once
+// A small C face over libcurl for Swift: hides the variadic curl_easy_setopt/getinfo and owns
+// the C callbacks. libcurl's own headers are not exposed; Swift sees only these opaque types.
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// One transfer: easy handle, body buffer, byte cap, cancel flag, error text and a snapshot of
+/// what curl reported when it ended.
+typedef struct pc_transfer pc_transfer;
+/// A curl multi handle.
+typedef struct pc_multi pc_multi;
+
+typedef enum {
+    PC_OUTCOME_PENDING = 0,     // not finished yet
+    PC_OUTCOME_OK,              // transfer done; look at the HTTP status
+    PC_OUTCOME_TIMEOUT,
+    PC_OUTCOME_TOO_LARGE,
+    PC_OUTCOME_TOO_MANY_REDIRECTS,
+    PC_OUTCOME_UNSUPPORTED_SCHEME,
+    PC_OUTCOME_INVALID_URL,
+    PC_OUTCOME_RESOLVE,         // host name did not resolve
+    PC_OUTCOME_CONNECT,         // could not connect
+    PC_OUTCOME_CONNECTION,      // connected, then send/receive failed
+    PC_OUTCOME_CANCELLED,
+    PC_OUTCOME_OTHER,
+} pc_outcome;
+
+typedef struct {
+    long connect_timeout_ms;
+    long total_timeout_ms;
+    int64_t max_bytes;
+    long max_redirects;
+    const char *protocols;      // comma-separated, e.g. "http,https"
+    const char *user_agent;
+} pc_options;
+
+/// curl_global_init, exactly once per process; safe from any thread.
+void pc_global_init(void);
+
+/// Splits an absolute URL. Returns 0 on success, -1 if it is not a URL. Scheme and host are
+/// lowercased/normalised by curl; port is the explicit or default port (or -1 if unknown).
+int pc_url_split(const char *url, char *scheme, size_t scheme_len,
+                 char *host, size_t host_len, long *port);
+
+/// Creates a configured transfer, or NULL with a reason in `err`.
+pc_transfer *pc_transfer_new(const char *url, const pc_options *options, char *err, size_t err_len);
+/// Frees everything (removal from a multi must have happened, see pc_multi_*).
+void pc_transfer_free(pc_transfer *t);
+
+/// Sets the cancel flag; any thread, any time before pc_transfer_free. Returns 1 the first time.
+int pc_transfer_request_cancel(pc_transfer *t);
+
+/// After the transfer finished (pc_multi_next_done / pc_multi_abort / pc_transfer_finish_unstarted):
+pc_outcome pc_transfer_outcome(const pc_transfer *t);
+long pc_transfer_http_status(const pc_transfer *t);
+const char *pc_transfer_reason(const pc_transfer *t);        // reason phrase of the last status line, may be ""
+const char *pc_transfer_message(const pc_transfer *t);       // curl's error text, may be ""
+const char *pc_transfer_effective_url(const pc_transfer *t); // may be ""
+int pc_transfer_os_errno(const pc_transfer *t);
+int pc_transfer_connected(const pc_transfer *t);             // 1 if a connection was established
+/// Hands over the malloc'd body (caller frees); *len gets its size. NULL when empty.
+uint8_t *pc_transfer_take_body(pc_transfer *t, size_t *len);
+/// Marks a transfer that was never added to a multi as cancelled and releases its easy handle.
+void pc_transfer_finish_unstarted(pc_transfer *t);
+
+pc_multi *pc_multi_new(void);
+void pc_multi_free(pc_multi *m);   // transfers must have been removed first
+/// Adds a transfer; 0 on success (on failure the transfer is finished with OTHER).
+int pc_multi_add(pc_multi *m, pc_transfer *t);
+/// Drives all transfers; returns the number still running, or -1 on a multi error.
+int pc_multi_perform(pc_multi *m);
+/// Waits for activity, curl's own timers, a wakeup, or timeout_ms.
+void pc_multi_poll(pc_multi *m, int timeout_ms);
+/// Interrupts pc_multi_poll; safe from any thread while `m` is alive.
+void pc_multi_wakeup(pc_multi *m);
+/// Next finished transfer, already removed from the multi and finished; NULL when none.
+pc_transfer *pc_multi_next_done(pc_multi *m);
+/// Removes a running transfer at once and finishes it as cancelled.
+void pc_multi_abort(pc_multi *m, pc_transfer *t);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,34 @@
+#pragma once
+// Shared between transfer.c and multi.c; not part of the Swift-visible API.
+
+#include <curl/curl.h>
+#include <stdatomic.h>
+#include "curl_shim.h"
+
+// Ownership: `cancel` may be set from any thread; every other field belongs to the thread that
+// drives the transfer (the engine thread) and is only read by others after it finished.
+struct pc_transfer {
+    CURL *easy;                 // NULL once finished
+    int in_multi;               // 1 while added to a multi handle
+
+    uint8_t *body;              // malloc'd, grows by doubling up to max_bytes
+    size_t len, cap;
+    int64_t max_bytes;
+    int too_large;              // the write callback refused bytes over max_bytes
+    int out_of_memory;
+
+    atomic_int cancel;          // checked in the progress and write callbacks
+
+    char errbuf[CURL_ERROR_SIZE];
+    char reason[64];            // reason phrase of the last status line seen
+
+    // Snapshot taken by pc_transfer_finish.
+    pc_outcome outcome;
+    long status;
+    char *effective_url;
+    int os_errno;
+    int connected;
+};
+
+/// Records curl's results, classifies them and releases the easy handle.
+void pc_transfer_finish(pc_transfer *t, CURLcode code);

@@ -1,0 +1,39 @@
+#include "codec_util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void ic_set_message(char *message, size_t message_size, const char *format, ...) {
+    if (message == NULL || message_size == 0) return;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, message_size, format, args);
+    va_end(args);
+}
+
+ic_status ic_check_size(uint64_t width, uint64_t height, uint64_t max_pixels,
+                        size_t *byte_count, char *message, size_t message_size) {
+    if (width == 0 || height == 0) {
+        ic_set_message(message, message_size, "image has a zero side (%llux%llu pixels)",
+                       (unsigned long long)width, (unsigned long long)height);
+        return IC_CORRUPT;
+    }
+    /* Both sides fit in 32 bits, so the product cannot overflow 64 bits. */
+    uint64_t pixels = width * height;
+    if (width > UINT32_MAX || height > UINT32_MAX || pixels > max_pixels) {
+        ic_set_message(message, message_size, "image is %llux%llu pixels, over the limit of %llu",
+                       (unsigned long long)width, (unsigned long long)height,
+                       (unsigned long long)max_pixels);
+        return IC_TOO_LARGE;
+    }
+    if (pixels > SIZE_MAX / 4) {
+        ic_set_message(message, message_size, "image is %llux%llu pixels, too many to address",
+                       (unsigned long long)width, (unsigned long long)height);
+        return IC_TOO_LARGE;
+    }
+    *byte_count = (size_t)pixels * 4;
+    return IC_OK;
+}
+
+void ic_free(void *buffer) { free(buffer); }

@@ -1,0 +1,77 @@
+#ifndef IMAGE_CODEC_H
+#define IMAGE_CODEC_H
+
+/*
+ * JPEG and PNG codecs around libjpeg-turbo and libpng, working in memory.
+ *
+ * Pixels are 8-bit RGBA, rows packed without padding. Every function reports
+ * failure through its return value and a human message written into the
+ * caller's buffer; library errors (setjmp/longjmp) never leave these functions.
+ * Buffers handed out are malloc'd and belong to the caller (free with
+ * ic_free or free).
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    IC_OK = 0,
+    IC_EMPTY,            /* no bytes at all */
+    IC_UNSUPPORTED,      /* not a format (or a variant) this codec handles */
+    IC_CORRUPT,          /* malformed, truncated or failing a checksum */
+    IC_TOO_LARGE,        /* over the pixel cap, overflowing, or out of memory */
+    IC_ENCODE_FAILED     /* bad input to an encoder or an encoder error */
+} ic_status;
+
+typedef enum {
+    IC_FORMAT_UNKNOWN = 0,
+    IC_FORMAT_JPEG,
+    IC_FORMAT_PNG
+} ic_format;
+
+/* A decoded image; `pixels` holds width * height * 4 bytes. */
+typedef struct {
+    uint8_t *pixels;
+    uint32_t width;
+    uint32_t height;
+} ic_image;
+
+/* Size of a message buffer that no message is cut short by. */
+#define IC_MESSAGE_SIZE 256
+
+/* The format named by the leading magic bytes. */
+ic_format ic_sniff(const uint8_t *data, size_t size);
+
+/*
+ * Decode to RGBA8. The header's size is checked against `max_pixels` before
+ * any pixel memory is allocated. On IC_OK `out->pixels` is the caller's; on
+ * any other status `out` is zeroed and `message` says why.
+ */
+ic_status ic_decode_jpeg(const uint8_t *data, size_t size, uint64_t max_pixels,
+                         ic_image *out, char *message, size_t message_size);
+ic_status ic_decode_png(const uint8_t *data, size_t size, uint64_t max_pixels,
+                        ic_image *out, char *message, size_t message_size);
+
+/*
+ * Encode RGBA8 pixels. On IC_OK `*out` is a malloc'd buffer of `*out_size`
+ * bytes; otherwise `*out` is NULL and `message` says why.
+ * JPEG: quality is clamped to 1...100, chroma is subsampled 4:2:0, alpha is dropped.
+ * PNG: RGB when every alpha is 255, else RGBA; fast compression.
+ */
+ic_status ic_encode_jpeg(const uint8_t *rgba, uint32_t width, uint32_t height, int quality,
+                         uint8_t **out, size_t *out_size, char *message, size_t message_size);
+ic_status ic_encode_png(const uint8_t *rgba, uint32_t width, uint32_t height,
+                        uint8_t **out, size_t *out_size, char *message, size_t message_size);
+
+/* Frees a buffer returned by this library. */
+void ic_free(void *buffer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IMAGE_CODEC_H */

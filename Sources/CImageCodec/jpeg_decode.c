@@ -1,0 +1,199 @@
+#include "codec_util.h"
+#include "jpeg_error.h"
+
+#include <jerror.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Progressive files with thousands of tiny scans take minutes to decode; real ones have ~10. */
+#define MAX_SCANS 500
+
+/* Everything the decode touches lives here, so nothing is an indeterminate local after longjmp. */
+typedef struct {
+    struct jpeg_decompress_struct cinfo;
+    ic_jpeg_error err;
+    struct jpeg_progress_mgr progress;
+    uint8_t *pixels;
+    char *message;
+    size_t message_size;
+    int reading_rows; /* inside the jpeg_read_scanlines loop of a single-scan file */
+    int rows_done;    /* every row is decoded */
+    int eof_at_end;   /* data ran out while the last rows were being decoded */
+    int truncated;    /* failed because data ran out */
+} decode_job;
+
+static void fail_truncated(decode_job *job) {
+    job->truncated = 1;
+    longjmp(job->err.jump, 1);
+}
+
+/*
+ * On running out of data libjpeg only warns, then pads with grey. That is a
+ * failure, except when the file merely lacks its EOI marker: the Huffman
+ * decoder reads ahead and meets the end of data while decoding the last rows,
+ * which is harmless unless it then needs bits that are not there (HIT_MARKER).
+ */
+static void on_message(j_common_ptr common, int level) {
+    if (level >= 0) return; /* trace output */
+    j_decompress_ptr cinfo = (j_decompress_ptr)common;
+    decode_job *job = cinfo->client_data;
+    common->err->num_warnings++;
+    switch (common->err->msg_code) {
+    case JWRN_JPEG_EOF: {
+        if (job->rows_done) return;
+        /* Decoding runs up to an iMCU row or so ahead of output; allow a little slack. */
+        JDIMENSION last_rows = 3 * (JDIMENSION)cinfo->max_v_samp_factor * DCTSIZE;
+        if (job->reading_rows && cinfo->output_scanline + last_rows >= cinfo->output_height) {
+            job->eof_at_end = 1;
+            return;
+        }
+        fail_truncated(job);
+        break;
+    }
+    case JWRN_HIT_MARKER:
+        if (job->eof_at_end) fail_truncated(job);
+        break;
+    default: /* other corruption warnings are tolerated */
+        break;
+    }
+}
+
+static void limit_scans(j_common_ptr cinfo) {
+    if (((j_decompress_ptr)cinfo)->input_scan_number > MAX_SCANS)
+        longjmp(((ic_jpeg_error *)cinfo->err)->jump, 1);
+}
+
+/* 8-bit a * b / 255, rounded. */
+static inline uint8_t mul255(unsigned a, unsigned b) {
+    unsigned v = a * b + 128;
+    return (uint8_t)((v + (v >> 8)) >> 8);
+}
+
+/* In place: CMYK (4 bytes per pixel) to RGBA. Adobe files store the inks inverted. */
+static void cmyk_to_rgba(uint8_t *p, size_t pixel_count, int adobe_inverted) {
+    for (size_t i = 0; i < pixel_count; i++, p += 4) {
+        unsigned c = p[0], m = p[1], y = p[2], k = p[3];
+        if (!adobe_inverted) {
+            c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k;
+        }
+        p[0] = mul255(c, k);
+        p[1] = mul255(m, k);
+        p[2] = mul255(y, k);
+        p[3] = 255;
+    }
+}
+
+static ic_status failure_status(decode_job *job) {
+    struct jpeg_error_mgr *pub = &job->err.pub;
+    if (job->truncated) {
+        ic_set_message(job->message, job->message_size, "JPEG data is truncated");
+        return IC_CORRUPT;
+    }
+    if (job->cinfo.input_scan_number > MAX_SCANS) {
+        ic_set_message(job->message, job->message_size, "JPEG has more than %d scans", MAX_SCANS);
+        return IC_CORRUPT;
+    }
+    if (pub->msg_code == JERR_IMAGE_TOO_BIG || pub->msg_code == JERR_OUT_OF_MEMORY) {
+        ic_set_message(job->message, job->message_size, "JPEG is too large: %s", job->err.message);
+        return IC_TOO_LARGE;
+    }
+    ic_set_message(job->message, job->message_size, "JPEG data is corrupt: %s", job->err.message);
+    return IC_CORRUPT;
+}
+
+static ic_status decode(decode_job *job, const uint8_t *data, size_t size, uint64_t max_pixels,
+                        ic_image *out) {
+    j_decompress_ptr cinfo = &job->cinfo;
+    if (setjmp(job->err.jump)) return failure_status(job);
+
+    jpeg_create_decompress(cinfo);
+    cinfo->client_data = job;
+    job->err.pub.emit_message = on_message;
+    job->progress.progress_monitor = limit_scans;
+    cinfo->progress = &job->progress;
+    jpeg_mem_src(cinfo, data, (unsigned long)size);
+    jpeg_read_header(cinfo, TRUE);
+
+    size_t byte_count = 0;
+    ic_status status = ic_check_size(cinfo->image_width, cinfo->image_height, max_pixels,
+                                     &byte_count, job->message, job->message_size);
+    if (status != IC_OK) return status;
+
+    int cmyk = 0;
+    switch (cinfo->jpeg_color_space) {
+    case JCS_GRAYSCALE:
+    case JCS_YCbCr:
+    case JCS_RGB:
+        cinfo->out_color_space = JCS_EXT_RGBA;
+        break;
+    case JCS_CMYK:
+    case JCS_YCCK:
+        cinfo->out_color_space = JCS_CMYK; /* libjpeg turns YCCK into CMYK */
+        cmyk = 1;
+        break;
+    default:
+        ic_set_message(job->message, job->message_size,
+                       "JPEG colour space %d with %d components is not supported",
+                       (int)cinfo->jpeg_color_space, cinfo->num_components);
+        return IC_UNSUPPORTED;
+    }
+
+    jpeg_start_decompress(cinfo);
+    if (cinfo->output_width != cinfo->image_width || cinfo->output_height != cinfo->image_height ||
+        cinfo->output_components != 4) {
+        ic_set_message(job->message, job->message_size, "JPEG decoder produced an unexpected layout");
+        return IC_CORRUPT;
+    }
+    job->pixels = malloc(byte_count);
+    if (job->pixels == NULL) {
+        ic_set_message(job->message, job->message_size, "no memory for %zu bytes of pixels", byte_count);
+        return IC_TOO_LARGE;
+    }
+
+    size_t stride = (size_t)cinfo->output_width * 4;
+    /* Multi-scan files consumed all their input in jpeg_start_decompress. */
+    job->reading_rows = !jpeg_has_multiple_scans(cinfo);
+    while (cinfo->output_scanline < cinfo->output_height) {
+        JSAMPROW rows[16];
+        JDIMENSION count = 0;
+        while (count < 16 && cinfo->output_scanline + count < cinfo->output_height) {
+            rows[count] = job->pixels + (size_t)(cinfo->output_scanline + count) * stride;
+            count++;
+        }
+        /* A memory source never suspends, so no progress means a broken stream. */
+        if (jpeg_read_scanlines(cinfo, rows, count) == 0) {
+            ic_set_message(job->message, job->message_size, "JPEG decoder stopped early");
+            return IC_CORRUPT;
+        }
+    }
+    job->rows_done = 1;
+    jpeg_finish_decompress(cinfo);
+
+    if (cmyk) cmyk_to_rgba(job->pixels, byte_count / 4, cinfo->saw_Adobe_marker);
+    out->pixels = job->pixels;
+    out->width = cinfo->output_width;
+    out->height = cinfo->output_height;
+    job->pixels = NULL;
+    return IC_OK;
+}
+
+ic_status ic_decode_jpeg(const uint8_t *data, size_t size, uint64_t max_pixels,
+                         ic_image *out, char *message, size_t message_size) {
+    memset(out, 0, sizeof *out);
+    ic_set_message(message, message_size, "%s", "");
+    if (data == NULL || size == 0) {
+        ic_set_message(message, message_size, "image data is empty");
+        return IC_EMPTY;
+    }
+    decode_job job;
+    memset(&job, 0, sizeof job);
+    job.message = message;
+    job.message_size = message_size;
+    job.cinfo.err = ic_jpeg_error_init(&job.err);
+
+    ic_status status = decode(&job, data, size, max_pixels, out);
+
+    jpeg_destroy_decompress(&job.cinfo);
+    free(job.pixels); /* non-NULL only on failure */
+    return status;
+}

@@ -1,0 +1,83 @@
+#include "codec_util.h"
+#include "jpeg_error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    struct jpeg_compress_struct cinfo;
+    ic_jpeg_error err;
+    unsigned char *buffer; /* grown by libjpeg's memory destination with malloc */
+    unsigned long buffer_size;
+} encode_job;
+
+static ic_status encode(encode_job *job, const uint8_t *rgba, uint32_t width, uint32_t height,
+                        int quality, char *message, size_t message_size) {
+    j_compress_ptr cinfo = &job->cinfo;
+    if (setjmp(job->err.jump)) {
+        ic_set_message(message, message_size, "JPEG encoding failed: %s", job->err.message);
+        return IC_ENCODE_FAILED;
+    }
+    jpeg_create_compress(cinfo);
+    jpeg_mem_dest(cinfo, &job->buffer, &job->buffer_size);
+
+    cinfo->image_width = width;
+    cinfo->image_height = height;
+    cinfo->input_components = 4;
+    cinfo->in_color_space = JCS_EXT_RGBA; /* alpha is ignored */
+    jpeg_set_defaults(cinfo);
+    jpeg_set_quality(cinfo, quality, TRUE);
+    /* 4:2:0: full-resolution luma, chroma halved both ways. */
+    cinfo->comp_info[0].h_samp_factor = 2;
+    cinfo->comp_info[0].v_samp_factor = 2;
+    cinfo->comp_info[1].h_samp_factor = cinfo->comp_info[1].v_samp_factor = 1;
+    cinfo->comp_info[2].h_samp_factor = cinfo->comp_info[2].v_samp_factor = 1;
+
+    jpeg_start_compress(cinfo, TRUE);
+    size_t stride = (size_t)width * 4;
+    while (cinfo->next_scanline < cinfo->image_height) {
+        JSAMPROW rows[16];
+        JDIMENSION count = 0;
+        while (count < 16 && cinfo->next_scanline + count < cinfo->image_height) {
+            /* libjpeg only reads input rows; its row type just is not const. */
+            rows[count] = (JSAMPROW)(rgba + (size_t)(cinfo->next_scanline + count) * stride);
+            count++;
+        }
+        jpeg_write_scanlines(cinfo, rows, count);
+    }
+    jpeg_finish_compress(cinfo);
+    return IC_OK;
+}
+
+ic_status ic_encode_jpeg(const uint8_t *rgba, uint32_t width, uint32_t height, int quality,
+                         uint8_t **out, size_t *out_size, char *message, size_t message_size) {
+    *out = NULL;
+    *out_size = 0;
+    ic_set_message(message, message_size, "%s", "");
+    if (rgba == NULL || width == 0 || height == 0) {
+        ic_set_message(message, message_size, "cannot encode a %ux%u image", width, height);
+        return IC_ENCODE_FAILED;
+    }
+    if (width > JPEG_MAX_DIMENSION || height > JPEG_MAX_DIMENSION) {
+        ic_set_message(message, message_size, "JPEG sides are limited to %ld pixels, image is %ux%u",
+                       (long)JPEG_MAX_DIMENSION, width, height);
+        return IC_ENCODE_FAILED;
+    }
+    if (quality < 1) quality = 1;
+    if (quality > 100) quality = 100;
+
+    encode_job job;
+    memset(&job, 0, sizeof job);
+    job.cinfo.err = ic_jpeg_error_init(&job.err);
+
+    ic_status status = encode(&job, rgba, width, height, quality, message, message_size);
+
+    jpeg_destroy_compress(&job.cinfo);
+    if (status == IC_OK) {
+        *out = job.buffer;
+        *out_size = job.buffer_size;
+    } else {
+        free(job.buffer);
+    }
+    return status;
+}

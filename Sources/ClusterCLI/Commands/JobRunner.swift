@@ -1,0 +1,90 @@
+import Foundation
+import PhotoClusterClient
+import PhotoClusterEmbedded
+import PhotoClusterProto
+
+/// Submits a job to an embedded cluster or a running coordinator, follows it to the end, and
+/// reports it. Returns the exit status.
+struct JobRunner {
+    let options: JobOptions
+
+    func run(_ submit: SubmitJob) async throws -> Int32 {
+        if let endpoint = options.coordinator {
+            let client = try ClusterClient(endpoint: endpoint)
+            defer { client.close() }
+            return try await follow(submit, with: client, where: endpoint)
+        }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let cluster = try EmbeddedCluster(workers: options.workers ?? cores, totalConcurrency: max(cores, options.workers ?? cores))
+        do {
+            try cluster.start()
+        } catch {
+            throw CommandFailure(message: "cannot start the embedded cluster: \(error)", status: ExitStatus.somePhotosFailed)
+        }
+        let client = try ClusterClient(endpoint: cluster.clientEndpoint, context: cluster.context)
+        defer {
+            client.close()
+            cluster.stop()
+        }
+        return try await follow(submit, with: client, where: "the embedded cluster")
+    }
+
+    private func follow(_ submit: SubmitJob, with client: ClusterClient, where place: String) async throws -> Int32 {
+        let job: SubmittedJob
+        do {
+            job = try await client.submit(submit)
+        } catch let error as ClusterClientError {
+            throw CommandFailure(message: "\(place) refused the job: \(error.message)", status: ExitStatus.somePhotosFailed)
+        }
+        let progress = ProgressReporter(total: job.total, enabled: !options.json)
+        progress.started(job: job.id, place: place)
+        let watchdog = SilenceWatchdog(client: client, place: place)
+        defer { watchdog.stop() }
+        var summary: JobSummary?
+        for await event in job.events {
+            switch event.body {
+            case .progress(let counts):
+                progress.update(counts)
+            case .finished(let finished):
+                summary = finished
+            default:
+                break
+            }
+        }
+        progress.finish()
+        guard let summary else {
+            throw CommandFailure(message: "lost contact with \(place) before job \(job.id) finished; `cluster status \(job.id)` shows its state", status: ExitStatus.somePhotosFailed)
+        }
+        let report = JobReport(summary: summary)
+        if options.json {
+            Terminal.write(report.json() + "\n")
+        } else {
+            Terminal.write(report.table())
+        }
+        return report.allSucceeded ? ExitStatus.allSucceeded : ExitStatus.somePhotosFailed
+    }
+}
+
+/// Warns on stderr when the coordinator has been silent for a while, so a user is never left
+/// staring at nothing.
+final class SilenceWatchdog: @unchecked Sendable {
+    private let timer: DispatchSourceTimer
+
+    init(client: ClusterClient, place: String, after seconds: TimeInterval = 10) {
+        timer = DispatchSource.makeTimerSource(queue: .global())
+        var warned = false  // touched only by the timer's serial handler
+        timer.schedule(deadline: .now() + seconds, repeating: 2)
+        timer.setEventHandler {
+            let silence = client.silence
+            if silence > seconds && !warned {
+                warned = true
+                Terminal.error("warning: no word from \(place) for \(Int(silence)) s; still waiting (the job goes on there; Ctrl-C stops waiting)")
+            } else if silence < seconds {
+                warned = false
+            }
+        }
+        timer.resume()
+    }
+
+    func stop() { timer.cancel() }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+import PhotoClusterClient
+
+/// `cluster status [JOB]`: jobs and workers of a running coordinator.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show the jobs and workers of a running coordinator.")
+
+    @Argument(help: "A job id (default: every job).")
+    var job: String?
+
+    @Option(help: ArgumentHelp("The coordinator's client endpoint.", valueName: "endpoint"))
+    var coordinator = "tcp://127.0.0.1:7001"
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() async throws {
+        let client = try ClusterClient(endpoint: coordinator)
+        defer { client.close() }
+        let reply: StatusReply
+        do {
+            reply = try await client.status(job: job ?? "", timeout: 5)
+        } catch {
+            CommandFailure(message: "\(error)", status: 1).exit()
+        }
+        if json {
+            Terminal.write((try? reply.jsonString()) ?? "{}")
+            Terminal.write("\n")
+            return
+        }
+        Terminal.write("workers: \(reply.workers.count)\n")
+        for worker in reply.workers {
+            Terminal.write("  \(worker.workerID)  host \(worker.host)  concurrency \(worker.concurrency)  in flight \(worker.inFlight)  completed \(worker.completed)\n")
+        }
+        Terminal.write("jobs: \(reply.jobs.count)\n")
+        for summary in reply.jobs {
+            let p = summary.progress
+            Terminal.write("  \(summary.jobID)  \(summary.label)  \(summary.phase)  \(ProgressReporter.counts(p))  requeues \(summary.requeues)  retries \(summary.retries)\n")
+            for photo in summary.photos where photo.state == .failed {
+                Terminal.write("    failed \(photo.name): \(photo.stage): \(photo.reason)\n")
+            }
+        }
+    }
+}

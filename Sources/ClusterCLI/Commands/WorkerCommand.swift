@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+import PhotoClusterTransport
+import PhotoClusterWorker
+
+/// `cluster worker`: run photo graphs for a coordinator until SIGINT or SIGTERM.
+struct WorkerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worker",
+        abstract: "Run a worker that filters photos for a coordinator (it keeps retrying to connect)."
+    )
+
+    @Option(help: ArgumentHelp("The coordinator's worker endpoint.", valueName: "endpoint"))
+    var coordinator = "tcp://127.0.0.1:7000"
+
+    @Option(help: ArgumentHelp("Photos processed at once (default: number of cores).", valueName: "n"))
+    var concurrency: Int?
+
+    @Option(help: ArgumentHelp("This worker's id (default: host, process id and a random suffix).", valueName: "id"))
+    var id: String?
+
+    func validate() throws {
+        if let concurrency, !(1...1024).contains(concurrency) { throw ValidationError("--concurrency must be between 1 and 1024") }
+    }
+
+    func run() async throws {
+        let context = try ZMQContext()
+        var engine = WorkerEngine.Configuration()
+        if let concurrency { engine.concurrency = concurrency }
+        let node = WorkerNode(
+            configuration: WorkerConfiguration(coordinatorEndpoint: coordinator, workerID: id ?? WorkerConfiguration.defaultWorkerID(), engine: engine),
+            context: context)
+        node.log = { Terminal.error("worker: \($0)") }
+        do {
+            try node.start()
+        } catch {
+            CommandFailure(message: "cannot connect to \(coordinator): \(error)", status: 1).exit()
+        }
+        Terminal.error("worker \(node.configuration.workerID): connecting to \(coordinator) with concurrency \(engine.concurrency); Ctrl-C stops")
+        let signal = await SignalWaiter.waitForTermination()
+        Terminal.error("worker: signal \(signal), handing back work and leaving")
+        node.stop()
+        context.terminate()
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+
+/// Blocks until SIGINT or SIGTERM arrives, so long-running roles can shut down cleanly.
+enum SignalWaiter {
+    static func waitForTermination() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            let fired = NSLock()
+            var resumed = false
+            var sources: [DispatchSourceSignal] = []
+            for signalNumber in [SIGINT, SIGTERM] {
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+                source.setEventHandler {
+                    fired.lock()
+                    defer { fired.unlock() }
+                    guard !resumed else { return }
+                    resumed = true
+                    for source in sources { source.cancel() }
+                    continuation.resume(returning: signalNumber)
+                }
+                source.resume()
+                sources.append(source)
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Serves one request on one accepted socket, then closes it.
+struct Connection {
+    let fd: Int32
+    let state: ServerState
+
+    func serve() {
+        defer { state.release(fd) }
+        Socket.setTimeouts(fd, seconds: 10)
+        guard let head = Socket.readHead(fd) else { return }
+        guard let request = HTTPRequest(head: head) else {
+            _ = Socket.sendAll(fd, HTTPResponse(status: 400).head(includeLength: true))
+            return
+        }
+        state.recordRequest(request.path)
+        let response = state.handler(request)
+        if response.delayBeforeHeaders > 0,
+           Socket.waitForHangup(fd, seconds: response.delayBeforeHeaders, cancelled: { state.isStopped }) {
+            state.recordAborted()
+            return
+        }
+        if send(response, bodyless: request.method == "HEAD") {
+            // Let the client read to the end before the socket goes away.
+            shutdown(fd, Int32(SHUT_WR))
+            _ = Socket.waitForHangup(fd, seconds: 1, cancelled: { state.isStopped })
+        } else {
+            state.recordAborted()
+        }
+    }
+
+    /// False if the client went away before the whole response was sent.
+    private func send(_ response: HTTPResponse, bodyless: Bool) -> Bool {
+        guard Socket.sendAll(fd, response.head(includeLength: true)) else { return false }
+        if bodyless { return true }
+        let chunked = response.isChunked
+        let body = response.body
+        let step = max(1, response.trickle?.chunk ?? body.count)
+        var offset = 0
+        while offset < body.count {
+            if offset > 0, let trickle = response.trickle,
+               Socket.waitForHangup(fd, seconds: trickle.interval, cancelled: { state.isStopped }) {
+                return false
+            }
+            let piece = body.subdata(in: offset..<min(body.count, offset + step))
+            guard Socket.sendAll(fd, chunked ? Self.chunk(piece) : piece) else { return false }
+            offset += piece.count
+        }
+        return chunked ? Socket.sendAll(fd, Data("0\r\n\r\n".utf8)) : true
+    }
+
+    private static func chunk(_ piece: Data) -> Data {
+        Data((String(piece.count, radix: 16) + "\r\n").utf8) + piece + Data("\r\n".utf8)
+    }
+}

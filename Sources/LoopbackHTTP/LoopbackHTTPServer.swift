@@ -1,0 +1,68 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A tiny HTTP/1.1 server on 127.0.0.1 for tests and demos: one thread per connection, one
+/// request per connection.
+///
+/// `@unchecked Sendable` invariant: the stored properties are immutable; shared mutable state
+/// lives in `ServerState` behind its lock.
+public final class LoopbackHTTPServer: @unchecked Sendable {
+    public let port: UInt16
+    private let state: ServerState
+
+    /// Binds 127.0.0.1 on an ephemeral port (or `port`), serves each connection on its own thread.
+    public init(port: UInt16 = 0, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws {
+        let (listener, boundPort) = try Socket.listenLoopback(port: port)
+        self.port = boundPort
+        let state = ServerState(listener: listener, handler: handler)
+        self.state = state
+        state.acceptLoopDone.enter()
+        // The thread holds the state, not the server, so dropping the server stops it.
+        Thread {
+            Thread.current.name = "loopback-accept"   // pthread names: 15 bytes at most
+            Self.acceptLoop(state)
+        }.start()
+    }
+
+    deinit { stop() }
+
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// Requests received so far.
+    public var requestCount: Int { state.requestCount }
+    /// Requests received for exactly this target (query included).
+    public func requests(forPath path: String) -> Int { state.requests(forPath: path) }
+    /// Responses the client hung up on before the body was fully sent.
+    public var abortedResponses: Int { state.abortedResponses }
+
+    /// Closes the listener and live connections; idempotent.
+    public func stop() { state.stop() }
+
+    private static func acceptLoop(_ state: ServerState) {
+        defer {
+            close(state.listener)
+            state.acceptLoopDone.leave()
+        }
+        while true {
+            let fd = accept(state.listener, nil, nil)
+            if fd < 0 {
+                let code = errno
+                if state.isStopped { return }
+                if code == EINTR || code == ECONNABORTED { continue }
+                if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM {
+                    usleep(10_000)   // out of descriptors: let connections finish, then retry
+                    continue
+                }
+                return
+            }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)   // keep it out of child processes
+            guard state.adopt(fd) else { return }
+            let connection = Connection(fd: fd, state: state)
+            Thread {
+                Thread.current.name = "loopback-conn"
+                connection.serve()
+            }.start()
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterProto
+import PhotoClusterTransport
+
+public typealias JobEvent = Photocluster_V1_JobEvent
+public typealias JobSummary = Photocluster_V1_JobSummary
+public typealias StatusReply = Photocluster_V1_StatusReply
+public typealias SubmitJob = Photocluster_V1_SubmitJob
+
+/// Why a request to the coordinator did not succeed.
+public struct ClusterClientError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// A job the coordinator accepted, with its events as they happen.
+public struct SubmittedJob: Sendable {
+    public let id: String
+    public let total: Int
+    /// Phase changes, each photo as it finishes, progress, and finally the summary; the stream
+    /// ends after the summary.
+    public let events: AsyncStream<JobEvent>
+}
+
+/// Talks to a coordinator's client endpoint: submit jobs, follow their events, ask for status,
+/// cancel.
+///
+/// The DEALER socket and the request table belong to the client's loop thread; the public
+/// methods post to it and wait for the answer.
+public final class ClusterClient: @unchecked Sendable {
+    public let endpoint: String
+    private let context: ZMQContext
+    private let ownsContext: Bool
+    private let loop = EventLoopThread(name: "client")
+
+    // Loop-thread state.
+    private var socket: ZMQSocket!
+    private var nextRequestID: UInt64 = 1
+    private var waiting: [UInt64: (deadline: Date, resume: (Result<Photocluster_V1_CoordinatorToClient, ClusterClientError>) -> Void)] = [:]
+    private var streamsByRequest: [UInt64: AsyncStream<JobEvent>.Continuation] = [:]
+    private var streamsByJob: [String: AsyncStream<JobEvent>.Continuation] = [:]
+    private let lastHeard = LockedBox(Date())
+
+    /// Connects to `endpoint` (libzmq retries until the coordinator is there). Pass the
+    /// embedded cluster's context to reach it over `inproc://`.
+    public init(endpoint: String, context: ZMQContext? = nil) throws {
+        self.endpoint = endpoint
+        self.ownsContext = context == nil
+        self.context = try context ?? ZMQContext()
+        let socket = try ZMQSocket(context: self.context, kind: .dealer)
+        try socket.setMaxMessageSize(256 << 20)
+        try socket.setReconnectInterval(initialMs: 100, maxMs: 1000)
+        try socket.connect(endpoint)
+        self.socket = socket
+        loop.watch(socket) { [unowned self] socket in
+            while let frames = try? socket.receive(dontWait: true) { receive(frames) }
+        }
+        loop.every(1) { [unowned self] in tick() }
+        loop.start { [unowned self] in self.socket.close() }
+    }
+
+    /// Seconds since the coordinator last answered anything.
+    public var silence: TimeInterval { Date().timeIntervalSince(lastHeard.current) }
+
+    public func close() {
+        loop.post { [unowned self] in
+            for (_, request) in waiting { request.resume(.failure(ClusterClientError("the client was closed"))) }
+            waiting.removeAll()
+            for stream in streamsByJob.values { stream.finish() }
+            streamsByJob.removeAll()
+        }
+        loop.stop()
+        if ownsContext { context.terminate() }
+    }
+
+    // MARK: - Requests
+
+    public func submit(_ job: SubmitJob, timeout: TimeInterval = 15) async throws -> SubmittedJob {
+        let (events, continuation) = AsyncStream<JobEvent>.makeStream(bufferingPolicy: .unbounded)
+        let reply = try await request(.submit(job), timeout: timeout) { [unowned self] requestID in
+            streamsByRequest[requestID] = continuation
+        }
+        guard case .accepted(let accepted) = reply.body else {
+            throw ClusterClientError("unexpected answer to submit")
+        }
+        return SubmittedJob(id: accepted.jobID, total: Int(accepted.total), events: events)
+    }
+
+    /// Follows a job submitted elsewhere; the first event is its current summary if it has finished.
+    public func watch(_ jobID: String, timeout: TimeInterval = 15) async throws -> (StatusReply, AsyncStream<JobEvent>) {
+        let (events, continuation) = AsyncStream<JobEvent>.makeStream(bufferingPolicy: .unbounded)
+        let reply = try await request(.watch(.with { $0.jobID = jobID }), timeout: timeout) { [unowned self] _ in
+            streamsByJob[jobID] = continuation
+        }
+        guard case .status(let status) = reply.body else { throw ClusterClientError("unexpected answer to watch") }
+        return (status, events)
+    }
+
+    public func status(job: String = "", timeout: TimeInterval = 15) async throws -> StatusReply {
+        let reply = try await request(.status(.with { $0.jobID = job }), timeout: timeout)
+        guard case .status(let status) = reply.body else { throw ClusterClientError("unexpected answer to status") }
+        return status
+    }
+
+    public func cancel(job: String, photos: [String] = [], timeout: TimeInterval = 15) async throws {
+        _ = try await request(.cancel(.with { $0.jobID = job; $0.photoNames = photos }), timeout: timeout)
+    }
+
+    private func request(
+        _ body: Photocluster_V1_ClientToCoordinator.OneOf_Body, timeout: TimeInterval,
+        prepare: @escaping (UInt64) -> Void = { _ in }
+    ) async throws -> Photocluster_V1_CoordinatorToClient {
+        let endpoint = self.endpoint
+        return try await withCheckedThrowingContinuation { continuation in
+            loop.post { [unowned self] in
+                let requestID = nextRequestID
+                nextRequestID += 1
+                prepare(requestID)
+                waiting[requestID] = (Date().addingTimeInterval(timeout), { result in
+                    continuation.resume(with: result.mapError { $0 as Error })
+                })
+                var message = Photocluster_V1_ClientToCoordinator()
+                message.requestID = requestID
+                message.body = body
+                do {
+                    try socket.send([Envelope.encode(message)], dontWait: true)
+                } catch {
+                    fail(requestID, ClusterClientError("cannot send to the coordinator at \(endpoint): \(error)"))
+                }
+            }
+        }
+    }
+
+    // MARK: - Loop thread
+
+    private func fail(_ requestID: UInt64, _ error: ClusterClientError) {
+        streamsByRequest.removeValue(forKey: requestID)?.finish()
+        waiting.removeValue(forKey: requestID)?.resume(.failure(error))
+    }
+
+    private func receive(_ frames: [Data]) {
+        guard let payload = frames.last, let message = Envelope.decode(Photocluster_V1_CoordinatorToClient.self, from: payload) else { return }
+        lastHeard.withLock { $0 = Date() }
+        if case .event(let event) = message.body {
+            deliver(event)
+            return
+        }
+        if case .error(let error) = message.body {
+            return fail(message.requestID, ClusterClientError(error.message))
+        }
+        if case .accepted(let accepted) = message.body, let stream = streamsByRequest.removeValue(forKey: message.requestID) {
+            streamsByJob[accepted.jobID] = stream
+        }
+        waiting.removeValue(forKey: message.requestID)?.resume(.success(message))
+    }
+
+    private func deliver(_ event: JobEvent) {
+        guard let stream = streamsByJob[event.jobID] else { return }
+        stream.yield(event)
+        if case .finished = event.body {
+            stream.finish()
+            streamsByJob.removeValue(forKey: event.jobID)
+        }
+    }
+
+    private func tick() {
+        let now = Date()
+        for (id, request) in waiting where request.deadline < now {
+            fail(id, ClusterClientError("no answer from the coordinator at \(endpoint); is it running? (start one with `cluster coordinator`)"))
+        }
+        var beat = Photocluster_V1_ClientToCoordinator()
+        beat.body = .heartbeat(Photocluster_V1_Heartbeat())
+        try? socket.send([Envelope.encode(beat)], dontWait: true)
+    }
+}

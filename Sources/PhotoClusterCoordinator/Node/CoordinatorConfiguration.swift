@@ -1,0 +1,35 @@
+import Foundation
+
+/// Where a coordinator listens and how it treats failures.
+public struct CoordinatorConfiguration: Sendable {
+    /// ROUTER endpoint for workers, e.g. `tcp://0.0.0.0:7000` or `inproc://workers`.
+    public var workerEndpoint: String
+    /// ROUTER endpoint for clients, e.g. `tcp://127.0.0.1:7001`.
+    public var clientEndpoint: String
+    public var heartbeatInterval: TimeInterval
+    /// Missed heartbeat intervals before a worker is declared lost.
+    public var heartbeatLiveness: Int
+    /// Tries per photo for transient failures (connection errors, timeouts, HTTP 5xx and 429).
+    public var maxAttempts: UInt32
+    /// First retry back-off; doubles with each attempt.
+    public var retryBackoff: TimeInterval
+    public var maxMessageBytes: Int64
+
+    public init(
+        workerEndpoint: String,
+        clientEndpoint: String,
+        heartbeatInterval: TimeInterval = 1,
+        heartbeatLiveness: Int = 3,
+        maxAttempts: UInt32 = 3,
+        retryBackoff: TimeInterval = 0.25,
+        maxMessageBytes: Int64 = 256 << 20
+    ) {
+        self.workerEndpoint = workerEndpoint
+        self.clientEndpoint = clientEndpoint
+        self.heartbeatInterval = heartbeatInterval
+        self.heartbeatLiveness = heartbeatLiveness
+        self.maxAttempts = maxAttempts
+        self.retryBackoff = retryBackoff
+        self.maxMessageBytes = maxMessageBytes
+    }
+}

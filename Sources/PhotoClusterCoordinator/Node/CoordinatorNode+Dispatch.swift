@@ -1,0 +1,56 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterProto
+
+/// Hands pending photos to workers that have credit and every filter the photo needs.
+extension CoordinatorNode {
+    func dispatch() {
+        if capabilitiesChanged {
+            capabilitiesChanged = false
+            failPhotosNoWorkerCanRun()
+        }
+        var progressed = true
+        while progressed {
+            progressed = false
+            // One graph per worker per round, most credit first, so work spreads evenly.
+            let ready = workers.values.filter { $0.credits > 0 }.sorted { ($0.credits, $0.id) > ($1.credits, $1.id) }
+            for worker in ready {
+                guard let (jobID, photo) = nextPhoto(for: worker) else { continue }
+                let graph = jobs[jobID]!.assign(photo.index, to: worker.id)
+                workers[worker.id]?.credits -= 1
+                workers[worker.id]?.inFlight.insert(PhotoRef(job: jobID, index: photo.index))
+                var assign = Photocluster_V1_AssignGraph()
+                assign.graph = graph
+                sendToWorker(worker.id, .assign(assign))
+                progressed = true
+            }
+        }
+    }
+
+    /// Jobs are served in submission order.
+    private func nextPhoto(for worker: WorkerRecord) -> (String, PhotoRecord)? {
+        for id in jobOrder where jobs[id]?.isFinished == false && jobs[id]?.hasPending == true {
+            if let photo = jobs[id]?.takeNext(where: { worker.canRun($0.filterNames) }) {
+                return (id, photo)
+            }
+        }
+        return nil
+    }
+
+    /// With workers connected, a photo whose filters none of them has fails with the reason;
+    /// with none connected, photos wait for one to join.
+    private func failPhotosNoWorkerCanRun() {
+        guard !workers.isEmpty else { return }
+        let available = workers.values.reduce(into: Set<String>()) { $0.formUnion($1.filters) }
+        for id in jobOrder where jobs[id]?.isFinished == false {
+            for photo in jobs[id]!.pendingPhotos where !workers.values.contains(where: { $0.canRun(photo.filterNames) }) {
+                let missing = photo.filterNames.subtracting(available).sorted()
+                let reason = missing.isEmpty
+                    ? "no connected worker has all of the filters \(photo.filterNames.sorted().joined(separator: ", "))"
+                    : "no connected worker has the filter \(missing.joined(separator: ", "))"
+                jobs[id]?.markFailed(photo.index, stage: "schedule", reason: reason)
+                photoFinished(id, photo.index)
+            }
+        }
+    }
+}

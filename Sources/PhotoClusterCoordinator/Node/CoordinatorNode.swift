@@ -1,0 +1,129 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterProto
+import PhotoClusterTransport
+
+/// The coordinator: a ROUTER for workers, a ROUTER for clients, the jobs, and the dispatcher
+/// that hands photo graphs to workers as they grant credit.
+///
+/// Everything mutable here (sockets, jobs, workers) belongs to the loop thread; other threads
+/// only call `start`, `stop` and `snapshot`, which go through the loop.
+public final class CoordinatorNode: @unchecked Sendable {
+    public let configuration: CoordinatorConfiguration
+    public let coordinatorID = "coordinator-\(UUID().uuidString.prefix(8).lowercased())"
+    private let context: ZMQContext
+    private let loop = EventLoopThread(name: "coordinator")
+
+    // Loop-thread state.
+    var workerSocket: ZMQSocket!
+    var clientSocket: ZMQSocket!
+    var jobs: [String: Job] = [:]
+    var jobOrder: [String] = []
+    var jobClients: [String: Set<Data>] = [:]
+    var workers: [String: WorkerRecord] = [:]
+    var droppedFrames = 0
+    /// Set when workers or jobs change, so photos no worker can run are looked for only then.
+    var capabilitiesChanged = false
+
+    /// Called on the loop thread with one line per event worth an operator's attention.
+    public var log: @Sendable (String) -> Void = { _ in }
+
+    public private(set) var boundWorkerEndpoint = ""
+    public private(set) var boundClientEndpoint = ""
+
+    public init(configuration: CoordinatorConfiguration, context: ZMQContext) {
+        self.configuration = configuration
+        self.context = context
+    }
+
+    /// Binds both endpoints (so errors such as a busy port surface here) and starts the loop.
+    public func start() throws {
+        let workerSocket = try ZMQSocket(context: context, kind: .router)
+        try workerSocket.makeStrictRouter()
+        try workerSocket.setMaxMessageSize(configuration.maxMessageBytes)
+        try workerSocket.setHeartbeat(intervalMs: 1000, timeoutMs: 3000, ttlMs: 3000)
+        try workerSocket.bind(configuration.workerEndpoint)
+        let clientSocket = try ZMQSocket(context: context, kind: .router)
+        try clientSocket.makeStrictRouter()
+        try clientSocket.setMaxMessageSize(64 << 20)
+        try clientSocket.bind(configuration.clientEndpoint)
+        boundWorkerEndpoint = workerSocket.lastEndpoint ?? configuration.workerEndpoint
+        boundClientEndpoint = clientSocket.lastEndpoint ?? configuration.clientEndpoint
+        self.workerSocket = workerSocket
+        self.clientSocket = clientSocket
+        loop.watch(workerSocket) { [unowned self] socket in
+            while let frames = try? socket.receive(dontWait: true) { receiveFromWorker(frames) }
+        }
+        loop.watch(clientSocket) { [unowned self] socket in
+            while let frames = try? socket.receive(dontWait: true) { receiveFromClient(frames) }
+        }
+        loop.every(configuration.heartbeatInterval) { [unowned self] in tick() }
+        loop.start { [unowned self] in
+            self.workerSocket.close()
+            self.clientSocket.close()
+        }
+    }
+
+    public func stop() {
+        loop.stop()
+    }
+
+    /// Runs `body` on the loop thread and waits for its answer (for status and tests).
+    func onLoop<T>(_ body: @escaping () -> T) -> T {
+        let done = DispatchSemaphore(value: 0)
+        let result = LockedBox<T?>(nil)
+        loop.post {
+            result.withLock { $0 = body() }
+            done.signal()
+        }
+        done.wait()
+        return result.current!
+    }
+
+    /// Connected workers and their in-flight counts.
+    public func workerSnapshot() -> [(id: String, inFlight: Int, completed: UInt64)] {
+        onLoop { self.workers.values.map { ($0.id, $0.inFlight.count, $0.completed) }.sorted { $0.id < $1.id } }
+    }
+
+    // MARK: - Periodic work
+
+    private func tick() {
+        let now = Date()
+        let deadline = configuration.heartbeatInterval * Double(configuration.heartbeatLiveness)
+        for worker in workers.values where now.timeIntervalSince(worker.lastSeen) > deadline {
+            loseWorker(worker.id, reason: "no heartbeat for \(String(format: "%.1f", now.timeIntervalSince(worker.lastSeen))) s")
+        }
+        var beat = Photocluster_V1_Heartbeat()
+        beat.sentUnixMs = UInt64(now.timeIntervalSince1970 * 1000)
+        for id in Array(workers.keys) { sendToWorker(id, .heartbeat(beat)) }
+        for id in jobOrder { jobs[id]?.releaseDueRetries(now: now) }
+        dispatch()
+    }
+
+    // MARK: - Sending
+
+    func sendToWorker(_ id: String, _ body: Photocluster_V1_CoordinatorToWorker.OneOf_Body) {
+        var message = Photocluster_V1_CoordinatorToWorker()
+        message.body = body
+        do {
+            try workerSocket.send([Data(id.utf8), Envelope.encode(message)], dontWait: true)
+        } catch {
+            // Unreachable or not reading: the heartbeat check decides whether it is lost.
+        }
+    }
+
+    func sendToClient(_ identity: Data, requestID: UInt64 = 0, _ body: Photocluster_V1_CoordinatorToClient.OneOf_Body) {
+        var message = Photocluster_V1_CoordinatorToClient()
+        message.requestID = requestID
+        message.body = body
+        try? clientSocket.send([identity, Envelope.encode(message)], dontWait: true)
+    }
+
+    /// Sends a job event to every client that submitted or watches the job.
+    func publish(_ jobID: String, _ body: Photocluster_V1_JobEvent.OneOf_Body) {
+        var event = Photocluster_V1_JobEvent()
+        event.jobID = jobID
+        event.body = body
+        for client in jobClients[jobID] ?? [] { sendToClient(client, .event(event)) }
+    }
+}

@@ -1,0 +1,30 @@
+/// Why a download failed.
+public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        case httpStatus(Int), timeout, tooLarge, tooManyRedirects, unsupportedScheme, invalidURL
+        case connection, cancelled, other
+    }
+
+    public let kind: Kind
+    /// Human-readable detail, e.g. "HTTP 404 Not Found" or "timed out after 2.0 s".
+    public let message: String
+    /// The URL that was requested.
+    public let url: String
+
+    init(kind: Kind, message: String, url: String) {
+        self.kind = kind
+        self.message = message
+        self.url = url
+    }
+
+    /// Whether trying again later may succeed: connection failures, timeouts, HTTP 5xx and 429.
+    public var isTransient: Bool {
+        switch kind {
+        case .connection, .timeout: return true
+        case .httpStatus(let code): return code >= 500 || code == 429
+        case .tooLarge, .tooManyRedirects, .unsupportedScheme, .invalidURL, .cancelled, .other: return false
+        }
+    }
+
+    public var description: String { "\(message) (\(url))" }
+}

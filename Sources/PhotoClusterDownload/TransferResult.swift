@@ -1,0 +1,96 @@
+import CCurlShim
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Turns a finished C transfer into the public result and its messages.
+extension Transfer {
+    func result(limits: DownloadLimits) -> Result<DownloadedBody, DownloadError> {
+        let outcome = pc_transfer_outcome(raw)
+        if outcome == PC_OUTCOME_OK {
+            let status = Int(pc_transfer_http_status(raw))
+            guard status < 400 else {
+                let reason = String(cString: pc_transfer_reason(raw))
+                return .failure(error(.httpStatus(status), reason.isEmpty ? "HTTP \(status)" : "HTTP \(status) \(reason)"))
+            }
+            return .success(DownloadedBody(data: takeBody(), finalURL: finalURL, httpStatus: status))
+        }
+        let curlMessage = String(cString: pc_transfer_message(raw))
+        switch outcome {
+        case PC_OUTCOME_TIMEOUT:
+            // Before a connection exists only the (possibly shorter) connect limit can have expired.
+            let connectLimit = limits.connectTimeout > 0 ? limits.connectTimeout : 300
+            let limit = pc_transfer_connected(raw) != 0 || limits.totalTimeout <= 0
+                ? limits.totalTimeout : min(connectLimit, limits.totalTimeout)
+            return .failure(error(.timeout, "timed out after \(limit) s"))
+        case PC_OUTCOME_TOO_LARGE:
+            return .failure(error(.tooLarge, "body is over the limit of \(limits.maxBytes) bytes"))
+        case PC_OUTCOME_TOO_MANY_REDIRECTS:
+            return .failure(error(.tooManyRedirects, "more than \(limits.maxRedirects) redirects"))
+        case PC_OUTCOME_UNSUPPORTED_SCHEME:
+            let scheme = URLParts(finalURL)?.scheme ?? ""
+            let message = scheme.isEmpty || limits.normalizedSchemes.contains(scheme)
+                ? curlMessage : DownloadError.schemeMessage(scheme, limits: limits)
+            return .failure(error(.unsupportedScheme, message))
+        case PC_OUTCOME_INVALID_URL:
+            return .failure(error(.invalidURL, "invalid URL: \(curlMessage)"))
+        case PC_OUTCOME_RESOLVE:
+            return .failure(error(.connection, "could not resolve host '\(URLParts(finalURL)?.host ?? "")'"))
+        case PC_OUTCOME_CONNECT:
+            let code = pc_transfer_os_errno(raw)
+            let reason = code != 0 ? String(cString: strerror(code)) : curlMessage
+            return .failure(error(.connection, "could not connect to \(endpoint): \(reason)"))
+        case PC_OUTCOME_CONNECTION:
+            return .failure(error(.connection, "connection to \(endpoint) failed: \(curlMessage)"))
+        case PC_OUTCOME_CANCELLED:
+            return .failure(error(.cancelled, "cancelled"))
+        default:
+            return .failure(error(.other, curlMessage.isEmpty ? "transfer failed" : curlMessage))
+        }
+    }
+
+    private var finalURL: String {
+        let effective = String(cString: pc_transfer_effective_url(raw))
+        return effective.isEmpty ? url : effective
+    }
+
+    private var endpoint: String {
+        guard let parts = URLParts(finalURL) else { return finalURL }
+        return parts.port >= 0 ? "\(parts.host):\(parts.port)" : parts.host
+    }
+
+    private func error(_ kind: DownloadError.Kind, _ message: String) -> DownloadError {
+        DownloadError(kind: kind, message: message, url: url)
+    }
+
+    /// Takes over the malloc'd buffer without copying.
+    private func takeBody() -> Data {
+        var length = 0
+        guard let bytes = pc_transfer_take_body(raw, &length) else { return Data() }
+        return Data(bytesNoCopy: bytes, count: length, deallocator: .free)
+    }
+}
+
+extension DownloadError {
+    static func schemeMessage(_ scheme: String, limits: DownloadLimits) -> String {
+        "scheme '\(scheme)' is not allowed (allowed: \(limits.normalizedSchemes.joined(separator: ", ")))"
+    }
+}
+
+/// Scheme, host and port of an absolute URL, as libcurl parses it.
+struct URLParts {
+    let scheme: String
+    let host: String
+    let port: Int
+
+    init?(_ url: String) {
+        var scheme = [CChar](repeating: 0, count: 64)
+        var host = [CChar](repeating: 0, count: 512)
+        var port = 0
+        guard pc_url_split(url, &scheme, scheme.count, &host, host.count, &port) == 0 else { return nil }
+        self.scheme = String(cString: scheme)
+        self.host = String(cString: host)
+        self.port = port
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import PhotoClusterCoordinator
+import PhotoClusterTransport
+import PhotoClusterWorker
+
+/// A coordinator and local workers in one process, talking over `inproc://` with the same code
+/// and messages as a cluster of hosts.
+public final class EmbeddedCluster: @unchecked Sendable {
+    public let context: ZMQContext
+    public let coordinator: CoordinatorNode
+    public let workers: [WorkerNode]
+    public let clientEndpoint: String
+
+    /// `workers` local workers sharing `concurrency` photos at a time between them.
+    public init(workers count: Int, totalConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount, engine: WorkerEngine.Configuration = .init()) throws {
+        context = try ZMQContext()
+        let name = "photocluster-\(UUID().uuidString.prefix(8))"
+        let workerEndpoint = "inproc://\(name)-workers"
+        let clientEndpoint = "inproc://\(name)-clients"
+        self.clientEndpoint = clientEndpoint
+        coordinator = CoordinatorNode(
+            configuration: CoordinatorConfiguration(workerEndpoint: workerEndpoint, clientEndpoint: clientEndpoint),
+            context: context)
+        let context = self.context
+        let perWorker = max(1, totalConcurrency / max(1, count))
+        workers = (0..<max(1, count)).map { index in
+            var configuration = engine
+            configuration.concurrency = perWorker
+            return WorkerNode(
+                configuration: WorkerConfiguration(coordinatorEndpoint: workerEndpoint, workerID: "local-\(index + 1)", engine: configuration),
+                context: context)
+        }
+    }
+
+    public func start() throws {
+        try coordinator.start()
+        for worker in workers { try worker.start() }
+    }
+
+    /// Stops the workers, then the coordinator, then frees the context. Close clients first.
+    public func stop() {
+        for worker in workers { worker.stop() }
+        coordinator.stop()
+        context.terminate()
+    }
+}

@@ -1,0 +1,12 @@
+/// The encoded image formats the codec reads and writes.
+public enum ImageFormat: String, Sendable, CaseIterable {
+    case jpeg, png
+
+    /// The usual file name extension, without the dot.
+    public var fileExtension: String {
+        switch self {
+        case .jpeg: return "jpg"
+        case .png: return "png"
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import PhotoClusterCore
+
+/// A thread that owns ZeroMQ sockets and runs a poll loop over them.
+///
+/// Other threads never touch the sockets: they `post` closures, which run on the loop thread
+/// between polls. That single owner is what keeps the non-thread-safe sockets safe.
+public final class EventLoopThread: @unchecked Sendable {
+    public typealias Tick = () -> Void
+
+    private let wakeup = WakeupSignal()
+    private let inbox = LockedBox<[() -> Void]>([])
+    private let stopRequested = LockedBox(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private let name: String
+    private var thread: Thread?
+
+    // Loop-thread state.
+    private var sources: [(ZMQSocket, (ZMQSocket) -> Void)] = []
+    private var timers: [(interval: TimeInterval, next: Date, body: Tick)] = []
+
+    public init(name: String) {
+        self.name = name
+    }
+
+    /// Adds a socket whose `onReadable` drains it. Call before `start()` or from the loop thread.
+    public func watch(_ socket: ZMQSocket, onReadable: @escaping (ZMQSocket) -> Void) {
+        sources.append((socket, onReadable))
+    }
+
+    /// Runs `body` every `interval` seconds on the loop thread. Call before `start()` or from the loop thread.
+    public func every(_ interval: TimeInterval, _ body: @escaping Tick) {
+        timers.append((interval, Date().addingTimeInterval(interval), body))
+    }
+
+    /// Runs `body` on the loop thread soon.
+    public func post(_ body: @escaping () -> Void) {
+        inbox.withLock { $0.append(body) }
+        wakeup.signal()
+    }
+
+    /// Starts the loop. `cleanup` runs on the loop thread after it stops (close sockets there).
+    public func start(cleanup: @escaping () -> Void = {}) {
+        let thread = Thread { [self] in
+            run()
+            cleanup()
+            finished.signal()
+        }
+        thread.name = name
+        thread.stackSize = 1 << 20
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Asks the loop to stop and waits until it has.
+    public func stop() {
+        let alreadyStopping = stopRequested.withLock { requested -> Bool in
+            defer { requested = true }
+            return requested
+        }
+        guard !alreadyStopping, thread != nil else { return }
+        wakeup.signal()
+        finished.wait()
+    }
+
+    private func run() {
+        var poller = ZMQPoller([.fileDescriptor(wakeup.fileDescriptor)] + sources.map { .socket($0.0) })
+        var watchedCount = sources.count
+        while !stopRequested.current {
+            if sources.count != watchedCount {
+                poller = ZMQPoller([.fileDescriptor(wakeup.fileDescriptor)] + sources.map { .socket($0.0) })
+                watchedCount = sources.count
+            }
+            let readable: [Bool]
+            do {
+                readable = try poller.poll(timeoutMs: nextTimerDelayMs())
+            } catch {
+                if (error as? ZMQError)?.isTerminated == true { return }
+                continue
+            }
+            if readable[0] { wakeup.drain() }
+            runPosted()
+            for (index, source) in sources.enumerated() where readable[index + 1] {
+                source.1(source.0)
+            }
+            runDueTimers()
+        }
+    }
+
+    private func runPosted() {
+        let work = inbox.withLock { pending -> [() -> Void] in
+            defer { pending.removeAll() }
+            return pending
+        }
+        for body in work { body() }
+    }
+
+    private func nextTimerDelayMs() -> Int {
+        guard let next = timers.map(\.next).min() else { return 1000 }
+        return max(0, min(1000, Int(next.timeIntervalSinceNow * 1000) + 1))
+    }
+
+    private func runDueTimers() {
+        let now = Date()
+        for index in timers.indices where timers[index].next <= now {
+            timers[index].next = now.addingTimeInterval(timers[index].interval)
+            timers[index].body()
+        }
+    }
+}

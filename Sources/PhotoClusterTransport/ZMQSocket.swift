@@ -1,0 +1,153 @@
+import CZeroMQ
+import Foundation
+
+/// A libzmq socket. Not thread-safe: exactly one thread owns it (creates, uses and closes it).
+public final class ZMQSocket {
+    public enum Kind {
+        case router, dealer, pair
+
+        var raw: Int32 {
+            switch self {
+            case .router: return ZMQ_ROUTER
+            case .dealer: return ZMQ_DEALER
+            case .pair: return ZMQ_PAIR
+            }
+        }
+    }
+
+    let handle: UnsafeMutableRawPointer
+    public let kind: Kind
+    private var closed = false
+
+    public init(context: ZMQContext, kind: Kind) throws {
+        guard let handle = zmq_socket(context.handle, kind.raw) else { throw ZMQError("zmq_socket") }
+        self.handle = handle
+        self.kind = kind
+        // Never let a pending message keep the process from exiting.
+        try setOption(ZMQ_LINGER, Int32(0))
+    }
+
+    deinit {
+        close()
+    }
+
+    // MARK: - Options
+
+    public func setOption(_ option: Int32, _ value: Int32) throws {
+        var value = value
+        try check(zmq_setsockopt(handle, option, &value, MemoryLayout<Int32>.size), "zmq_setsockopt(\(option))")
+    }
+
+    public func setOption(_ option: Int32, _ value: Int64) throws {
+        var value = value
+        try check(zmq_setsockopt(handle, option, &value, MemoryLayout<Int64>.size), "zmq_setsockopt(\(option))")
+    }
+
+    public func setOption(_ option: Int32, _ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { raw in
+            try check(zmq_setsockopt(handle, option, raw.baseAddress, raw.count), "zmq_setsockopt(\(option))")
+        }
+    }
+
+    public func setOption(_ option: Int32, _ string: String) throws {
+        try setOption(option, Array(string.utf8))
+    }
+
+    /// The identity this socket announces to a ROUTER.
+    public func setRoutingID(_ id: String) throws { try setOption(ZMQ_ROUTING_ID, id) }
+
+    /// ZMTP heartbeats, so a dead TCP connection is torn down (application heartbeats are separate).
+    public func setHeartbeat(intervalMs: Int32, timeoutMs: Int32, ttlMs: Int32) throws {
+        try setOption(ZMQ_HEARTBEAT_IVL, intervalMs)
+        try setOption(ZMQ_HEARTBEAT_TIMEOUT, timeoutMs)
+        try setOption(ZMQ_HEARTBEAT_TTL, ttlMs)
+    }
+
+    /// ROUTER only: report unroutable sends as EHOSTUNREACH instead of dropping them silently,
+    /// and let a reconnecting peer take over its identity from a stale connection.
+    public func makeStrictRouter() throws {
+        try setOption(ZMQ_ROUTER_MANDATORY, Int32(1))
+        try setOption(ZMQ_ROUTER_HANDOVER, Int32(1))
+    }
+
+    public func setMaxMessageSize(_ bytes: Int64) throws { try setOption(ZMQ_MAXMSGSIZE, bytes) }
+
+    /// How soon a disconnected socket retries, backing off from `initialMs` to `maxMs`.
+    public func setReconnectInterval(initialMs: Int32, maxMs: Int32) throws {
+        try setOption(ZMQ_RECONNECT_IVL, initialMs)
+        try setOption(ZMQ_RECONNECT_IVL_MAX, maxMs)
+    }
+
+    // MARK: - Endpoints
+
+    public func bind(_ endpoint: String) throws {
+        try check(zmq_bind(handle, endpoint), "bind \(endpoint)")
+    }
+
+    public func connect(_ endpoint: String) throws {
+        try check(zmq_connect(handle, endpoint), "connect \(endpoint)")
+    }
+
+    /// The endpoint actually bound (resolves `tcp://127.0.0.1:*` to the chosen port).
+    public var lastEndpoint: String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        var size = buffer.count
+        guard zmq_getsockopt(handle, ZMQ_LAST_ENDPOINT, &buffer, &size) == 0 else { return nil }
+        return String(cString: buffer)
+    }
+
+    // MARK: - Messages
+
+    /// Sends a multipart message. With `dontWait`, throws an error whose `isWouldBlock` is true
+    /// instead of blocking when the peer is not reading.
+    public func send(_ frames: [Data], dontWait: Bool = true) throws {
+        for (index, frame) in frames.enumerated() {
+            var flags: Int32 = dontWait ? ZMQ_DONTWAIT : 0
+            if index < frames.count - 1 { flags |= ZMQ_SNDMORE }
+            try frame.withUnsafeBytes { raw in
+                while true {
+                    if zmq_send(handle, raw.baseAddress, raw.count, flags) >= 0 { return }
+                    let error = zmq_errno()
+                    if error == EINTR { continue }
+                    throw ZMQError("send", errno: error)
+                }
+            }
+        }
+    }
+
+    /// Receives one whole multipart message, or nil when none is waiting (with `dontWait`).
+    public func receive(dontWait: Bool = true) throws -> [Data]? {
+        var frames: [Data] = []
+        // zmq_msg_t must not be copied: keep it behind a pointer for its whole life.
+        let message = UnsafeMutablePointer<zmq_msg_t>.allocate(capacity: 1)
+        defer { message.deallocate() }
+        while true {
+            zmq_msg_init(message)
+            defer { zmq_msg_close(message) }
+            let flags: Int32 = (dontWait && frames.isEmpty) ? ZMQ_DONTWAIT : 0
+            var received: Int32
+            repeat {
+                received = zmq_msg_recv(message, handle, flags)
+            } while received < 0 && zmq_errno() == EINTR
+            if received < 0 {
+                let error = zmq_errno()
+                if error == EAGAIN && frames.isEmpty { return nil }
+                throw ZMQError("receive", errno: error)
+            }
+            let size = zmq_msg_size(message)
+            frames.append(size == 0 ? Data() : Data(bytes: zmq_msg_data(message), count: size))
+            if zmq_msg_more(message) == 0 { return frames }
+        }
+    }
+
+    /// Closes the socket; safe to call twice.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        zmq_close(handle)
+    }
+
+    private func check(_ result: Int32, _ operation: @autoclosure () -> String) throws {
+        if result != 0 { throw ZMQError(operation()) }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterImaging
+import PhotoClusterProto
+
+/// What a photo's stages hand one another, and how the photo ended.
+///
+/// Each stage reads its dependency's output and writes its own; the lock makes those hand-overs
+/// (and a cancel arriving from the worker's loop thread) safe without relying on the queue's
+/// ordering guarantees.
+final class PhotoWork: @unchecked Sendable {
+    struct Key: Hashable, Sendable {
+        let job: String
+        let photo: UInt32
+    }
+
+    enum Outcome: Sendable {
+        case encoded(data: Data, format: ImageFormat, width: Int, height: Int)
+        case failed(stage: Photocluster_V1_Stage, stageName: String, reason: String, transient: Bool)
+        case cancelled(lastFinished: Photocluster_V1_Stage)
+    }
+
+    struct Contents {
+        var downloaded: Data?
+        var image: RGBAImage?
+        var inputFormat: ImageFormat?
+        var lastFinished: Photocluster_V1_Stage = .unspecified
+        var outcome: Outcome?
+    }
+
+    let graph: Photocluster_V1_PhotoGraph
+    let filters: [ConfiguredFilter]
+    var key: Key { Key(job: graph.jobID, photo: graph.photoIndex) }
+
+    private let contents = LockedBox(Contents())
+    private let cancelled = LockedBox(false)
+
+    init(graph: Photocluster_V1_PhotoGraph, filters: [ConfiguredFilter]) {
+        self.graph = graph
+        self.filters = filters
+    }
+
+    var isCancelled: Bool { cancelled.current }
+
+    func markCancelled() { cancelled.withLock { $0 = true } }
+
+    func read<T>(_ body: (Contents) -> T) -> T { contents.withLock { body($0) } }
+
+    func update(_ body: (inout Contents) -> Void) { contents.withLock { body(&$0) } }
+
+    /// Records a failure unless the photo already has an outcome; the first one wins.
+    func fail(stage: Photocluster_V1_Stage, name: String, reason: String, transient: Bool = false) {
+        contents.withLock { c in
+            guard c.outcome == nil else { return }
+            c.outcome = .failed(stage: stage, stageName: name, reason: reason, transient: transient)
+            c.image = nil
+            c.downloaded = nil
+        }
+    }
+
+    /// The stage that should run next has what it needs and nothing stopped the photo.
+    var shouldContinue: Bool {
+        !isCancelled && contents.withLock { $0.outcome == nil }
+    }
+}

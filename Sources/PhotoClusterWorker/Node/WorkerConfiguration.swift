@@ -1,0 +1,39 @@
+import Foundation
+import PhotoClusterCore
+
+/// How a worker node connects and how much it takes on.
+public struct WorkerConfiguration: Sendable {
+    /// The coordinator's worker endpoint, e.g. `tcp://127.0.0.1:7000` or `inproc://workers`.
+    public var coordinatorEndpoint: String
+    public var workerID: String
+    public var engine: WorkerEngine.Configuration
+    /// Graphs the worker holds at once (running plus queued): its credit window.
+    public var window: Int
+    public var heartbeatInterval: TimeInterval
+    /// Missed heartbeats before the coordinator is presumed gone and the worker says hello again.
+    public var heartbeatLiveness: Int
+    public var filters: FilterRegistry
+
+    public init(
+        coordinatorEndpoint: String,
+        workerID: String = WorkerConfiguration.defaultWorkerID(),
+        engine: WorkerEngine.Configuration = .init(),
+        window: Int? = nil,
+        heartbeatInterval: TimeInterval = 1,
+        heartbeatLiveness: Int = 3,
+        filters: FilterRegistry = .builtIn
+    ) {
+        self.coordinatorEndpoint = coordinatorEndpoint
+        self.workerID = workerID
+        self.engine = engine
+        // Enough queued behind the running photos that downloads overlap with CPU work.
+        self.window = window ?? max(4, engine.concurrency * 3)
+        self.heartbeatInterval = heartbeatInterval
+        self.heartbeatLiveness = heartbeatLiveness
+        self.filters = filters
+    }
+
+    public static func defaultWorkerID() -> String {
+        "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(6))"
+    }
+}

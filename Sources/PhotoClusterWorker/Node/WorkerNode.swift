@@ -1,0 +1,221 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterProto
+import PhotoClusterTransport
+
+/// A worker: a DEALER connected to the coordinator, and a `WorkerEngine` that runs the graphs
+/// it receives.
+///
+/// The socket belongs to the loop thread. Engine callbacks arrive on operation threads and are
+/// posted to the loop, which sends them; messages that cannot be sent yet (no connection) wait
+/// in `unsent`, also loop-owned.
+public final class WorkerNode: @unchecked Sendable {
+    public let configuration: WorkerConfiguration
+    private let context: ZMQContext
+    private let loop: EventLoopThread
+    private var engine: WorkerEngine!
+
+    // Loop-thread state.
+    private var socket: ZMQSocket?
+    private var unsent: [Data] = []
+    private var lastHeardFromCoordinator = Date()
+    private var heartbeatSequence: UInt64 = 0
+    private var newestEpoch: [String: UInt64] = [:]
+    private var connectedTo: String?
+
+    /// Called on the loop thread with one line per event worth an operator's attention.
+    public var log: @Sendable (String) -> Void = { _ in }
+
+    public init(configuration: WorkerConfiguration, context: ZMQContext) {
+        self.configuration = configuration
+        self.context = context
+        self.loop = EventLoopThread(name: "worker \(configuration.workerID)")
+        self.engine = WorkerEngine(
+            configuration: configuration.engine,
+            filters: configuration.filters,
+            onStage: { [weak self] work, stage, bytes, pixels, seconds in
+                self?.stageFinished(work, stage, bytes: bytes, pixels: pixels, seconds: seconds)
+            },
+            onOutcome: { [weak self] work, outcome in self?.finished(work, outcome) }
+        )
+    }
+
+    public var inFlightCount: Int { engine.inFlightCount }
+
+    /// Connects (libzmq keeps retrying until the coordinator is there) and says hello.
+    public func start() throws {
+        let socket = try ZMQSocket(context: context, kind: .dealer)
+        try socket.setRoutingID(configuration.workerID)
+        try socket.setMaxMessageSize(256 << 20)
+        try socket.setHeartbeat(intervalMs: 1000, timeoutMs: 3000, ttlMs: 3000)
+        try socket.setReconnectInterval(initialMs: 100, maxMs: 2000)
+        try socket.connect(configuration.coordinatorEndpoint)
+        self.socket = socket
+        loop.watch(socket) { [unowned self] socket in receiveAll(from: socket) }
+        loop.every(configuration.heartbeatInterval) { [unowned self] in heartbeat() }
+        loop.post { [unowned self] in sayHello() }
+        loop.start { [unowned self] in
+            self.socket?.close()
+            self.socket = nil
+        }
+    }
+
+    /// Stops taking work, cancels what is held, tells the coordinator, and closes the socket.
+    public func stop() {
+        engine.shutdown()
+        loop.post { [unowned self] in
+            var goodbye = Photocluster_V1_WorkerGoodbye()
+            goodbye.handedBack = []
+            send(.goodbye(goodbye))
+        }
+        loop.stop()
+    }
+
+    // MARK: - Loop thread
+
+    private func sayHello() {
+        var hello = Photocluster_V1_WorkerHello()
+        hello.protocolVersion = UInt32(Photocluster_V1_ProtocolVersion.current.rawValue)
+        hello.workerID = configuration.workerID
+        hello.host = ProcessInfo.processInfo.hostName
+        hello.concurrency = UInt32(configuration.engine.concurrency)
+        hello.filters = configuration.filters.descriptors.map(FilterInfoMapping.info)
+        send(.hello(hello))
+        var credit = Photocluster_V1_Credit()
+        credit.grant = UInt32(max(0, configuration.window - engine.inFlightCount))
+        send(.credit(credit))
+        lastHeardFromCoordinator = Date()
+    }
+
+    private func receiveAll(from socket: ZMQSocket) {
+        while let frames = try? socket.receive(dontWait: true) {
+            guard let payload = frames.last, let message = Envelope.decode(Photocluster_V1_CoordinatorToWorker.self, from: payload) else {
+                continue  // a frame that does not parse is dropped, never trusted
+            }
+            lastHeardFromCoordinator = Date()
+            handle(message)
+        }
+    }
+
+    private func handle(_ message: Photocluster_V1_CoordinatorToWorker) {
+        switch message.body {
+        case .assign(let assign):
+            engine.submit(assign.graph)
+        case .cancel(let cancel):
+            guard acceptEpoch(cancel.epoch, job: cancel.jobID) else { return }
+            engine.cancel(job: cancel.jobID, photos: cancel.wholeJob ? nil : Set(cancel.photoIndices))
+            acknowledge(job: cancel.jobID, epoch: cancel.epoch)
+        case .pleaseRegister:
+            sayHello()
+        case .dropStale(let drop):
+            for photo in drop.photos { engine.cancel(job: photo.jobID, photos: [photo.photoIndex]) }
+        case .welcome(let welcome):
+            if connectedTo != welcome.coordinatorID {
+                connectedTo = welcome.coordinatorID
+                log("registered with \(welcome.coordinatorID) at \(configuration.coordinatorEndpoint)")
+            }
+        case .heartbeat, .suspend, .resume, .reprioritise, .none:
+            break
+        }
+    }
+
+    /// Control messages older than the newest seen for their job are ignored.
+    private func acceptEpoch(_ epoch: UInt64, job: String) -> Bool {
+        if let newest = newestEpoch[job], epoch < newest { return false }
+        newestEpoch[job] = epoch
+        return true
+    }
+
+    private func acknowledge(job: String, epoch: UInt64) {
+        var ack = Photocluster_V1_ControlAck()
+        ack.jobID = job
+        ack.epoch = epoch
+        send(.ack(ack))
+    }
+
+    private func heartbeat() {
+        flushUnsent()
+        heartbeatSequence += 1
+        var beat = Photocluster_V1_Heartbeat()
+        beat.sequence = heartbeatSequence
+        beat.sentUnixMs = UInt64(Date().timeIntervalSince1970 * 1000)
+        beat.inFlight = UInt32(engine.inFlightCount)
+        send(.heartbeat(beat))
+        let silence = Date().timeIntervalSince(lastHeardFromCoordinator)
+        if silence > configuration.heartbeatInterval * Double(configuration.heartbeatLiveness) {
+            // The coordinator may have restarted and forgotten us: introduce ourselves again.
+            sayHello()
+        }
+    }
+
+    private func send(_ body: Photocluster_V1_WorkerToCoordinator.OneOf_Body) {
+        var message = Photocluster_V1_WorkerToCoordinator()
+        message.body = body
+        unsent.append(Envelope.encode(message))
+        flushUnsent()
+    }
+
+    private func flushUnsent() {
+        guard let socket else { return }
+        while let next = unsent.first {
+            do {
+                try socket.send([next], dontWait: true)
+                unsent.removeFirst()
+            } catch {
+                return  // not connected yet or peer busy: retried on the next heartbeat
+            }
+        }
+    }
+
+    // MARK: - Engine callbacks (operation threads)
+
+    private func stageFinished(_ work: PhotoWork, _ stage: Photocluster_V1_Stage, bytes: UInt64, pixels: UInt64, seconds: Double) {
+        var progress = Photocluster_V1_StageProgress()
+        progress.jobID = work.graph.jobID
+        progress.photoIndex = work.graph.photoIndex
+        progress.stage = stage
+        progress.bytes = bytes
+        progress.pixels = pixels
+        progress.seconds = seconds
+        loop.post { [unowned self] in send(.progress(progress)) }
+    }
+
+    private func finished(_ work: PhotoWork, _ outcome: PhotoWork.Outcome) {
+        let graph = work.graph
+        let body: Photocluster_V1_WorkerToCoordinator.OneOf_Body
+        switch outcome {
+        case .encoded(let data, let format, let width, let height):
+            var result = Photocluster_V1_PhotoResult()
+            result.jobID = graph.jobID
+            result.photoIndex = graph.photoIndex
+            result.attempt = graph.attempt
+            result.encoded = data
+            result.format = format == .png ? .png : .jpeg
+            result.width = UInt32(width)
+            result.height = UInt32(height)
+            body = .result(result)
+        case .failed(let stage, let stageName, let reason, let transient):
+            var failure = Photocluster_V1_PhotoFailure()
+            failure.jobID = graph.jobID
+            failure.photoIndex = graph.photoIndex
+            failure.attempt = graph.attempt
+            failure.stage = stage
+            failure.stageName = stageName
+            failure.reason = reason
+            failure.transient = transient
+            body = .failure(failure)
+        case .cancelled(let lastFinished):
+            var cancelled = Photocluster_V1_PhotoCancelled()
+            cancelled.jobID = graph.jobID
+            cancelled.photoIndex = graph.photoIndex
+            cancelled.lastFinished = lastFinished
+            body = .cancelled(cancelled)
+        }
+        loop.post { [unowned self] in
+            send(body)
+            var credit = Photocluster_V1_Credit()
+            credit.grant = 1
+            send(.credit(credit))
+        }
+    }
+}
