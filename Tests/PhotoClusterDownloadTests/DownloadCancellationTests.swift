@@ -63,9 +63,10 @@ final class DownloadCancellationTests: XCTestCase {
 
     func testManyConcurrentTransfers() throws {
         let count = 50
+        let bodies = (0..<count).map { pattern(1000 + $0 * 997, seed: $0) }
         let server = try LoopbackHTTPServer { request in
-            guard let n = Int(request.path.dropFirst("/item/".count)) else { return .notFound() }
-            return HTTPResponse(body: pattern(1000 + n * 997, seed: n), delayBeforeHeaders: 0.05)
+            guard let n = Int(request.path.dropFirst("/item/".count)), bodies.indices.contains(n) else { return .notFound() }
+            return HTTPResponse(body: bodies[n], delayBeforeHeaders: 0.05)
         }
         defer { server.stop() }
         let engine = DownloadEngine()
@@ -77,7 +78,7 @@ final class DownloadCancellationTests: XCTestCase {
         }
         XCTAssertTrue(completions.wait(count: count, timeout: 15))
         for n in 0..<count {
-            XCTAssertEqual(expectBody(completions.results(n).first)?.data, pattern(1000 + n * 997, seed: n), "item \(n)")
+            XCTAssertEqual(expectBody(completions.results(n).first)?.data, bodies[n], "item \(n)")
         }
         XCTAssertEqual(engine.activeTransfers, 0)
         XCTAssertEqual(server.requestCount, count)

@@ -1,0 +1,29 @@
+# PhotoCluster: `make demo` runs an embedded cluster on the sample photos; `make test` runs every test.
+SWIFT ?= swift
+RELEASE_CLUSTER := .build/release/cluster
+
+.PHONY: demo test deps build release proto-check clean
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	$(SWIFT) build --product cluster
+
+release: deps
+	$(SWIFT) build -c release --product cluster
+
+# The demo has two deliberately misspelled photos, so `cluster demo` exits 1 by design.
+demo: release
+	@rm -rf out
+	@$(RELEASE_CLUSTER) demo || [ $$? -eq 1 ]
+
+proto-check: deps
+	proto/generate --check
+
+test: deps proto-check
+	$(SWIFT) build --product cluster
+	$(SWIFT) test
+
+clean:
+	rm -rf .build .build-* out
