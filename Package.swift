@@ -86,6 +86,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .target(
+            name: "PhotoClusterTestSupport",
+            dependencies: ["PhotoClusterCore"],
+            path: "Tests/PhotoClusterTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "PhotoClusterCoreTests", dependencies: ["PhotoClusterCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PhotoClusterImagingTests",
@@ -103,12 +109,13 @@ let package = Package(
             dependencies: [
                 "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport", "PhotoClusterWorker",
                 "PhotoClusterCoordinator", "PhotoClusterClient", "PhotoClusterImaging", "PhotoClusterEmbedded", "LoopbackHTTP",
+                "PhotoClusterTestSupport",
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "ClusterCLITests",
-            dependencies: ["PhotoClusterImaging", "PhotoClusterCore", "LoopbackHTTP"],
+            dependencies: ["PhotoClusterImaging", "PhotoClusterCore", "LoopbackHTTP", "PhotoClusterTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

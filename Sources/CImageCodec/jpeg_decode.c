@@ -32,6 +32,8 @@ static void fail_truncated(decode_job *job) {
  * failure, except when the file merely lacks its EOI marker: the Huffman
  * decoder reads ahead and meets the end of data while decoding the last rows,
  * which is harmless unless it then needs bits that are not there (HIT_MARKER).
+ * (Arithmetic-coded files give no HIT_MARKER, so a cut inside their last
+ * rows slips through; they are rare.)
  */
 static void on_message(j_common_ptr common, int level) {
     if (level >= 0) return; /* trace output */

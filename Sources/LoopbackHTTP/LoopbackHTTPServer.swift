@@ -20,10 +20,7 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
         self.state = state
         state.acceptLoopDone.enter()
         // The thread holds the state, not the server, so dropping the server stops it.
-        Thread {
-            Thread.current.name = "loopback-accept"   // pthread names: 15 bytes at most
-            Self.acceptLoop(state)
-        }.start()
+        Self.startThread(named: "loopback-accept") { Self.acceptLoop(state) }
     }
 
     deinit { stop() }
@@ -59,10 +56,18 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)   // keep it out of child processes
             guard state.adopt(fd) else { return }
             let connection = Connection(fd: fd, state: state)
-            Thread {
-                Thread.current.name = "loopback-conn"
-                connection.serve()
-            }.start()
+            startThread(named: "loopback-conn") { connection.serve() }
         }
+    }
+
+    /// Named on both sides of start(): on Linux either one alone is unreliable (measured).
+    /// Pthread names are limited to 15 bytes.
+    private static func startThread(named name: String, _ body: @escaping @Sendable () -> Void) {
+        let thread = Thread {
+            Thread.current.name = name
+            body()
+        }
+        thread.name = name
+        thread.start()
     }
 }

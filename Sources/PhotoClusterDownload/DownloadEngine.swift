@@ -23,12 +23,13 @@ public final class DownloadEngine: @unchecked Sendable {
         stopped.enter()
         // The thread holds the loop, not the engine, so dropping the engine shuts it down.
         thread = Thread {
-            // Set from inside: on Linux a name set before start() is not applied, and pthread
-            // names are limited to 15 bytes.
-            Thread.current.name = DownloadEngine.threadName
+            Thread.current.name = DownloadEngine.threadName; print("DBG start name=\(Thread.current.name ?? "nil") \(Unmanaged.passUnretained(Thread.current).toOpaque())")
             loop.run()
             stopped.leave()
         }
+        // Named on both sides of start(): on Linux either one alone is unreliable (measured).
+        // Pthread names are limited to 15 bytes.
+        thread.name = DownloadEngine.threadName
         self.limits = limits
         self.inbox = inbox
         thread.start()

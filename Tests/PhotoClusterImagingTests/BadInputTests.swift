@@ -86,6 +86,17 @@ final class BadInputTests: XCTestCase {
         assertCodecError(.corrupt, try ImageCodec.decode(zero))
     }
 
+    func testProgressiveJPEGWithEndlessScansIsRejected() throws {
+        let bytes = [UInt8](try fixture("progressive.jpg"))
+        let lastScan = try XCTUnwrap((0..<bytes.count - 1).last { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA })
+        let scan = bytes[lastScan..<(bytes.count - 2)]
+        var flood = Array(bytes[..<(bytes.count - 2)])
+        for _ in 0..<600 { flood += scan }
+        flood += [0xFF, 0xD9]
+        let error = assertCodecError(.corrupt, try ImageCodec.decode(Data(flood)))
+        XCTAssertEqual(error?.message, "JPEG has more than 500 scans")
+    }
+
     func testPNGDeclaringHugeSizeIsTooLarge() {
         let error = assertCodecError(.tooLarge, try ImageCodec.decode(ByteSurgery.pngHeader(width: 100_000, height: 100_000)))
         XCTAssertEqual(error?.message, "image is 100000x100000 pixels, over the limit of 100000000")

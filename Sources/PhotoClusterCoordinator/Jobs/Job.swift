@@ -41,6 +41,7 @@ struct Job {
     var total: Int { photos.count }
     var isFinished: Bool { phase == .didFinish || phase == .cancelled }
     var hasPending: Bool { pendingHead < pending.count }
+    var hasDelayedRetries: Bool { !delayed.isEmpty }
 
     var progress: Photocluster_V1_JobProgress {
         var progress = Photocluster_V1_JobProgress()

@@ -58,6 +58,8 @@ public final class CoordinatorNode: @unchecked Sendable {
             while let frames = try? socket.receive(dontWait: true) { receiveFromClient(frames) }
         }
         loop.every(configuration.heartbeatInterval) { [unowned self] in tick() }
+        // Retry back-offs are shorter than a heartbeat: release them on a finer clock.
+        loop.every(0.05) { [unowned self] in releaseDueRetries() }
         loop.start { [unowned self] in
             self.workerSocket.close()
             self.clientSocket.close()
@@ -96,8 +98,17 @@ public final class CoordinatorNode: @unchecked Sendable {
         var beat = Photocluster_V1_Heartbeat()
         beat.sentUnixMs = UInt64(now.timeIntervalSince1970 * 1000)
         for id in Array(workers.keys) { sendToWorker(id, .heartbeat(beat)) }
-        for id in jobOrder { jobs[id]?.releaseDueRetries(now: now) }
         dispatch()
+    }
+
+    private func releaseDueRetries() {
+        let now = Date()
+        var released = false
+        for id in jobOrder where jobs[id]?.hasDelayedRetries == true {
+            jobs[id]?.releaseDueRetries(now: now)
+            released = true
+        }
+        if released { dispatch() }
     }
 
     // MARK: - Sending

@@ -127,8 +127,14 @@ public final class WorkerEngine: @unchecked Sendable {
             chain.append(FilterOperation(work: work, filter: filter, isLast: index == work.filters.count - 1, report: reporter))
         }
         chain.append(EncodeOperation(work: work))
-        chain.append(BlockOperation { [weak self] in self?.complete(work) })
         for index in chain.indices.dropFirst() { chain[index].addDependency(chain[index - 1]) }
+        // The last operation reports the outcome. It depends on every stage, not only on encode:
+        // a cancelled stage finishes at once, even while the stage before it still runs, and
+        // Foundation tracks dependents by unretained pointer, so `inFlight` must keep every
+        // operation alive until all of them have finished, which is exactly when this runs.
+        let completion = BlockOperation { [weak self] in self?.complete(work) }
+        for operation in chain { completion.addDependency(operation) }
+        chain.append(completion)
         return chain
     }
 

@@ -1,0 +1,49 @@
+import Foundation
+import LoopbackHTTP
+import PhotoClusterClient
+import PhotoClusterCore
+import PhotoClusterProto
+import PhotoClusterTestSupport
+
+/// Builds submit messages and follows jobs to their summary.
+enum ClusterHarness {
+    static func submit(_ photos: [(name: String, url: String)], out: URL, filters: [String] = ["sepia"], format: Photocluster_V1_OutputFormat = .keep) throws -> SubmitJob {
+        var submit = SubmitJob()
+        submit.label = "test"
+        submit.outputDir = out.path
+        submit.format = format
+        submit.quality = 90
+        submit.filters = try filters.map { text in
+            let spec = try FilterSpec(parsing: text)
+            return Photocluster_V1_FilterSpec.with { f in
+                f.name = spec.name
+                f.params = spec.parameters.map { p in Photocluster_V1_FilterParam.with { $0.key = p.key; $0.value = p.value } }
+            }
+        }
+        submit.photos = photos.map { photo in Photocluster_V1_ManifestEntry.with { $0.name = photo.name; $0.url = photo.url } }
+        return submit
+    }
+
+    /// Every sample photo as served by `server`.
+    static func samples(on server: LoopbackHTTPServer) -> [(name: String, url: String)] {
+        Repository.samplePhotoFiles.map { ($0, "\(server.baseURL)/\($0)") }
+    }
+
+    /// Submits and waits for the summary (nil if the stream ended without one).
+    static func run(_ submit: SubmitJob, on client: ClusterClient) async throws -> (job: SubmittedJob, summary: JobSummary?, events: [JobEvent]) {
+        let job = try await client.submit(submit)
+        var events: [JobEvent] = []
+        var summary: JobSummary?
+        for await event in job.events {
+            events.append(event)
+            if case .finished(let finished) = event.body { summary = finished }
+        }
+        return (job, summary, events)
+    }
+}
+
+extension JobSummary {
+    func photo(named name: String) -> Photocluster_V1_PhotoStatus? {
+        photos.first { $0.name == name }
+    }
+}

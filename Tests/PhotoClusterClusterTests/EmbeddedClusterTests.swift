@@ -1,0 +1,141 @@
+import Foundation
+import LoopbackHTTP
+import PhotoClusterClient
+import PhotoClusterCore
+import PhotoClusterEmbedded
+import PhotoClusterImaging
+import PhotoClusterProto
+import PhotoClusterTestSupport
+import XCTest
+
+final class EmbeddedClusterTests: XCTestCase {
+    private var server: LoopbackHTTPServer!
+    private var cluster: EmbeddedCluster!
+    private var client: ClusterClient!
+    private var out: URL!
+
+    override func setUpWithError() throws {
+        let photos = Repository.samplePhotos
+        server = try LoopbackHTTPServer { request in
+            switch request.path {
+            case "/not-an-image.jpg":
+                return HTTPResponse(body: Data("<html>nothing here</html>".utf8))
+            case "/truncated.jpg":
+                let bytes = try! Data(contentsOf: photos.appendingPathComponent("astronaut.jpg"))
+                return HTTPResponse(body: bytes.prefix(bytes.count / 2))
+            case "/flaky":
+                return HTTPResponse(status: 503)
+            default:
+                let file = photos.appendingPathComponent(String(request.path.dropFirst()))
+                guard let bytes = try? Data(contentsOf: file) else { return .notFound() }
+                return HTTPResponse(body: bytes)
+            }
+        }
+        cluster = try EmbeddedCluster(workers: 2, totalConcurrency: 2)
+        try cluster.start()
+        client = try ClusterClient(endpoint: cluster.clientEndpoint, context: cluster.context)
+        out = Repository.temporaryDirectory("embedded")
+    }
+
+    override func tearDown() {
+        client?.close()
+        cluster?.stop()
+        server?.stop()
+        if let out { try? FileManager.default.removeItem(at: out) }
+    }
+
+    func testRealPhotosAreFilteredAndBrokenOnesFailAlone() async throws {
+        var photos = ClusterHarness.samples(on: server)
+        photos.append(("missing", "\(server.baseURL)/kiten.jpg"))
+        photos.append(("html", "\(server.baseURL)/not-an-image.jpg"))
+        photos.append(("half", "\(server.baseURL)/truncated.jpg"))
+        photos.append(("refused", "http://127.0.0.1:9/nothing.jpg"))
+        let (_, summary, events) = try await ClusterHarness.run(try ClusterHarness.submit(photos, out: out), on: client)
+        let result = try XCTUnwrap(summary)
+        XCTAssertEqual(Int(result.progress.total), photos.count)
+        XCTAssertEqual(Int(result.progress.succeeded), Repository.samplePhotoFiles.count)
+        XCTAssertEqual(result.progress.failed, 4)
+        XCTAssertEqual(result.phase, .didFinish)
+
+        let missing = try XCTUnwrap(result.photo(named: "missing"))
+        XCTAssertEqual(missing.stage, "download")
+        XCTAssertTrue(missing.reason.hasPrefix("HTTP 404"), missing.reason)
+        XCTAssertEqual(missing.attempts, 1, "a 404 is permanent: no retry")
+        XCTAssertEqual(result.photo(named: "html")?.stage, "decode")
+        XCTAssertEqual(result.photo(named: "half")?.stage, "decode")
+        let refused = try XCTUnwrap(result.photo(named: "refused"))
+        XCTAssertEqual(refused.stage, "download")
+        XCTAssertEqual(refused.attempts, 3, "a refused connection is transient: retried up to the limit")
+        XCTAssertTrue(refused.reason.contains("after 3 attempts"), refused.reason)
+
+        // Every success has its complete file; failures left nothing, and no temporary file remains.
+        let files = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
+        XCTAssertEqual(files.count, Repository.samplePhotoFiles.count, "\(files)")
+        XCTAssertFalse(files.contains { $0.hasPrefix(".") })
+        for photo in result.photos where photo.state == .done {
+            let data = try Data(contentsOf: URL(fileURLWithPath: photo.outputPath))
+            let decoded = try ImageCodec.decode(data)
+            XCTAssertEqual(decoded.image.width, Int(photo.width))
+            XCTAssertEqual(decoded.image.height, Int(photo.height))
+            XCTAssertEqual(decoded.format.fileExtension, URL(fileURLWithPath: photo.outputPath).pathExtension, "output keeps the input's format")
+        }
+
+        // Phases arrive in order, and progress counts up to the total.
+        let phases = events.compactMap { event -> Photocluster_V1_JobPhase? in
+            if case .phase(let phase) = event.body { return phase }
+            return nil
+        }
+        XCTAssertEqual(phases, [.preparation, .inProgress, .willFinish, .didFinish])
+        let done = events.compactMap { event -> UInt32? in
+            if case .progress(let progress) = event.body { return progress.done }
+            return nil
+        }
+        XCTAssertEqual(done, done.sorted())
+        XCTAssertEqual(done.last, UInt32(photos.count))
+    }
+
+    func testTransientServerErrorsAreRetriedThenReported() async throws {
+        let (_, summary, _) = try await ClusterHarness.run(
+            try ClusterHarness.submit([("flaky", "\(server.baseURL)/flaky")], out: out), on: client)
+        let photo = try XCTUnwrap(summary?.photo(named: "flaky"))
+        XCTAssertEqual(photo.state, .failed)
+        XCTAssertEqual(photo.attempts, 3)
+        XCTAssertEqual(server.requests(forPath: "/flaky"), 3)
+        XCTAssertEqual(summary?.retries, 2)
+    }
+
+    func testPNGOutputIsExactSepia() async throws {
+        let (_, summary, _) = try await ClusterHarness.run(
+            try ClusterHarness.submit([("coffee", "\(server.baseURL)/coffee.jpg")], out: out, format: .png), on: client)
+        let photo = try XCTUnwrap(summary?.photo(named: "coffee"))
+        XCTAssertEqual(photo.state, .done)
+        XCTAssertTrue(photo.outputPath.hasSuffix("/coffee.png"), photo.outputPath)
+        let input = try ImageCodec.decode(try Data(contentsOf: Repository.samplePhotos.appendingPathComponent("coffee.jpg"))).image
+        let output = try ImageCodec.decode(try Data(contentsOf: URL(fileURLWithPath: photo.outputPath))).image
+        let difference = SepiaReference.difference(SepiaReference.apply(input), output)
+        XCTAssertLessThanOrEqual(difference.max, 1, "PNG is lossless: only float rounding may differ")
+    }
+
+    func testAFilterNoWorkerHasFailsThePhotoWithTheReason() async throws {
+        var submit = try ClusterHarness.submit([("astronaut", "\(server.baseURL)/astronaut.jpg")], out: out)
+        submit.filters = [.with { $0.name = "oilpaint" }]
+        let (_, summary, _) = try await ClusterHarness.run(submit, on: client)
+        let photo = try XCTUnwrap(summary?.photo(named: "astronaut"))
+        XCTAssertEqual(photo.state, .failed)
+        XCTAssertEqual(photo.stage, "schedule")
+        XCTAssertTrue(photo.reason.contains("no connected worker has the filter oilpaint"), photo.reason)
+        XCTAssertEqual(server.requestCount, 0, "nothing was downloaded")
+    }
+
+    func testARefusedOutputDirectoryRejectsTheJob() async throws {
+        let blocker = out.appendingPathComponent("file")
+        try Data().write(to: blocker)
+        let submit = try ClusterHarness.submit([("a", "\(server.baseURL)/astronaut.jpg")], out: blocker.appendingPathComponent("sub"))
+        do {
+            _ = try await client.submit(submit)
+            XCTFail("the job should be refused")
+        } catch let error as ClusterClientError {
+            XCTAssertTrue(error.message.contains("sub"), error.message)
+        }
+    }
+}
