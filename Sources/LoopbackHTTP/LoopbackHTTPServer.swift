@@ -60,14 +60,15 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
         }
     }
 
-    /// Named on both sides of start(): on Linux either one alone is unreliable (measured).
-    /// Pthread names are limited to 15 bytes.
+    /// The thread names itself only once start() has returned: on Linux an earlier rename is
+    /// lost. Pthread names are limited to 15 bytes.
     private static func startThread(named name: String, _ body: @escaping @Sendable () -> Void) {
-        let thread = Thread {
+        let started = DispatchSemaphore(value: 0)
+        Thread {
+            started.wait()
             Thread.current.name = name
             body()
-        }
-        thread.name = name
-        thread.start()
+        }.start()
+        started.signal()
     }
 }

@@ -1,7 +1,8 @@
 import CCurlShim
 import Foundation
 
-/// Downloads over HTTP(S) with libcurl's multi interface on one dedicated thread per engine.
+/// Downloads over HTTP(S) with libcurl's multi interface on one dedicated thread per engine,
+/// named "pc-download".
 ///
 /// `@unchecked Sendable` invariant: all stored properties are immutable after init; mutable
 /// state lives in `inbox` (lock-protected) and in the `EngineLoop` (engine thread only).
@@ -22,17 +23,18 @@ public final class DownloadEngine: @unchecked Sendable {
         let stopped = self.stopped
         stopped.enter()
         // The thread holds the loop, not the engine, so dropping the engine shuts it down.
+        // It names itself only once start() has returned: on Linux an earlier rename is lost.
+        let started = DispatchSemaphore(value: 0)
         thread = Thread {
-            Thread.current.name = DownloadEngine.threadName; print("DBG start name=\(Thread.current.name ?? "nil") \(Unmanaged.passUnretained(Thread.current).toOpaque())")
+            started.wait()
+            Thread.current.name = DownloadEngine.threadName   // at most 15 bytes (pthread)
             loop.run()
             stopped.leave()
         }
-        // Named on both sides of start(): on Linux either one alone is unreliable (measured).
-        // Pthread names are limited to 15 bytes.
-        thread.name = DownloadEngine.threadName
         self.limits = limits
         self.inbox = inbox
         thread.start()
+        started.signal()
     }
 
     deinit { shutdown() }

@@ -63,7 +63,7 @@ final class EngineLoop: @unchecked Sendable {
     }
 
     private func complete(_ transfer: Transfer) {
-        let result = transfer.result(limits: limits); print("DBG complete name=\(Thread.current.name ?? "nil") \(Unmanaged.passUnretained(Thread.current).toOpaque())")
+        let result = transfer.result(limits: limits)
         inbox.finishedOne()
         transfer.completion(result)
     }

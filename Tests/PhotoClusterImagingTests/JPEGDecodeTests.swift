@@ -74,4 +74,27 @@ final class JPEGDecodeTests: XCTestCase {
         XCTAssertEqual(ImageCodec.sniff(slice), .jpeg)
         XCTAssertEqual(try ImageCodec.decode(slice).image.width, 16)
     }
+
+    /// The codecs keep no global state, so parallel calls are independent.
+    func testConcurrentDecodeAndEncode() throws {
+        let data = try fixture("clock.jpg")
+        let failures = FailureCounter()
+        DispatchQueue.concurrentPerform(iterations: 8) { i in
+            do {
+                let image = try ImageCodec.decode(data).image
+                _ = try ImageCodec.encode(image, as: i.isMultiple(of: 2) ? .jpeg : .png)
+            } catch {
+                failures.increment()
+            }
+        }
+        XCTAssertEqual(failures.value, 0)
+    }
+}
+
+/// A lock-protected counter for the concurrency test.
+private final class FailureCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.lock(); count += 1; lock.unlock() }
+    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
 }
