@@ -21,8 +21,10 @@ demo: release
 proto-check: deps
 	proto/generate --check
 
+# Everything is built first: the CLI tests run the `cluster` binary and the plugin tests load
+# the example plugins' shared libraries.
 test: deps proto-check
-	$(SWIFT) build --product cluster
+	$(SWIFT) build
 	$(SWIFT) test
 
 clean:

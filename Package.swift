@@ -11,6 +11,9 @@ let package = Package(
     products: [
         .executable(name: "cluster", targets: ["ClusterCLI"]),
         .library(name: "PhotoClusterClient", targets: ["PhotoClusterClient"]),
+        // Example filter plugins, loaded by workers at run time.
+        .library(name: "PhotoClusterExamplePluginC", type: .dynamic, targets: ["ExamplePluginC"]),
+        .library(name: "PhotoClusterExamplePluginSwift", type: .dynamic, targets: ["ExamplePluginSwift"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -30,6 +33,21 @@ let package = Package(
         .target(
             name: "CImageCodec",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png")]
+        ),
+
+        // The versioned C ABI of filter plugins, and the loader that turns plugins into filters.
+        .target(name: "CPhotoClusterPluginABI"),
+        .target(
+            name: "PhotoClusterPlugins",
+            dependencies: ["CPhotoClusterPluginABI", "PhotoClusterCore"],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "ExamplePluginC", dependencies: ["CPhotoClusterPluginABI"], path: "Plugins/ExamplePluginC"),
+        .target(
+            name: "ExamplePluginSwift",
+            dependencies: ["CPhotoClusterPluginABI"],
+            path: "Plugins/ExamplePluginSwift",
+            swiftSettings: swiftSettings
         ),
 
         // Pure model: manifests, names, filters, pixels. No I/O.
@@ -54,7 +72,7 @@ let package = Package(
             name: "PhotoClusterWorker",
             dependencies: [
                 "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport",
-                "PhotoClusterImaging", "PhotoClusterDownload",
+                "PhotoClusterImaging", "PhotoClusterDownload", "PhotoClusterPlugins",
             ],
             swiftSettings: swiftSettings
         ),
@@ -97,6 +115,11 @@ let package = Package(
             name: "PhotoClusterImagingTests",
             dependencies: ["PhotoClusterImaging", "PhotoClusterCore"],
             resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PhotoClusterPluginsTests",
+            dependencies: ["PhotoClusterPlugins", "PhotoClusterCore", "PhotoClusterTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

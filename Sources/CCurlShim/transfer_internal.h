@@ -5,8 +5,9 @@
 #include <stdatomic.h>
 #include "curl_shim.h"
 
-// Ownership: `cancel` may be set from any thread; every other field belongs to the thread that
-// drives the transfer (the engine thread) and is only read by others after it finished.
+// Ownership: `cancel` may be set from any thread. Every other field is set up by the thread that
+// creates the transfer, then belongs to the thread that drives it (handed over under a lock),
+// and is read by others only after the transfer finished.
 struct pc_transfer {
     CURL *easy;                 // NULL once finished
     int in_multi;               // 1 while added to a multi handle

@@ -20,7 +20,7 @@ struct Connection {
         let response = state.handler(request)
         if response.delayBeforeHeaders > 0,
            Socket.waitForHangup(fd, seconds: response.delayBeforeHeaders, cancelled: { state.isStopped }) {
-            state.recordAborted()
+            recordAbortedUnlessStopped()
             return
         }
         if send(response, bodyless: request.method == "HEAD") {
@@ -28,8 +28,13 @@ struct Connection {
             shutdown(fd, Int32(SHUT_WR))
             _ = Socket.waitForHangup(fd, seconds: 1, cancelled: { state.isStopped })
         } else {
-            state.recordAborted()
+            recordAbortedUnlessStopped()
         }
+    }
+
+    /// A response cut short by `stop()` is not one the client hung up on.
+    private func recordAbortedUnlessStopped() {
+        if !state.isStopped { state.recordAborted() }
     }
 
     /// False if the client went away before the whole response was sent.

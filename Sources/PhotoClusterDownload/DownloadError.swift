@@ -27,4 +27,9 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     public var description: String { "\(message) (\(url))" }
+
+    /// The error a caller reports for a request it gave up on itself.
+    public static func cancelledByCaller(url: String) -> DownloadError {
+        DownloadError(kind: .cancelled, message: "cancelled", url: url)
+    }
 }

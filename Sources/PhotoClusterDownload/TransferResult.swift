@@ -7,6 +7,9 @@ import Glibc
 /// Turns a finished C transfer into the public result and its messages.
 extension Transfer {
     func result(limits: DownloadLimits) -> Result<DownloadedBody, DownloadError> {
+        // Taken on every path, so a failed transfer's partial body is freed now rather than when
+        // the last DownloadHandle goes away.
+        let body = takeBody()
         let outcome = pc_transfer_outcome(raw)
         if outcome == PC_OUTCOME_OK {
             let status = Int(pc_transfer_http_status(raw))
@@ -14,15 +17,15 @@ extension Transfer {
                 let reason = String(cString: pc_transfer_reason(raw))
                 return .failure(error(.httpStatus(status), reason.isEmpty ? "HTTP \(status)" : "HTTP \(status) \(reason)"))
             }
-            return .success(DownloadedBody(data: takeBody(), finalURL: finalURL, httpStatus: status))
+            return .success(DownloadedBody(data: body, finalURL: finalURL, httpStatus: status))
         }
         let curlMessage = String(cString: pc_transfer_message(raw))
         switch outcome {
         case PC_OUTCOME_TIMEOUT:
-            // Before a connection exists only the (possibly shorter) connect limit can have expired.
-            let connectLimit = limits.connectTimeout > 0 ? limits.connectTimeout : 300
-            let limit = pc_transfer_connected(raw) != 0 || limits.totalTimeout <= 0
-                ? limits.totalTimeout : min(connectLimit, limits.totalTimeout)
+            // Before a connection exists the (possibly shorter) connect limit is the one that expired.
+            let connectLimit = limits.connectTimeout > 0 ? limits.connectTimeout : 300   // curl's default
+            let totalLimit = limits.totalTimeout > 0 ? limits.totalTimeout : Double.infinity
+            let limit = pc_transfer_connected(raw) != 0 && totalLimit.isFinite ? totalLimit : min(connectLimit, totalLimit)
             return .failure(error(.timeout, "timed out after \(limit) s"))
         case PC_OUTCOME_TOO_LARGE:
             return .failure(error(.tooLarge, "body is over the limit of \(limits.maxBytes) bytes"))

@@ -852,6 +852,8 @@ public nonisolated struct Photocluster_V1_PhotoCancelled: Sendable {
 
   public var lastFinished: Photocluster_V1_Stage = .unspecified
 
+  public var attempt: UInt32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1342,6 +1344,22 @@ public nonisolated struct Photocluster_V1_JobSummary: @unchecked Sendable {
   public var retries: UInt32 {
     get {_storage._retries}
     set {_uniqueStorage()._retries = newValue}
+  }
+
+  public var viewportMode: Bool {
+    get {_storage._viewportMode}
+    set {_uniqueStorage()._viewportMode = newValue}
+  }
+
+  public var outputDir: String {
+    get {_storage._outputDir}
+    set {_uniqueStorage()._outputDir = newValue}
+  }
+
+  /// Milliseconds from each recent viewport change to the last worker's acknowledgement.
+  public var controlAckMs: [Double] {
+    get {_storage._controlAckMs}
+    set {_uniqueStorage()._controlAckMs = newValue}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -2748,7 +2766,7 @@ nonisolated extension Photocluster_V1_PhotoFailure: SwiftProtobuf.Message, Swift
 
 nonisolated extension Photocluster_V1_PhotoCancelled: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PhotoCancelled"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}epoch\0\u{3}last_finished\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}epoch\0\u{3}last_finished\0\u{1}attempt\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2760,6 +2778,7 @@ nonisolated extension Photocluster_V1_PhotoCancelled: SwiftProtobuf.Message, Swi
       case 2: try { try decoder.decodeSingularUInt32Field(value: &self.photoIndex) }()
       case 3: try { try decoder.decodeSingularUInt64Field(value: &self.epoch) }()
       case 4: try { try decoder.decodeSingularEnumField(value: &self.lastFinished) }()
+      case 5: try { try decoder.decodeSingularUInt32Field(value: &self.attempt) }()
       default: break
       }
     }
@@ -2778,6 +2797,9 @@ nonisolated extension Photocluster_V1_PhotoCancelled: SwiftProtobuf.Message, Swi
     if self.lastFinished != .unspecified {
       try visitor.visitSingularEnumField(value: self.lastFinished, fieldNumber: 4)
     }
+    if self.attempt != 0 {
+      try visitor.visitSingularUInt32Field(value: self.attempt, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2786,6 +2808,7 @@ nonisolated extension Photocluster_V1_PhotoCancelled: SwiftProtobuf.Message, Swi
     if lhs.photoIndex != rhs.photoIndex {return false}
     if lhs.epoch != rhs.epoch {return false}
     if lhs.lastFinished != rhs.lastFinished {return false}
+    if lhs.attempt != rhs.attempt {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -3686,7 +3709,7 @@ nonisolated extension Photocluster_V1_JobProgress: SwiftProtobuf.Message, SwiftP
 
 nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".JobSummary"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{1}phase\0\u{1}progress\0\u{3}elapsed_seconds\0\u{1}photos\0\u{1}viewport\0\u{1}suspended\0\u{1}label\0\u{1}requeues\0\u{1}retries\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{1}phase\0\u{1}progress\0\u{3}elapsed_seconds\0\u{1}photos\0\u{1}viewport\0\u{1}suspended\0\u{1}label\0\u{1}requeues\0\u{1}retries\0\u{3}viewport_mode\0\u{3}output_dir\0\u{3}control_ack_ms\0")
 
   fileprivate class _StorageClass {
     var _jobID: String = String()
@@ -3699,6 +3722,9 @@ nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftPr
     var _label: String = String()
     var _requeues: UInt32 = 0
     var _retries: UInt32 = 0
+    var _viewportMode: Bool = false
+    var _outputDir: String = String()
+    var _controlAckMs: [Double] = []
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -3719,6 +3745,9 @@ nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftPr
       _label = source._label
       _requeues = source._requeues
       _retries = source._retries
+      _viewportMode = source._viewportMode
+      _outputDir = source._outputDir
+      _controlAckMs = source._controlAckMs
     }
   }
 
@@ -3747,6 +3776,9 @@ nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftPr
         case 8: try { try decoder.decodeSingularStringField(value: &_storage._label) }()
         case 9: try { try decoder.decodeSingularUInt32Field(value: &_storage._requeues) }()
         case 10: try { try decoder.decodeSingularUInt32Field(value: &_storage._retries) }()
+        case 11: try { try decoder.decodeSingularBoolField(value: &_storage._viewportMode) }()
+        case 12: try { try decoder.decodeSingularStringField(value: &_storage._outputDir) }()
+        case 13: try { try decoder.decodeRepeatedDoubleField(value: &_storage._controlAckMs) }()
         default: break
         }
       }
@@ -3789,6 +3821,15 @@ nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftPr
       if _storage._retries != 0 {
         try visitor.visitSingularUInt32Field(value: _storage._retries, fieldNumber: 10)
       }
+      if _storage._viewportMode != false {
+        try visitor.visitSingularBoolField(value: _storage._viewportMode, fieldNumber: 11)
+      }
+      if !_storage._outputDir.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._outputDir, fieldNumber: 12)
+      }
+      if !_storage._controlAckMs.isEmpty {
+        try visitor.visitPackedDoubleField(value: _storage._controlAckMs, fieldNumber: 13)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -3808,6 +3849,9 @@ nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftPr
         if _storage._label != rhs_storage._label {return false}
         if _storage._requeues != rhs_storage._requeues {return false}
         if _storage._retries != rhs_storage._retries {return false}
+        if _storage._viewportMode != rhs_storage._viewportMode {return false}
+        if _storage._outputDir != rhs_storage._outputDir {return false}
+        if _storage._controlAckMs != rhs_storage._controlAckMs {return false}
         return true
       }
       if !storagesAreEqual {return false}

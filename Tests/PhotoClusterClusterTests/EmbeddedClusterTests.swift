@@ -69,7 +69,7 @@ final class EmbeddedClusterTests: XCTestCase {
         XCTAssertTrue(refused.reason.contains("after 3 attempts"), refused.reason)
 
         // Every success has its complete file; failures left nothing, and no temporary file remains.
-        let files = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
+        let files = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0 != "index.json" }.sorted()
         XCTAssertEqual(files.count, Repository.samplePhotoFiles.count, "\(files)")
         XCTAssertFalse(files.contains { $0.hasPrefix(".") })
         for photo in result.photos where photo.state == .done {
@@ -116,15 +116,48 @@ final class EmbeddedClusterTests: XCTestCase {
         XCTAssertLessThanOrEqual(difference.max, 1, "PNG is lossless: only float rounding may differ")
     }
 
-    func testAFilterNoWorkerHasFailsThePhotoWithTheReason() async throws {
+    func testAJobWithAFilterNoWorkerHasIsRefusedListingWhatExists() async throws {
         var submit = try ClusterHarness.submit([("astronaut", "\(server.baseURL)/astronaut.jpg")], out: out)
         submit.filters = [.with { $0.name = "oilpaint" }]
-        let (_, summary, _) = try await ClusterHarness.run(submit, on: client)
-        let photo = try XCTUnwrap(summary?.photo(named: "astronaut"))
-        XCTAssertEqual(photo.state, .failed)
-        XCTAssertEqual(photo.stage, "schedule")
-        XCTAssertTrue(photo.reason.contains("no connected worker has the filter oilpaint"), photo.reason)
+        XCTAssertTrue(eventually { self.cluster.coordinator.workerSnapshot().count == 2 })
+        do {
+            _ = try await client.submit(submit)
+            XCTFail("the job should be refused")
+        } catch let error as ClusterClientError {
+            XCTAssertTrue(error.message.contains("unknown filter \"oilpaint\""), error.message)
+            XCTAssertTrue(error.message.contains("sepia"), error.message)
+        }
+        submit.filters = [.with { $0.name = "sepia"; $0.params = [.with { $0.key = "intensity"; $0.value = "7" }] }]
+        do {
+            _ = try await client.submit(submit)
+            XCTFail("the job should be refused")
+        } catch let error as ClusterClientError {
+            XCTAssertTrue(error.message.contains("intensity=7"), error.message)
+        }
         XCTAssertEqual(server.requestCount, 0, "nothing was downloaded")
+    }
+
+    func testIndexJSONRecordsEveryPhoto() async throws {
+        let photos = [("clock", "\(server.baseURL)/clock.jpg"), ("gone", "\(server.baseURL)/gone.jpg")]
+        _ = try await ClusterHarness.run(try ClusterHarness.submit(photos, out: out), on: client)
+        let index = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("index.json"))) as? [String: Any])
+        let entries = try XCTUnwrap(index["photos"] as? [[String: Any]])
+        XCTAssertEqual(entries.count, 2)
+        XCTAssertEqual(entries[0]["state"] as? String, "done")
+        XCTAssertEqual(entries[0]["path"] as? String, out.appendingPathComponent("clock.jpg").path)
+        XCTAssertEqual(entries[1]["state"] as? String, "failed")
+        XCTAssertEqual(entries[1]["stage"] as? String, "download")
+        XCTAssertTrue((entries[1]["reason"] as? String)?.hasPrefix("HTTP 404") == true)
+        XCTAssertNil(entries[1]["path"])
+    }
+
+    func testDuplicateURLsAreFetchedAndComputedOnce() async throws {
+        let photos = (1...4).map { ("copy\($0)", "\(server.baseURL)/coffee.jpg") }
+        let (_, summary, _) = try await ClusterHarness.run(try ClusterHarness.submit(photos, out: out), on: client)
+        XCTAssertEqual(summary?.progress.succeeded, 4)
+        XCTAssertEqual(server.requests(forPath: "/coffee.jpg"), 1)
+        let outputs = try (1...4).map { try Data(contentsOf: out.appendingPathComponent("copy\($0).jpg")) }
+        XCTAssertEqual(Set(outputs).count, 1, "every copy has the one result")
     }
 
     func testARefusedOutputDirectoryRejectsTheJob() async throws {

@@ -11,16 +11,27 @@ struct Job {
     let format: Photocluster_V1_OutputFormat
     let quality: UInt32
     let createdAt: Date
-    private(set) var photos: [PhotoRecord]
+    /// Viewport mode runs only visible ∪ prefetch; batch mode runs everything.
+    let viewportMode: Bool
+    var photos: [PhotoRecord]
     private(set) var phase: Photocluster_V1_JobPhase = .preparation
     private(set) var finishedAt: Date?
-    private(set) var requeues: UInt32 = 0
-    private(set) var retries: UInt32 = 0
-    /// Photos waiting for a worker, in the order they should start.
-    private var pending: [UInt32]
-    private var pendingHead = 0
+    var requeues: UInt32 = 0
+    var retries: UInt32 = 0
+    /// The client's view, bumped `epoch` on every change.
+    var viewport: Viewport
+    var epoch: UInt64 = 1
+    /// The client cancelled the whole job: it ends in the cancelled phase.
+    var cancelledWhole = false
+    /// Suspended by `cluster suspend` (scrolling suspends too; see `isSuspended`).
+    var suspendedByClient = false
+    /// Photos waiting for a worker, in the order they should start; `pendingHead` is the front.
+    var pending: [UInt32] = []
+    var pendingHead = 0
     /// Photos waiting out a retry back-off.
-    private var delayed: [(due: Date, index: UInt32)] = []
+    var delayed: [(due: Date, index: UInt32)] = []
+    /// Recent control round trips (viewport change → last worker's acknowledgement), in ms.
+    var controlAckMilliseconds: [Double] = []
 
     init(id: String, submit: Photocluster_V1_SubmitJob, outputDirectory: URL, now: Date = Date()) {
         self.id = id
@@ -29,19 +40,34 @@ struct Job {
         self.format = submit.format
         self.quality = submit.quality == 0 ? 90 : submit.quality
         self.createdAt = now
+        self.viewportMode = submit.viewportMode
+        let count = submit.photos.count
+        viewport = submit.hasViewport
+            ? Viewport(from: submit.viewport, count: count)
+            : Viewport.everything(count: count)
         let stems = OutputNaming.stems(for: submit.photos.map(\.name))
+        var leaders: [String: UInt32] = [:]
         photos = submit.photos.enumerated().map { index, entry in
-            PhotoRecord(
-                index: UInt32(index), name: entry.name, url: entry.url,
-                filters: entry.filters.isEmpty ? submit.filters : entry.filters, stem: stems[index])
+            let filters = entry.filters.isEmpty ? submit.filters : entry.filters
+            var photo = PhotoRecord(index: UInt32(index), name: entry.name, url: entry.url, filters: filters, stem: stems[index])
+            // Same URL, same filters, same output: compute it once.
+            let identity = entry.url + "\u{0}" + filters.map { (try? $0.serializedData())?.base64EncodedString() ?? "" }.joined(separator: "|")
+            if let leader = leaders[identity] {
+                photo.leader = leader
+            } else {
+                leaders[identity] = UInt32(index)
+            }
+            return photo
         }
-        pending = photos.map(\.index)
+        rebuildQueue()
     }
 
     var total: Int { photos.count }
     var isFinished: Bool { phase == .didFinish || phase == .cancelled }
     var hasPending: Bool { pendingHead < pending.count }
     var hasDelayedRetries: Bool { !delayed.isEmpty }
+    var isSuspended: Bool { suspendedByClient || viewport.scrolling }
+    var planner: ViewportPlanner { ViewportPlanner(count: photos.count, viewport: viewport, runsEverything: !viewportMode) }
 
     var progress: Photocluster_V1_JobProgress {
         var progress = Photocluster_V1_JobProgress()
@@ -58,10 +84,15 @@ struct Job {
         return progress
     }
 
-    var allTerminal: Bool { photos.allSatisfy { $0.state.isTerminal } }
+    /// Every photo settled: the job can finish.
+    var allSettled: Bool { photos.allSatisfy(\.isSettled) }
 
     func photo(_ index: UInt32) -> PhotoRecord? {
         Int(index) < photos.count ? photos[Int(index)] : nil
+    }
+
+    func followers(of leader: UInt32) -> [UInt32] {
+        photos.filter { $0.leader == leader }.map(\.index)
     }
 
     // MARK: - Phases
@@ -72,125 +103,6 @@ struct Job {
     }
 
     var elapsed: TimeInterval { (finishedAt ?? Date()).timeIntervalSince(createdAt) }
-
-    // MARK: - Scheduling
-
-    /// The next pending photo that `canRun` accepts, removed from the queue. Photos it refuses
-    /// stay queued in order.
-    mutating func takeNext(where canRun: (PhotoRecord) -> Bool) -> PhotoRecord? {
-        var index = pendingHead
-        while index < pending.count {
-            let candidate = photos[Int(pending[index])]
-            let stale = candidate.state.isTerminal || candidate.isInFlight
-            if stale || canRun(candidate) {
-                // The head moves forward in O(1); anything further back is removed in place.
-                if index == pendingHead {
-                    pendingHead += 1
-                    compactPending()
-                    index = pendingHead
-                } else {
-                    pending.remove(at: index)
-                }
-                if stale { continue }
-                return candidate
-            }
-            index += 1
-        }
-        return nil
-    }
-
-    /// The photos still queued, for capability checks.
-    var pendingPhotos: [PhotoRecord] {
-        pending[pendingHead...].map { photos[Int($0)] }.filter { !$0.state.isTerminal && !$0.isInFlight }
-    }
-
-    mutating func assign(_ index: UInt32, to worker: String) -> Photocluster_V1_PhotoGraph {
-        photos[Int(index)].worker = worker
-        photos[Int(index)].attempts += 1
-        let photo = photos[Int(index)]
-        var graph = Photocluster_V1_PhotoGraph()
-        graph.jobID = id
-        graph.photoIndex = photo.index
-        graph.name = photo.name
-        graph.url = photo.url
-        graph.filters = photo.filters
-        graph.format = format
-        graph.quality = quality
-        graph.band = .visible
-        graph.rank = Int64(photo.index)
-        graph.attempt = photo.attempts
-        return graph
-    }
-
-    /// Puts an in-flight photo back in the queue (its worker was lost or handed it back).
-    mutating func requeue(_ index: UInt32) {
-        guard !photos[Int(index)].state.isTerminal else { return }
-        photos[Int(index)].worker = nil
-        requeues += 1
-        if pendingHead > 0 {
-            pendingHead -= 1
-            pending[pendingHead] = index
-        } else {
-            pending.insert(index, at: 0)
-        }
-    }
-
-    mutating func scheduleRetry(_ index: UInt32, after delay: TimeInterval, now: Date = Date()) {
-        photos[Int(index)].worker = nil
-        retries += 1
-        delayed.append((now.addingTimeInterval(delay), index))
-    }
-
-    /// Moves retries whose back-off has passed back into the queue.
-    mutating func releaseDueRetries(now: Date = Date()) {
-        let due = delayed.filter { $0.due <= now }
-        guard !due.isEmpty else { return }
-        delayed.removeAll { $0.due <= now }
-        pending.append(contentsOf: due.map(\.index))
-    }
-
-    private mutating func compactPending() {
-        if pendingHead > 1024 && pendingHead * 2 > pending.count {
-            pending.removeFirst(pendingHead)
-            pendingHead = 0
-        }
-    }
-
-    // MARK: - Photo outcomes
-
-    mutating func markStage(_ index: UInt32, _ state: PhotoState) {
-        guard !photos[Int(index)].state.isTerminal else { return }
-        photos[Int(index)].state = state
-    }
-
-    mutating func markDone(_ index: UInt32, path: String, width: UInt32, height: UInt32) {
-        photos[Int(index)].state = .done
-        photos[Int(index)].worker = nil
-        photos[Int(index)].outputPath = path
-        photos[Int(index)].width = width
-        photos[Int(index)].height = height
-        photos[Int(index)].failedStage = ""
-        photos[Int(index)].reason = ""
-    }
-
-    mutating func markFailed(_ index: UInt32, stage: String, reason: String) {
-        photos[Int(index)].state = .failed
-        photos[Int(index)].worker = nil
-        photos[Int(index)].failedStage = stage
-        photos[Int(index)].reason = reason
-    }
-
-    mutating func markCancelled(_ index: UInt32, reason: String) {
-        guard !photos[Int(index)].state.isTerminal else { return }
-        photos[Int(index)].state = .cancelled
-        photos[Int(index)].worker = nil
-        photos[Int(index)].reason = reason
-    }
-
-    mutating func noteFailureReason(_ index: UInt32, stage: String, reason: String) {
-        photos[Int(index)].failedStage = stage
-        photos[Int(index)].reason = reason
-    }
 
     // MARK: - Reports
 
@@ -203,7 +115,31 @@ struct Job {
         summary.elapsedSeconds = elapsed
         summary.requeues = requeues
         summary.retries = retries
+        summary.viewport = viewport.proto(epoch: epoch)
+        summary.viewportMode = viewportMode
+        summary.suspended = isSuspended
+        summary.outputDir = outputDirectory.path
+        summary.controlAckMs = controlAckMilliseconds
         if includePhotos { summary.photos = photos.map { $0.status() } }
         return summary
+    }
+}
+
+extension Viewport {
+    init(from proto: Photocluster_V1_Viewport, count: Int) {
+        let last = max(0, count - 1)
+        let start = min(Int(proto.visibleStart), last)
+        let end = max(start, min(Int(proto.visibleEnd), last))
+        self.init(visible: start...end, prefetch: Int(proto.prefetch), scrolling: proto.scrolling)
+    }
+
+    func proto(epoch: UInt64) -> Photocluster_V1_Viewport {
+        var viewport = Photocluster_V1_Viewport()
+        viewport.visibleStart = UInt32(visible.lowerBound)
+        viewport.visibleEnd = UInt32(visible.upperBound)
+        viewport.prefetch = UInt32(prefetch)
+        viewport.scrolling = scrolling
+        viewport.epoch = epoch
+        return viewport
     }
 }

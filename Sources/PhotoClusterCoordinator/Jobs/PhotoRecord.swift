@@ -13,6 +13,13 @@ struct PhotoRecord {
     var state: PhotoState = .new
     /// The worker holding the photo while it is in flight.
     var worker: String?
+    /// Cancelled because it left the viewport: it runs again if it comes back into view.
+    var parked = false
+    /// Set for a photo whose URL, filters and output match an earlier photo of the job (its
+    /// leader): it is not run, it gets a copy of the leader's result.
+    var leader: UInt32?
+    /// The worker that holds intermediate results of this photo, to send it back there.
+    var cachedOn: String?
     var attempts: UInt32 = 0
     var failedStage = ""
     var reason = ""
@@ -21,6 +28,9 @@ struct PhotoRecord {
     var height: UInt32 = 0
 
     var isInFlight: Bool { worker != nil }
+
+    /// Finished for good: done, failed, or cancelled by the client (not merely out of view).
+    var isSettled: Bool { state == .done || state == .failed || (state == .cancelled && !parked) }
 
     var filterNames: Set<String> { Set(filters.map(\.name)) }
 

@@ -24,13 +24,31 @@ extension CoordinatorNode {
                 publish(job.id, .finished(job.summary(includePhotos: true)))
             }
         case .cancel(let cancel):
-            guard jobs[cancel.jobID] != nil else { return refuse(client, id, "no job \(cancel.jobID)") }
+            guard let job = jobs[cancel.jobID] else { return refuse(client, id, "no job \(cancel.jobID)") }
+            let unknown = Set(cancel.photoNames).subtracting(job.photos.map(\.name))
+            guard unknown.isEmpty else { return refuse(client, id, "job \(job.id) has no photo named \(unknown.sorted().map { "\"\($0)\"" }.joined(separator: ", "))") }
+            if cancel.photoNames.isEmpty { jobs[cancel.jobID]?.cancelledWhole = true }
             cancelPhotos(of: cancel.jobID, names: Set(cancel.photoNames))
+            sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
+        case .viewport(let request):
+            guard let job = jobs[request.jobID] else { return refuse(client, id, "no job \(request.jobID)") }
+            guard !job.isFinished else { return refuse(client, id, "job \(job.id) has finished") }
+            let viewport = request.viewport
+            guard viewport.visibleStart <= viewport.visibleEnd, Int(viewport.visibleStart) < job.total else {
+                return refuse(client, id, "visible range \(viewport.visibleStart)..\(viewport.visibleEnd) is outside the job's photos 0..\(job.total - 1)")
+            }
+            setViewport(job.id, Viewport(from: viewport, count: job.total))
+            sendToClient(client, requestID: id, .status(statusReply(for: job.id, includePhotos: false)))
+        case .suspend(let request):
+            guard jobs[request.jobID] != nil else { return refuse(client, id, "no job \(request.jobID)") }
+            setSuspendedByClient(request.jobID, true)
+            sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
+        case .resume(let request):
+            guard jobs[request.jobID] != nil else { return refuse(client, id, "no job \(request.jobID)") }
+            setSuspendedByClient(request.jobID, false)
             sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
         case .heartbeat(let beat):
             sendToClient(client, requestID: id, .heartbeat(beat))
-        case .viewport, .suspend, .resume:
-            refuse(client, id, "this coordinator does not support viewport control yet")
         case .none:
             refuse(client, id, "empty request")
         }
@@ -47,6 +65,7 @@ extension CoordinatorNode {
         guard submit.outputDir.hasPrefix("/") else {
             return refuse(client, requestID, "the output directory must be an absolute path, got \"\(submit.outputDir)\"")
         }
+        if let problem = filterProblem(in: submit) { return refuse(client, requestID, problem) }
         let directory = URL(fileURLWithPath: submit.outputDir, isDirectory: true)
         do {
             try OutputWriter.prepareDirectory(directory)
@@ -69,31 +88,10 @@ extension CoordinatorNode {
         dispatch()
     }
 
-    /// Cancels photos by name (every photo when `names` is empty): queued ones at once, in-flight
-    /// ones on the workers that hold them.
-    func cancelPhotos(of jobID: String, names: Set<String>) {
-        guard let job = jobs[jobID], !job.isFinished else { return }
-        var byWorker: [String: [UInt32]] = [:]
-        for photo in job.photos where !photo.state.isTerminal && (names.isEmpty || names.contains(photo.name)) {
-            if let worker = photo.worker {
-                byWorker[worker, default: []].append(photo.index)
-                workers[worker]?.inFlight.remove(PhotoRef(job: jobID, index: photo.index))
-            }
-            jobs[jobID]?.markCancelled(photo.index, reason: "cancelled by the client")
-            photoFinished(jobID, photo.index)
-        }
-        for (worker, indices) in byWorker {
-            var cancel = Photocluster_V1_CancelPhotos()
-            cancel.jobID = jobID
-            cancel.photoIndices = indices
-            sendToWorker(worker, .cancel(cancel))
-        }
-    }
-
-    func statusReply(for jobID: String) -> Photocluster_V1_StatusReply {
+    func statusReply(for jobID: String, includePhotos: Bool? = nil) -> Photocluster_V1_StatusReply {
         var reply = Photocluster_V1_StatusReply()
         let selected = jobID.isEmpty ? jobOrder : [jobID]
-        reply.jobs = selected.compactMap { jobs[$0]?.summary(includePhotos: !jobID.isEmpty) }
+        reply.jobs = selected.compactMap { jobs[$0]?.summary(includePhotos: includePhotos ?? !jobID.isEmpty) }
         reply.workers = workers.values.sorted { $0.id < $1.id }.map { worker in
             var status = Photocluster_V1_WorkerStatus()
             status.workerID = worker.id

@@ -2,8 +2,12 @@ import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
 
-/// Hands pending photos to workers that have credit and every filter the photo needs.
+/// Hands queued photos to workers that have credit and every filter the photo needs, preferring
+/// the worker that already holds a photo's intermediate results.
 extension CoordinatorNode {
+    /// How far down a job's queue to look for a photo with affinity to a worker.
+    static let affinityWindow = 64
+
     func dispatch() {
         if capabilitiesChanged {
             capabilitiesChanged = false
@@ -27,10 +31,16 @@ extension CoordinatorNode {
         }
     }
 
-    /// Jobs are served in submission order.
+    /// Jobs are served in submission order; suspended jobs start nothing. A photo whose
+    /// intermediate results sit on another connected worker is left for that worker.
     private func nextPhoto(for worker: WorkerRecord) -> (String, PhotoRecord)? {
-        for id in jobOrder where jobs[id]?.isFinished == false && jobs[id]?.hasPending == true {
-            if let photo = jobs[id]?.takeNext(where: { worker.canRun($0.filterNames) }) {
+        for id in jobOrder {
+            guard let job = jobs[id], !job.isFinished, !job.isSuspended, job.hasPending else { continue }
+            if let photo = jobs[id]?.takeNext(window: Self.affinityWindow, where: { $0.cachedOn == worker.id && worker.canRun($0.filterNames) }) {
+                return (id, photo)
+            }
+            let elsewhere = { (photo: PhotoRecord) in photo.cachedOn.map { $0 != worker.id && self.workers[$0] != nil } ?? false }
+            if let photo = jobs[id]?.takeNext(where: { !elsewhere($0) && worker.canRun($0.filterNames) }) {
                 return (id, photo)
             }
         }
@@ -41,15 +51,17 @@ extension CoordinatorNode {
     /// with none connected, photos wait for one to join.
     private func failPhotosNoWorkerCanRun() {
         guard !workers.isEmpty else { return }
-        let available = workers.values.reduce(into: Set<String>()) { $0.formUnion($1.filters) }
+        let available = workers.values.reduce(into: Set<String>()) { $0.formUnion($1.filters.keys) }
         for id in jobOrder where jobs[id]?.isFinished == false {
             for photo in jobs[id]!.pendingPhotos where !workers.values.contains(where: { $0.canRun(photo.filterNames) }) {
                 let missing = photo.filterNames.subtracting(available).sorted()
                 let reason = missing.isEmpty
                     ? "no connected worker has all of the filters \(photo.filterNames.sorted().joined(separator: ", "))"
                     : "no connected worker has the filter \(missing.joined(separator: ", "))"
-                jobs[id]?.markFailed(photo.index, stage: "schedule", reason: reason)
-                photoFinished(id, photo.index)
+                for index in [photo.index] + jobs[id]!.followers(of: photo.index) {
+                    jobs[id]?.markFailed(index, stage: "schedule", reason: reason)
+                    photoFinished(id, index)
+                }
             }
         }
     }

@@ -26,19 +26,18 @@ extension CoordinatorNode {
             workers[id]?.credits += Int(credit.grant)
             dispatch()
         case .progress(let progress):
-            let state: PhotoState? = progress.stage == .download ? .downloaded : progress.stage == .filter ? .filtered : nil
-            if let state, holds(id, progress.jobID, progress.photoIndex) {
-                jobs[progress.jobID]?.markStage(progress.photoIndex, state)
-            }
+            stageFinished(progress, on: id)
         case .result(let result):
             photoSucceeded(result, from: id)
         case .failure(let failure):
             photoFailed(failure, from: id)
         case .cancelled(let cancelled):
             photoCancelled(cancelled, from: id)
+        case .ack(let ack):
+            controlAcknowledged(ack, by: id)
         case .goodbye:
             loseWorker(id, reason: "it left")
-        case .heartbeat, .ack, .hello, .none:
+        case .heartbeat, .hello, .none:
             break
         }
     }
@@ -60,12 +59,14 @@ extension CoordinatorNode {
         }
         workers[id] = WorkerRecord(
             id: id, host: hello.host, concurrency: hello.concurrency,
-            filters: Set(hello.filters.map(\.name)), lastSeen: Date())
+            filters: Dictionary(hello.filters.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }), lastSeen: Date())
         var welcome = Photocluster_V1_Welcome()
         welcome.coordinatorID = coordinatorID
         welcome.heartbeatIntervalMs = UInt32(configuration.heartbeatInterval * 1000)
         welcome.heartbeatLiveness = UInt32(configuration.heartbeatLiveness)
         sendToWorker(id, .welcome(welcome))
+        // Bring it up to date with every open job's control state.
+        for jobID in jobOrder { if let job = jobs[jobID], !job.isFinished { sendControlState(of: job, to: id) } }
         log("worker \(id) joined from \(hello.host) (concurrency \(hello.concurrency), filters: \(hello.filters.map(\.name).sorted().joined(separator: ", ")))")
         capabilitiesChanged = true
     }
@@ -76,38 +77,63 @@ extension CoordinatorNode {
         for ref in worker.inFlight where jobs[ref.job]?.photo(ref.index)?.worker == id {
             jobs[ref.job]?.requeue(ref.index)
         }
+        for jobID in jobOrder {
+            for index in jobs[jobID]?.photos.indices ?? 0..<0 where jobs[jobID]?.photos[index].cachedOn == id {
+                jobs[jobID]?.photos[index].cachedOn = nil
+            }
+        }
         log("worker \(id) lost (\(reason)); \(worker.inFlight.count) photo(s) requeued")
         capabilitiesChanged = true
         dispatch()
     }
 
-    private func holds(_ worker: String, _ job: String, _ index: UInt32) -> Bool {
-        jobs[job]?.photo(index)?.worker == worker
+    /// The outcome is for the attempt the coordinator is waiting for, on the worker it sent it to.
+    private func isCurrent(_ worker: String, _ job: String, _ index: UInt32, attempt: UInt32) -> Bool {
+        guard let photo = jobs[job]?.photo(index) else { return false }
+        return photo.worker == worker && photo.attempts == attempt
     }
 
     private func release(_ worker: String, _ job: String, _ index: UInt32) {
         workers[worker]?.inFlight.remove(PhotoRef(job: job, index: index))
     }
 
+    private func stageFinished(_ progress: Photocluster_V1_StageProgress, on worker: String) {
+        guard let photo = jobs[progress.jobID]?.photo(progress.photoIndex) else { return }
+        // Whatever attempt it was, the worker now holds this photo's intermediate results.
+        jobs[progress.jobID]?.noteCached(progress.photoIndex, on: worker)
+        guard photo.worker == worker else { return }
+        switch progress.stage {
+        case .download: jobs[progress.jobID]?.markStage(progress.photoIndex, .downloaded)
+        case .filter: jobs[progress.jobID]?.markStage(progress.photoIndex, .filtered)
+        default: break
+        }
+    }
+
     private func photoSucceeded(_ result: Photocluster_V1_PhotoResult, from worker: String) {
         release(worker, result.jobID, result.photoIndex)
-        // Results are idempotent: a photo already finished (say, after a requeue) is not written twice.
-        guard let job = jobs[result.jobID], let photo = job.photo(result.photoIndex), !photo.state.isTerminal else { return }
-        workers[worker]?.completed += 1
+        // Results are idempotent: a photo already finished (say, after a requeue) is not written
+        // twice. A result from an earlier attempt is still a good result.
+        guard let job = jobs[result.jobID], let photo = job.photo(result.photoIndex), !photo.isSettled else { return }
+        if photo.worker == worker { workers[worker]?.completed += 1 }
         let fileExtension = result.format == .png ? "png" : "jpg"
-        let destination = job.outputDirectory.appendingPathComponent(OutputNaming.fileName(stem: photo.stem, format: fileExtension))
-        do {
-            try OutputWriter.write(result.encoded, to: destination, tag: "\(job.id)-\(result.attempt)")
-            jobs[result.jobID]?.markDone(result.photoIndex, path: destination.path, width: result.width, height: result.height)
-        } catch {
-            jobs[result.jobID]?.markFailed(result.photoIndex, stage: "write", reason: "\(error)")
+        for index in [result.photoIndex] + job.followers(of: result.photoIndex) {
+            guard let target = jobs[result.jobID]?.photo(index), !target.isSettled else { continue }
+            let destination = job.outputDirectory.appendingPathComponent(OutputNaming.fileName(stem: target.stem, format: fileExtension))
+            do {
+                try OutputWriter.write(result.encoded, to: destination, tag: "\(job.id)-\(result.attempt)")
+                jobs[result.jobID]?.markDone(index, path: destination.path, width: result.width, height: result.height)
+            } catch {
+                jobs[result.jobID]?.markFailed(index, stage: "write", reason: "\(error)")
+            }
+            photoFinished(result.jobID, index)
         }
-        photoFinished(result.jobID, result.photoIndex)
     }
 
     private func photoFailed(_ failure: Photocluster_V1_PhotoFailure, from worker: String) {
         release(worker, failure.jobID, failure.photoIndex)
-        guard holds(worker, failure.jobID, failure.photoIndex), let photo = jobs[failure.jobID]?.photo(failure.photoIndex) else { return }
+        guard isCurrent(worker, failure.jobID, failure.photoIndex, attempt: failure.attempt),
+            let photo = jobs[failure.jobID]?.photo(failure.photoIndex)
+        else { return }
         if failure.transient && photo.attempts < configuration.maxAttempts {
             let backoff = configuration.retryBackoff * pow(2, Double(photo.attempts - 1))
             jobs[failure.jobID]?.noteFailureReason(failure.photoIndex, stage: failure.stageName, reason: failure.reason)
@@ -115,14 +141,17 @@ extension CoordinatorNode {
             return
         }
         let reason = photo.attempts > 1 ? "\(failure.reason) (after \(photo.attempts) attempts)" : failure.reason
-        jobs[failure.jobID]?.markFailed(failure.photoIndex, stage: failure.stageName, reason: reason)
-        photoFinished(failure.jobID, failure.photoIndex)
+        for index in [failure.photoIndex] + (jobs[failure.jobID]?.followers(of: failure.photoIndex) ?? []) {
+            jobs[failure.jobID]?.markFailed(index, stage: failure.stageName, reason: reason)
+            photoFinished(failure.jobID, index)
+        }
     }
 
     private func photoCancelled(_ cancelled: Photocluster_V1_PhotoCancelled, from worker: String) {
         release(worker, cancelled.jobID, cancelled.photoIndex)
-        guard holds(worker, cancelled.jobID, cancelled.photoIndex) else { return }
-        // The worker gave it up without being asked (it is shutting down): run it elsewhere.
+        guard isCurrent(worker, cancelled.jobID, cancelled.photoIndex, attempt: cancelled.attempt) else { return }
+        // The worker gave it up without being asked (it is shutting down, or the graph came from
+        // an older viewport): run it again.
         jobs[cancelled.jobID]?.requeue(cancelled.photoIndex)
         dispatch()
     }
@@ -132,18 +161,6 @@ extension CoordinatorNode {
         guard let job = jobs[jobID], let photo = job.photo(index) else { return }
         publish(jobID, .photo(photo.status()))
         publish(jobID, .progress(job.progress))
-        if job.allTerminal && !job.isFinished { finish(jobID) }
-    }
-
-    func finish(_ jobID: String) {
-        jobs[jobID]?.enter(.willFinish)
-        publish(jobID, .phase(.willFinish))
-        let cancelled = jobs[jobID]?.photos.contains { $0.state == .cancelled } ?? false
-        jobs[jobID]?.enter(cancelled ? .cancelled : .didFinish)
-        guard let job = jobs[jobID] else { return }
-        let p = job.progress
-        log("job \(jobID) finished: \(p.succeeded) ok, \(p.failed) failed, \(p.cancelled) cancelled in \(String(format: "%.2f", job.elapsed)) s")
-        publish(jobID, .phase(job.phase))
-        publish(jobID, .finished(job.summary(includePhotos: true)))
+        if job.allSettled && !job.isFinished { finish(jobID) }
     }
 }

@@ -24,6 +24,8 @@ public final class CoordinatorNode: @unchecked Sendable {
     var droppedFrames = 0
     /// Set when workers or jobs change, so photos no worker can run are looked for only then.
     var capabilitiesChanged = false
+    /// The newest control epoch sent per job and when, to time the workers' acknowledgements.
+    var controlSentAt: [String: (epoch: UInt64, at: Date)] = [:]
 
     /// Called on the loop thread with one line per event worth an operator's attention.
     public var log: @Sendable (String) -> Void = { _ in }
@@ -98,6 +100,7 @@ public final class CoordinatorNode: @unchecked Sendable {
         var beat = Photocluster_V1_Heartbeat()
         beat.sentUnixMs = UInt64(now.timeIntervalSince1970 * 1000)
         for id in Array(workers.keys) { sendToWorker(id, .heartbeat(beat)) }
+        resendUnacknowledgedControl()
         dispatch()
     }
 

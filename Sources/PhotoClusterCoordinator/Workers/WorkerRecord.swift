@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterProto
 
 /// What the coordinator knows of one connected worker.
 struct WorkerRecord {
@@ -6,15 +7,18 @@ struct WorkerRecord {
     let id: String
     let host: String
     let concurrency: UInt32
-    let filters: Set<String>
+    /// The filters it has, by name, with their parameter schemas.
+    let filters: [String: Photocluster_V1_FilterInfo]
     /// Graphs the worker said it can still take.
     var credits: Int = 0
     var lastSeen: Date
     /// Photos it holds: (job, photo index).
     var inFlight: Set<PhotoRef> = []
     var completed: UInt64 = 0
+    /// The newest control epoch it acknowledged, per job.
+    var ackedEpoch: [String: UInt64] = [:]
 
-    func canRun(_ filterNames: Set<String>) -> Bool { filterNames.isSubset(of: filters) }
+    func canRun(_ filterNames: Set<String>) -> Bool { filterNames.allSatisfy { filters[$0] != nil } }
 }
 
 struct PhotoRef: Hashable {

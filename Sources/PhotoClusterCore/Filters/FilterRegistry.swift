@@ -8,7 +8,10 @@ public struct FilterRegistry: Sendable {
 
     /// The filters every node has.
     public static var builtIn: FilterRegistry {
-        FilterRegistry([SepiaFilter()])
+        FilterRegistry([
+            SepiaFilter(), GrayscaleFilter(), BrightnessFilter(), BlurFilter(), SharpenFilter(), VignetteFilter(),
+            FogFilter(), PosterizeFilter(), ResizeFilter(), CropFilter(), RotateFilter(), FlipFilter(),
+        ])
     }
 
     public var names: [String] { stages.keys.sorted() }

@@ -23,6 +23,8 @@ final class PhotoWork: @unchecked Sendable {
     struct Contents {
         var downloaded: Data?
         var image: RGBAImage?
+        /// The image is also held by the cache, so a stage must copy it before changing it.
+        var imageIsShared = false
         var inputFormat: ImageFormat?
         var lastFinished: Photocluster_V1_Stage = .unspecified
         var outcome: Outcome?
@@ -31,6 +33,11 @@ final class PhotoWork: @unchecked Sendable {
     let graph: Photocluster_V1_PhotoGraph
     let filters: [ConfiguredFilter]
     var key: Key { Key(job: graph.jobID, photo: graph.photoIndex) }
+
+    /// The cache key of the output of the first `count` filters.
+    func filteredKey(count: Int) -> StageCache.Key {
+        .filtered(url: graph.url, prefix: filters.prefix(count).map(\.identifier))
+    }
 
     private let contents = LockedBox(Contents())
     private let cancelled = LockedBox(false)

@@ -4,61 +4,71 @@ import PhotoClusterDownload
 import PhotoClusterImaging
 import PhotoClusterProto
 
-/// Runs photo graphs on per-stage `OperationQueue`s: download → decode → filters… → encode.
+/// Runs photo graphs on per-job, per-stage `OperationQueue`s: download → decode → filters… →
+/// encode, starting at the first stage whose result is not already in the cache.
 ///
-/// Owns the queues and the in-flight map (behind a lock); every graph ends with exactly one
-/// call of `onOutcome`, whatever happened to it.
+/// Owns the queues, the cache and the in-flight map (the map and the job table behind locks);
+/// every graph ends with exactly one call of `onOutcome`, whatever happened to it.
 public final class WorkerEngine: @unchecked Sendable {
     public struct Configuration: Sendable {
-        /// Photos decoded, filtered and encoded at once (CPU-bound work).
+        /// Photos decoded, filtered and encoded at once (CPU-bound work), per job.
         public var concurrency: Int
         /// Transfers at once (I/O-bound: waiting costs no CPU).
         public var downloadSlots: Int
         public var maxPixels: Int
         public var downloadLimits: DownloadLimits
+        /// Bytes of intermediate results kept for photos that come back.
+        public var cacheBytes: Int
 
         public init(
             concurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
             downloadSlots: Int = 16,
             maxPixels: Int = ImageCodec.defaultMaxPixels,
-            downloadLimits: DownloadLimits = DownloadLimits()
+            downloadLimits: DownloadLimits = DownloadLimits(),
+            cacheBytes: Int = 256 << 20
         ) {
             self.concurrency = max(1, concurrency)
             self.downloadSlots = max(1, downloadSlots)
             self.maxPixels = maxPixels
             self.downloadLimits = downloadLimits
+            self.cacheBytes = cacheBytes
         }
     }
 
     typealias OutcomeHandler = @Sendable (PhotoWork, PhotoWork.Outcome) -> Void
+    typealias StageHandler = @Sendable (PhotoWork, Photocluster_V1_Stage, UInt64, UInt64, Double) -> Void
+
+    private struct Running {
+        let work: PhotoWork
+        let operations: [Operation]
+    }
 
     public let configuration: Configuration
     public let filters: FilterRegistry
-    let downloadQueue = OperationQueue()
-    let processingQueue = OperationQueue()
-    private let downloads: DownloadEngine
-    private let inFlight = LockedBox<[PhotoWork.Key: (work: PhotoWork, operations: [Operation])]>([:])
+    public let cache: StageCache
+    let downloads: DownloadCoalescer
+    private let downloadEngine: DownloadEngine
+    private let inFlight = LockedBox<[PhotoWork.Key: Running]>([:])
+    /// Queues per job, and the jobs that are suspended (kept even while a job has no queues).
+    private let jobs = LockedBox((queues: [String: JobQueues](), suspended: Set<String>()))
     private let reporter: StageReporter
     private let onOutcome: OutcomeHandler
 
-    init(
-        configuration: Configuration,
-        filters: FilterRegistry,
-        onStage: @escaping @Sendable (PhotoWork, Photocluster_V1_Stage, UInt64, UInt64, Double) -> Void,
-        onOutcome: @escaping OutcomeHandler
-    ) {
+    init(configuration: Configuration, filters: FilterRegistry, onStage: @escaping StageHandler, onOutcome: @escaping OutcomeHandler) {
         self.configuration = configuration
         self.filters = filters
-        self.downloads = DownloadEngine(limits: configuration.downloadLimits)
+        self.cache = StageCache(capacityBytes: configuration.cacheBytes)
+        self.downloadEngine = DownloadEngine(limits: configuration.downloadLimits)
+        self.downloads = DownloadCoalescer(engine: downloadEngine)
         self.reporter = StageReporter(onStage: onStage)
         self.onOutcome = onOutcome
-        downloadQueue.name = "download"
-        downloadQueue.maxConcurrentOperationCount = configuration.downloadSlots
-        processingQueue.name = "processing"
-        processingQueue.maxConcurrentOperationCount = configuration.concurrency
     }
 
     public var inFlightCount: Int { inFlight.withLock { $0.count } }
+
+    func inFlight(job: String) -> Set<UInt32> {
+        Set(inFlight.withLock { $0.keys.filter { $0.job == job }.map(\.photo) })
+    }
 
     /// Checks that every filter of a graph exists here and resolves it.
     func resolveFilters(of graph: Photocluster_V1_PhotoGraph) throws -> [ConfiguredFilter] {
@@ -67,64 +77,61 @@ public final class WorkerEngine: @unchecked Sendable {
         }
     }
 
-    /// Builds the graph's operations, linked by dependencies, and queues them. A graph for a
-    /// photo already in flight is ignored (the coordinator re-sent it).
+    // MARK: - Graphs
+
+    /// Builds the graph's operations from its first uncached stage, linked by dependencies, and
+    /// queues them. A graph for a photo already in flight is ignored (the coordinator re-sent it).
     func submit(_ graph: Photocluster_V1_PhotoGraph) {
         let configured: [ConfiguredFilter]
         do {
             configured = try resolveFilters(of: graph)
         } catch {
-            let work = PhotoWork(graph: graph, filters: [])
-            onOutcome(work, .failed(stage: .filter, stageName: "filter", reason: "\(error)", transient: false))
+            onOutcome(PhotoWork(graph: graph, filters: []), .failed(stage: .filter, stageName: "filter", reason: "\(error)", transient: false))
             return
         }
         let work = PhotoWork(graph: graph, filters: configured)
         let operations = makeOperations(for: work)
         let accepted = inFlight.withLock { map -> Bool in
             guard map[work.key] == nil else { return false }
-            map[work.key] = (work, operations)
+            map[work.key] = Running(work: work, operations: operations)
             return true
         }
         guard accepted else { return }
-        // Priority must be set before an operation is added (see the notes on OperationQueue).
+        // Priority must be set before an operation is added (see OperationQueue on Linux).
         let priority = Self.queuePriority(for: graph.band)
         for operation in operations { operation.queuePriority = priority }
-        downloadQueue.addOperation(operations[0])
-        processingQueue.addOperations(Array(operations.dropFirst()), waitUntilFinished: false)
-    }
-
-    /// Cancels photos of a job (all of them when `photos` is nil). Each ends with a `.cancelled`
-    /// outcome unless it had already finished.
-    func cancel(job: String, photos: Set<UInt32>?) {
-        let targets = inFlight.withLock { map in
-            map.values.filter { $0.work.graph.jobID == job && (photos?.contains($0.work.graph.photoIndex) ?? true) }
-        }
-        for target in targets {
-            target.work.markCancelled()
-            // The last operation reports the outcome, so it must run: never cancel it.
-            for operation in target.operations.dropLast() { operation.cancel() }
+        let queues = queues(for: graph.jobID)
+        for operation in operations {
+            (operation is DownloadOperation ? queues.download : queues.processing).addOperation(operation)
         }
     }
 
-    func cancelAll() {
-        let jobs = Set(inFlight.withLock { $0.keys.map(\.job) })
-        for job in jobs { cancel(job: job, photos: nil) }
-    }
-
-    func shutdown() {
-        cancelAll()
-        downloadQueue.waitUntilAllOperationsAreFinished()
-        processingQueue.waitUntilAllOperationsAreFinished()
-        downloads.shutdown()
-    }
-
+    /// The stages still to run: the longest cached prefix of the chain is skipped.
     private func makeOperations(for work: PhotoWork) -> [Operation] {
-        var chain: [Operation] = [
-            DownloadOperation(work: work, engine: downloads, report: reporter),
-            DecodeOperation(work: work, maxPixels: configuration.maxPixels, report: reporter),
-        ]
-        for (index, filter) in work.filters.enumerated() {
-            chain.append(FilterOperation(work: work, filter: filter, isLast: index == work.filters.count - 1, report: reporter))
+        let url = work.graph.url
+        var firstFilter = 0
+        var chain: [Operation] = []
+        if let resumed = longestCachedPrefix(of: work) {
+            firstFilter = resumed.filtersDone
+            work.update {
+                $0.image = resumed.image
+                $0.imageIsShared = true
+                $0.inputFormat = resumed.format
+                $0.lastFinished = resumed.filtersDone == 0 ? .decode : .filter
+            }
+        } else {
+            if case .bytes(let data)? = cache.get(.downloaded(url: url)) {
+                work.update {
+                    $0.downloaded = data
+                    $0.lastFinished = .download
+                }
+            } else {
+                chain.append(DownloadOperation(work: work, downloads: downloads, cache: cache, report: reporter))
+            }
+            chain.append(DecodeOperation(work: work, maxPixels: configuration.maxPixels, cache: cache, report: reporter))
+        }
+        for index in firstFilter..<work.filters.count {
+            chain.append(FilterOperation(work: work, index: index, cache: cache, report: reporter))
         }
         chain.append(EncodeOperation(work: work))
         for index in chain.indices.dropFirst() { chain[index].addDependency(chain[index - 1]) }
@@ -136,6 +143,15 @@ public final class WorkerEngine: @unchecked Sendable {
         for operation in chain { completion.addDependency(operation) }
         chain.append(completion)
         return chain
+    }
+
+    /// The decoded image with the most of the chain already applied, if the cache has one.
+    private func longestCachedPrefix(of work: PhotoWork) -> (filtersDone: Int, image: RGBAImage, format: ImageFormat)? {
+        for count in stride(from: work.filters.count, through: 0, by: -1) {
+            let key: StageCache.Key = count == 0 ? .decoded(url: work.graph.url) : work.filteredKey(count: count)
+            if case .image(let image, let format)? = cache.get(key) { return (count, image, format) }
+        }
+        return nil
     }
 
     /// Runs last, always: turns whatever the stages left into exactly one outcome.
@@ -151,6 +167,76 @@ public final class WorkerEngine: @unchecked Sendable {
             onOutcome(work, outcome)
         } else {
             onOutcome(work, .failed(stage: .unspecified, stageName: "worker", reason: "the graph ended without a result", transient: true))
+        }
+        releaseQueuesIfIdle(work.graph.jobID)
+    }
+
+    // MARK: - Control
+
+    /// Cancels photos of a job (all of them when `photos` is nil). Each ends with a `.cancelled`
+    /// outcome unless it had already finished. Results already made stay in the cache.
+    func cancel(job: String, photos: Set<UInt32>?) {
+        let targets = inFlight.withLock { map in
+            map.values.filter { $0.work.graph.jobID == job && (photos?.contains($0.work.graph.photoIndex) ?? true) }
+        }
+        for target in targets {
+            target.work.markCancelled()
+            // The last operation reports the outcome, so it must run: never cancel it.
+            for operation in target.operations.dropLast() { operation.cancel() }
+        }
+    }
+
+    /// Suspends or resumes a job: running operations finish, queued ones wait.
+    func setSuspended(job: String, _ suspended: Bool) {
+        let queues = jobs.withLock { table -> JobQueues? in
+            if suspended { table.suspended.insert(job) } else { table.suspended.remove(job) }
+            return table.queues[job]
+        }
+        queues?.setSuspended(suspended)
+    }
+
+    func isSuspended(job: String) -> Bool { jobs.withLock { $0.suspended.contains(job) } }
+
+    /// Sets the queue priority of a photo's operations that have not started yet.
+    func reprioritise(job: String, photo: UInt32, band: Photocluster_V1_PriorityBand) {
+        guard let running = inFlight.withLock({ $0[PhotoWork.Key(job: job, photo: photo)] }) else { return }
+        let priority = Self.queuePriority(for: band)
+        for operation in running.operations where !operation.isExecuting && !operation.isFinished {
+            operation.queuePriority = priority
+        }
+    }
+
+    /// Cancels everything and waits for it to end; then stops the transfers' thread.
+    func shutdown() {
+        let queues = jobs.withLock { table -> [JobQueues] in
+            table.suspended.removeAll()
+            return Array(table.queues.values)
+        }
+        for job in Set(inFlight.withLock { $0.keys.map(\.job) }) { cancel(job: job, photos: nil) }
+        for queue in queues {
+            queue.setSuspended(false)
+            queue.waitUntilIdle()
+        }
+        downloadEngine.shutdown()
+    }
+
+    private func queues(for job: String) -> JobQueues {
+        jobs.withLock { table in
+            if let existing = table.queues[job] { return existing }
+            let created = JobQueues(
+                job: job, downloadSlots: configuration.downloadSlots, concurrency: configuration.concurrency,
+                suspended: table.suspended.contains(job))
+            table.queues[job] = created
+            return created
+        }
+    }
+
+    /// A job's queues go away with its last photo; its suspension is remembered without them.
+    private func releaseQueuesIfIdle(_ job: String) {
+        let busy = inFlight.withLock { $0.keys.contains { $0.job == job } }
+        guard !busy else { return }
+        jobs.withLock { table in
+            if table.queues[job]?.processing.operationCount ?? 0 <= 1 { table.queues.removeValue(forKey: job) }
         }
     }
 

@@ -100,11 +100,29 @@ public final class WorkerNode: @unchecked Sendable {
     private func handle(_ message: Photocluster_V1_CoordinatorToWorker) {
         switch message.body {
         case .assign(let assign):
-            engine.submit(assign.graph)
+            let graph = assign.graph
+            if let newest = newestEpoch[graph.jobID], graph.epoch < newest {
+                // Sent under an older viewport: do not start it, hand it straight back.
+                finished(PhotoWork(graph: graph, filters: []), .cancelled(lastFinished: .unspecified))
+            } else {
+                engine.submit(graph)
+            }
         case .cancel(let cancel):
             guard acceptEpoch(cancel.epoch, job: cancel.jobID) else { return }
             engine.cancel(job: cancel.jobID, photos: cancel.wholeJob ? nil : Set(cancel.photoIndices))
             acknowledge(job: cancel.jobID, epoch: cancel.epoch)
+        case .suspend(let suspend):
+            guard acceptEpoch(suspend.epoch, job: suspend.jobID) else { return }
+            engine.setSuspended(job: suspend.jobID, true)
+            acknowledge(job: suspend.jobID, epoch: suspend.epoch)
+        case .resume(let resume):
+            guard acceptEpoch(resume.epoch, job: resume.jobID) else { return }
+            engine.setSuspended(job: resume.jobID, false)
+            acknowledge(job: resume.jobID, epoch: resume.epoch)
+        case .reprioritise(let update):
+            guard acceptEpoch(update.epoch, job: update.jobID) else { return }
+            for photo in update.updates { engine.reprioritise(job: update.jobID, photo: photo.photoIndex, band: photo.band) }
+            acknowledge(job: update.jobID, epoch: update.epoch)
         case .pleaseRegister:
             sayHello()
         case .dropStale(let drop):
@@ -114,12 +132,13 @@ public final class WorkerNode: @unchecked Sendable {
                 connectedTo = welcome.coordinatorID
                 log("registered with \(welcome.coordinatorID) at \(configuration.coordinatorEndpoint)")
             }
-        case .heartbeat, .suspend, .resume, .reprioritise, .none:
+        case .heartbeat, .none:
             break
         }
     }
 
-    /// Control messages older than the newest seen for their job are ignored.
+    /// Control messages older than the newest seen for their job are ignored, so a late or
+    /// reordered message cannot bring cancelled work back.
     private func acceptEpoch(_ epoch: UInt64, job: String) -> Bool {
         if let newest = newestEpoch[job], epoch < newest { return false }
         newestEpoch[job] = epoch
@@ -209,6 +228,7 @@ public final class WorkerNode: @unchecked Sendable {
             cancelled.jobID = graph.jobID
             cancelled.photoIndex = graph.photoIndex
             cancelled.lastFinished = lastFinished
+            cancelled.attempt = graph.attempt
             body = .cancelled(cancelled)
         }
         loop.post { [unowned self] in

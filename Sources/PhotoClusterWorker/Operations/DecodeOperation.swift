@@ -6,11 +6,13 @@ import PhotoClusterImaging
 final class DecodeOperation: Operation, @unchecked Sendable {
     private let work: PhotoWork
     private let maxPixels: Int
+    private let cache: StageCache
     private let report: StageReporter
 
-    init(work: PhotoWork, maxPixels: Int, report: StageReporter) {
+    init(work: PhotoWork, maxPixels: Int, cache: StageCache, report: StageReporter) {
         self.work = work
         self.maxPixels = maxPixels
+        self.cache = cache
         self.report = report
         super.init()
         name = "decode \(work.graph.name)"
@@ -21,9 +23,10 @@ final class DecodeOperation: Operation, @unchecked Sendable {
         let started = Date()
         do {
             let decoded = try ImageCodec.decode(bytes, maxPixels: maxPixels)
-            guard !isCancelled else { return }
+            cache.put(.decoded(url: work.graph.url), .image(decoded.image, decoded.format))
             work.update {
                 $0.image = decoded.image
+                $0.imageIsShared = true
                 $0.inputFormat = decoded.format
                 $0.downloaded = nil
                 $0.lastFinished = .decode

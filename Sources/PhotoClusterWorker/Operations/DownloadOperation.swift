@@ -2,17 +2,20 @@ import Foundation
 import PhotoClusterCore
 import PhotoClusterDownload
 
-/// Fetches the photo's bytes with libcurl. A cancel aborts the running transfer.
+/// Fetches the photo's bytes with libcurl, sharing a transfer with other photos of the same URL.
+/// A cancel leaves the shared transfer, which aborts when nobody else wants it.
 final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     private let work: PhotoWork
-    private let engine: DownloadEngine
+    private let downloads: DownloadCoalescer
+    private let cache: StageCache
     private let report: StageReporter
     /// Set once the transfer starts; read by `cancel()` from another thread.
-    private let handle = LockedBox<DownloadHandle?>(nil)
+    private let subscription = LockedBox<DownloadCoalescer.Subscription?>(nil)
 
-    init(work: PhotoWork, engine: DownloadEngine, report: StageReporter) {
+    init(work: PhotoWork, downloads: DownloadCoalescer, cache: StageCache, report: StageReporter) {
         self.work = work
-        self.engine = engine
+        self.downloads = downloads
+        self.cache = cache
         self.report = report
         super.init()
         name = "download \(work.graph.name)"
@@ -21,9 +24,11 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     override func execute() {
         guard work.shouldContinue else { return finish() }
         let started = Date()
-        let transfer = engine.start(url: work.graph.url) { [self] result in
+        let url = work.graph.url
+        let fetch = downloads.fetch(url) { [self] result in
             switch result {
             case .success(let body):
+                cache.put(.downloaded(url: url), .bytes(body.data))
                 work.update {
                     $0.downloaded = body.data
                     $0.lastFinished = .download
@@ -36,12 +41,12 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
             }
             finish()
         }
-        handle.withLock { $0 = transfer }
-        if isCancelled { transfer.cancel() }
+        subscription.withLock { $0 = fetch }
+        if isCancelled { fetch.cancel() }
     }
 
     override func cancel() {
         super.cancel()
-        handle.current?.cancel()
+        subscription.current?.cancel()
     }
 }

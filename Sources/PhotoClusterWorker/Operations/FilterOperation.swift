@@ -1,32 +1,43 @@
 import Foundation
 import PhotoClusterCore
 
-/// Runs one configured filter. The filter checks for cancellation between bands of rows.
+/// Runs the photo's `index`-th filter. The filter checks for cancellation between bands of rows;
+/// its output is cached as the result of the chain's prefix up to here.
 final class FilterOperation: Operation, @unchecked Sendable {
     private let work: PhotoWork
-    private let filter: ConfiguredFilter
-    private let isLast: Bool
+    private let index: Int
+    private let cache: StageCache
     private let report: StageReporter
 
-    init(work: PhotoWork, filter: ConfiguredFilter, isLast: Bool, report: StageReporter) {
+    init(work: PhotoWork, index: Int, cache: StageCache, report: StageReporter) {
         self.work = work
-        self.filter = filter
-        self.isLast = isLast
+        self.index = index
+        self.cache = cache
         self.report = report
         super.init()
-        name = "filter \(filter.name) \(work.graph.name)"
+        name = "filter \(work.filters[index].name) \(work.graph.name)"
     }
 
     override func main() {
-        guard !isCancelled, work.shouldContinue, let image = work.read({ $0.image }) else { return }
+        guard !isCancelled, work.shouldContinue, let (input, shared) = work.read({ c in c.image.map { ($0, c.imageIsShared) } }) else { return }
+        let filter = work.filters[index]
         let started = Date()
         do {
+            // Cached images are immutable: filter a copy.
+            guard let image = shared ? input.copy() : input else {
+                throw FilterFailure(filter: filter.name, reason: "out of memory copying \(input.width)x\(input.height) pixels")
+            }
             let output = try filter.stage.apply(to: image, parameters: filter.parameters) { [unowned self] in
                 isCancelled || work.isCancelled
             }
-            work.update { $0.image = output }
+            cache.put(work.filteredKey(count: index + 1), .image(output, work.read { $0.inputFormat } ?? .png))
+            let isLast = index == work.filters.count - 1
+            work.update {
+                $0.image = output
+                $0.imageIsShared = true
+                if isLast { $0.lastFinished = .filter }
+            }
             if isLast {
-                work.update { $0.lastFinished = .filter }
                 report.stageFinished(work, .filter, bytes: 0, pixels: UInt64(output.pixelCount), seconds: Date().timeIntervalSince(started))
             }
         } catch is FilterCancelled {

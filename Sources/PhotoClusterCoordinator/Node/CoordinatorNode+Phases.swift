@@ -1,0 +1,71 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterProto
+
+/// The end of a job: will finish (write `index.json`) → did finish, or, for a cancelled job,
+/// its cancel handlers (remove temporary files, record what was cancelled) → cancelled.
+extension CoordinatorNode {
+    func finish(_ jobID: String) {
+        guard let job = jobs[jobID] else { return }
+        if job.cancelledWhole {
+            removeTemporaryFiles(of: job)
+            writeIndex(of: job)
+            jobs[jobID]?.enter(.cancelled)
+        } else {
+            jobs[jobID]?.enter(.willFinish)
+            publish(jobID, .phase(.willFinish))
+            writeIndex(of: job)
+            jobs[jobID]?.enter(.didFinish)
+        }
+        guard let finished = jobs[jobID] else { return }
+        let p = finished.progress
+        log("job \(jobID) \(finished.phase == .cancelled ? "cancelled" : "finished"): \(p.succeeded) ok, \(p.failed) failed, \(p.cancelled) cancelled in \(String(format: "%.2f", finished.elapsed)) s")
+        publish(jobID, .phase(finished.phase))
+        publish(jobID, .finished(finished.summary(includePhotos: true)))
+    }
+
+    /// `index.json` in the output directory: every photo's state, reason and output path.
+    private func writeIndex(of job: Job) {
+        struct Entry: Encodable {
+            let index: UInt32
+            let name: String
+            let url: String
+            let state: String
+            let stage: String?
+            let reason: String?
+            let path: String?
+            let width: UInt32?
+            let height: UInt32?
+        }
+        struct Index: Encodable {
+            let job: String
+            let label: String
+            let photos: [Entry]
+        }
+        let index = Index(job: job.id, label: job.label, photos: job.photos.map { photo in
+            Entry(
+                index: photo.index, name: photo.name, url: photo.url, state: photo.state.rawValue,
+                stage: photo.failedStage.isEmpty ? nil : photo.failedStage,
+                reason: photo.reason.isEmpty ? nil : photo.reason,
+                path: photo.state == .done ? photo.outputPath : nil,
+                width: photo.state == .done ? photo.width : nil,
+                height: photo.state == .done ? photo.height : nil)
+        })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(index) else { return }
+        do {
+            try OutputWriter.write(data, to: job.outputDirectory.appendingPathComponent("index.json"), tag: job.id)
+        } catch {
+            log("job \(job.id): \(error)")
+        }
+    }
+
+    /// Temporary files this job may have left (a write cut short); finished files stay.
+    private func removeTemporaryFiles(of job: Job) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: job.outputDirectory.path)) ?? []
+        for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") && name.contains(".\(job.id)-") {
+            try? FileManager.default.removeItem(at: job.outputDirectory.appendingPathComponent(name))
+        }
+    }
+}

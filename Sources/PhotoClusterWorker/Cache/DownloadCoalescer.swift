@@ -1,0 +1,92 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterDownload
+
+/// Shares one transfer among every photo that wants the same URL at the same time.
+///
+/// The transfer is cancelled only when its last subscriber leaves (as in an image pipeline's
+/// shared tasks). The table of running transfers is behind the lock; completions fan out on the
+/// download engine's thread.
+final class DownloadCoalescer: @unchecked Sendable {
+    typealias Completion = @Sendable (Result<DownloadedBody, DownloadError>) -> Void
+
+    private final class Shared {
+        var handle: DownloadHandle?
+        var subscribers: [UInt64: Completion] = [:]
+    }
+
+    /// One subscription; `cancel()` leaves the shared transfer.
+    final class Subscription: @unchecked Sendable {
+        fileprivate let id: UInt64
+        fileprivate let url: String
+        fileprivate weak var owner: DownloadCoalescer?
+
+        fileprivate init(id: UInt64, url: String, owner: DownloadCoalescer) {
+            self.id = id
+            self.url = url
+            self.owner = owner
+        }
+
+        func cancel() { owner?.leave(url: url, id: id) }
+    }
+
+    private let engine: DownloadEngine
+    private let table = LockedBox((running: [String: Shared](), nextID: UInt64(0), started: 0, joined: 0))
+
+    init(engine: DownloadEngine) {
+        self.engine = engine
+    }
+
+    /// Transfers started and requests that joined a running one.
+    var counts: (started: Int, joined: Int) { table.withLock { ($0.started, $0.joined) } }
+
+    func fetch(_ url: String, completion: @escaping Completion) -> Subscription {
+        let (subscription, shared, isNew) = table.withLock { t -> (Subscription, Shared, Bool) in
+            t.nextID += 1
+            let subscription = Subscription(id: t.nextID, url: url, owner: self)
+            if let shared = t.running[url] {
+                shared.subscribers[t.nextID] = completion
+                t.joined += 1
+                return (subscription, shared, false)
+            }
+            let shared = Shared()
+            shared.subscribers[t.nextID] = completion
+            t.running[url] = shared
+            t.started += 1
+            return (subscription, shared, true)
+        }
+        guard isNew else { return subscription }
+        let handle = engine.start(url: url) { [weak self] result in
+            self?.finish(url: url, shared: shared, result: result)
+        }
+        table.withLock { _ in shared.handle = handle }
+        return subscription
+    }
+
+    private func finish(url: String, shared: Shared, result: Result<DownloadedBody, DownloadError>) {
+        let subscribers = table.withLock { t -> [Completion] in
+            if t.running[url] === shared { t.running.removeValue(forKey: url) }
+            defer { shared.subscribers.removeAll() }
+            return Array(shared.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber(result) }
+    }
+
+    private func leave(url: String, id: UInt64) {
+        let (completion, handleToCancel) = table.withLock { t -> (Completion?, DownloadHandle?) in
+            guard let shared = t.running[url], let completion = shared.subscribers.removeValue(forKey: id) else { return (nil, nil) }
+            if shared.subscribers.isEmpty {
+                t.running.removeValue(forKey: url)
+                return (completion, shared.handle)
+            }
+            return (completion, nil)
+        }
+        handleToCancel?.cancel()
+        // The leaver hears of its cancellation at once; the others keep the transfer.
+        completion?(.failure(DownloadCoalescer.cancelled(url)))
+    }
+
+    static func cancelled(_ url: String) -> DownloadError {
+        DownloadError.cancelledByCaller(url: url)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterImaging
+
+/// Intermediate results a worker keeps so a photo sent again resumes at its first missing
+/// stage: downloaded bytes, decoded pixels, and the output of each filter prefix. Bounded in
+/// bytes; the least recently used entry goes first.
+///
+/// Entries are immutable once stored: a stage that filters a cached image in place copies it
+/// first. The lock guards the table and the clock.
+public final class StageCache: @unchecked Sendable {
+    public enum Entry {
+        case bytes(Data)
+        case image(RGBAImage, ImageFormat)
+
+        var cost: Int {
+            switch self {
+            case .bytes(let data): return data.count
+            case .image(let image, _): return image.byteCount
+            }
+        }
+    }
+
+    /// What a stored entry is the result of.
+    public enum Key: Hashable, Sendable {
+        case downloaded(url: String)
+        case decoded(url: String)
+        /// Identifiers of the first filters of the chain, in order.
+        case filtered(url: String, prefix: [String])
+    }
+
+    private struct Slot {
+        let entry: Entry
+        var lastUse: UInt64
+    }
+
+    public let capacityBytes: Int
+    private let state = LockedBox((slots: [Key: Slot](), used: 0, clock: UInt64(0), hits: 0, misses: 0))
+
+    public init(capacityBytes: Int) {
+        self.capacityBytes = max(0, capacityBytes)
+    }
+
+    public var usedBytes: Int { state.withLock { $0.used } }
+    public var count: Int { state.withLock { $0.slots.count } }
+    public var hits: Int { state.withLock { $0.hits } }
+
+    public func get(_ key: Key) -> Entry? {
+        state.withLock { s in
+            s.clock += 1
+            guard var slot = s.slots[key] else {
+                s.misses += 1
+                return nil
+            }
+            slot.lastUse = s.clock
+            s.slots[key] = slot
+            s.hits += 1
+            return slot.entry
+        }
+    }
+
+    public func contains(_ key: Key) -> Bool {
+        state.withLock { $0.slots[key] != nil }
+    }
+
+    /// Stores an entry, evicting the least recently used ones to make room. An entry larger
+    /// than a quarter of the cache is not kept: it would flush everything else.
+    public func put(_ key: Key, _ entry: Entry) {
+        let cost = entry.cost
+        guard cost <= capacityBytes / 4 else { return }
+        state.withLock { s in
+            s.clock += 1
+            if let old = s.slots.removeValue(forKey: key) { s.used -= old.entry.cost }
+            while s.used + cost > capacityBytes, let victim = s.slots.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                s.slots.removeValue(forKey: victim.key)
+                s.used -= victim.value.entry.cost
+            }
+            s.slots[key] = Slot(entry: entry, lastUse: s.clock)
+            s.used += cost
+        }
+    }
+}

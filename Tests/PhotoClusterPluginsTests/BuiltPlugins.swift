@@ -1,0 +1,92 @@
+import Foundation
+import PhotoClusterTestSupport
+import XCTest
+
+/// The example plugins `swift build` puts next to the test bundle, copied into temporary
+/// plugin directories.
+enum BuiltPlugins {
+    static let cProduct = "PhotoClusterExamplePluginC"
+    static let swiftProduct = "PhotoClusterExamplePluginSwift"
+
+    /// The build products directory, e.g. `.build/x86_64-unknown-linux-gnu/debug/`: the one
+    /// that holds the test bundle.
+    static var productsDirectory: URL {
+        if let bundle = Bundle.allBundles.first(where: { $0.bundlePath.hasSuffix(".xctest") }) {
+            return bundle.bundleURL.deletingLastPathComponent()
+        }
+        return (Bundle.main.executableURL ?? Bundle.main.bundleURL).deletingLastPathComponent()
+    }
+
+    /// The built library of `product`; fails the test when it has not been built.
+    static func library(_ product: String) throws -> URL {
+        #if canImport(Darwin)
+        let file = "lib\(product).dylib"
+        #else
+        let file = "lib\(product).so"
+        #endif
+        let url = productsDirectory.appendingPathComponent(file)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            XCTFail("\(url.path) does not exist: run `swift build` (all products) before `swift test`")
+            throw CocoaError(.fileNoSuchFile)
+        }
+        return url
+    }
+
+    /// Copies `products` into `directory` as `lib<product>.so`; returns the copies' paths.
+    @discardableResult
+    static func copy(_ products: [String] = [cProduct, swiftProduct], into directory: URL) throws -> [String: URL] {
+        var copies: [String: URL] = [:]
+        for product in products {
+            let copy = directory.appendingPathComponent("lib\(product).so")
+            try FileManager.default.copyItem(at: try library(product), to: copy)
+            copies[product] = copy
+        }
+        return copies
+    }
+}
+
+/// Small test plugins compiled from C source at test time with the system C compiler.
+enum TestPlugins {
+    /// A no-op filter and an empty schema for test tables to point at.
+    static let prelude = """
+        #include "photocluster_plugin.h"
+        static int keep(pc_image *image, const double *params, pc_image *out, pc_is_cancelled_fn is_cancelled,
+                        void *context, char *error, size_t error_size) { return PC_OK; }
+
+        """
+
+    static var compiler: URL {
+        get throws {
+            let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+            for directory in path.split(separator: ":") {
+                let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent("cc")
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            }
+            throw XCTSkip("no C compiler (cc) on PATH: the test plugins cannot be built")
+        }
+    }
+
+    /// Compiles `prelude + source` into `directory/<name>.so`.
+    static func build(_ name: String, _ source: String, into directory: URL) throws -> URL {
+        let sources = Repository.temporaryDirectory("plugin-source")
+        defer { try? FileManager.default.removeItem(at: sources) }
+        let file = sources.appendingPathComponent("\(name).c")
+        try (prelude + source).write(to: file, atomically: true, encoding: .utf8)
+        let library = directory.appendingPathComponent("\(name).so")
+        let include = Repository.root.appendingPathComponent("Sources/CPhotoClusterPluginABI/include").path
+
+        let process = Process()
+        process.executableURL = try compiler
+        process.arguments = ["-shared", "-fPIC", "-I", include, "-o", library.path, file.path]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let messages = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            XCTFail("cc failed on \(name).c:\n\(messages)")
+            throw CocoaError(.executableLoad)
+        }
+        return library
+    }
+}
