@@ -89,7 +89,7 @@ let package = Package(
 
         .target(
             name: "PhotoClusterEmbedded",
-            dependencies: ["PhotoClusterCoordinator", "PhotoClusterWorker", "PhotoClusterTransport"],
+            dependencies: ["PhotoClusterCoordinator", "PhotoClusterWorker", "PhotoClusterTransport", "PhotoClusterCore"],
             swiftSettings: swiftSettings
         ),
 
@@ -97,7 +97,7 @@ let package = Package(
             name: "ClusterCLI",
             dependencies: [
                 "PhotoClusterCore", "PhotoClusterClient", "PhotoClusterCoordinator",
-                "PhotoClusterWorker", "PhotoClusterEmbedded", "PhotoClusterTransport", "LoopbackHTTP",
+                "PhotoClusterWorker", "PhotoClusterEmbedded", "PhotoClusterTransport", "PhotoClusterPlugins", "LoopbackHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],

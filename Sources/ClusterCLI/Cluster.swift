@@ -13,6 +13,8 @@ struct Cluster: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             DemoCommand.self, SubmitCommand.self, CoordinatorCommand.self, WorkerCommand.self, StatusCommand.self,
+            ViewportCommand.self, CancelCommand.self, SuspendCommand.self, ResumeCommand.self, WatchCommand.self,
+            ScrollCommand.self, PluginsCommand.self,
         ]
     )
 }

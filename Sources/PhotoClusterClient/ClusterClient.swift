@@ -108,6 +108,32 @@ public final class ClusterClient: @unchecked Sendable {
         _ = try await request(.cancel(.with { $0.jobID = job; $0.photoNames = photos }), timeout: timeout)
     }
 
+    /// Tells the cluster which photos the client looks at; returns the job's summary (without
+    /// photos) at the new epoch.
+    @discardableResult
+    public func setViewport(job: String, visible: ClosedRange<Int>, prefetch: Int = 0, scrolling: Bool = false, timeout: TimeInterval = 15) async throws -> JobSummary {
+        let viewport = Photocluster_V1_Viewport.with {
+            $0.visibleStart = UInt32(max(0, visible.lowerBound))
+            $0.visibleEnd = UInt32(max(0, visible.upperBound))
+            $0.prefetch = UInt32(max(0, prefetch))
+            $0.scrolling = scrolling
+        }
+        let reply = try await request(.viewport(.with { $0.jobID = job; $0.viewport = viewport }), timeout: timeout)
+        guard case .status(let status) = reply.body, let summary = status.jobs.first else {
+            throw ClusterClientError("unexpected answer to viewport")
+        }
+        return summary
+    }
+
+    /// Stops new work of a job from starting anywhere; running operations finish.
+    public func suspend(job: String, timeout: TimeInterval = 15) async throws {
+        _ = try await request(.suspend(.with { $0.jobID = job }), timeout: timeout)
+    }
+
+    public func resume(job: String, timeout: TimeInterval = 15) async throws {
+        _ = try await request(.resume(.with { $0.jobID = job }), timeout: timeout)
+    }
+
     private func request(
         _ body: Photocluster_V1_ClientToCoordinator.OneOf_Body, timeout: TimeInterval,
         prepare: @escaping (UInt64) -> Void = { _ in }

@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterCore
 import PhotoClusterCoordinator
 import PhotoClusterTransport
 import PhotoClusterWorker
@@ -12,7 +13,10 @@ public final class EmbeddedCluster: @unchecked Sendable {
     public let clientEndpoint: String
 
     /// `workers` local workers sharing `concurrency` photos at a time between them.
-    public init(workers count: Int, totalConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount, engine: WorkerEngine.Configuration = .init()) throws {
+    public init(
+        workers count: Int, totalConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
+        engine: WorkerEngine.Configuration = .init(), filters: FilterRegistry = .builtIn
+    ) throws {
         context = try ZMQContext()
         let name = "photocluster-\(UUID().uuidString.prefix(8))"
         let workerEndpoint = "inproc://\(name)-workers"
@@ -27,7 +31,8 @@ public final class EmbeddedCluster: @unchecked Sendable {
             var configuration = engine
             configuration.concurrency = perWorker
             return WorkerNode(
-                configuration: WorkerConfiguration(coordinatorEndpoint: workerEndpoint, workerID: "local-\(index + 1)", engine: configuration),
+                configuration: WorkerConfiguration(
+                    coordinatorEndpoint: workerEndpoint, workerID: "local-\(index + 1)", engine: configuration, filters: filters),
                 context: context)
         }
     }

@@ -28,6 +28,12 @@ struct PluginFilterStage: FilterStage {
         }
         // In schema order; the registry resolved every key, the default covers a caller that did not.
         let values = descriptor.parameters.map { parameters.values[$0.key] ?? $0.defaultValue }
+        // The ABI promises plugins values that fit their schema; a caller that skipped the
+        // registry's checks is stopped here rather than in C.
+        for (parameter, value) in zip(descriptor.parameters, values)
+        where !parameter.range.contains(value) || (parameter.kind != .double && value != value.rounded()) {
+            throw FilterFailure(filter: descriptor.name, reason: "\(parameter.key)=\(value) does not fit the plugin's schema")
+        }
         var input = pc_image(pixels: image.pixels, width: Int32(image.width), height: Int32(image.height))
         var output = pc_image(pixels: nil, width: 0, height: 0)
         var message = [CChar](repeating: 0, count: Self.errorBufferSize)

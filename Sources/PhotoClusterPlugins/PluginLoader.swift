@@ -72,7 +72,7 @@ public enum PluginLoader {
             return refused("photocluster_plugin_entry returned NULL")
         }
         let table: PluginTable
-        do {
+        do throws(PluginTable.Problem) {
             table = try PluginTable(reading: plugin)
         } catch {
             return refused(error.reason)

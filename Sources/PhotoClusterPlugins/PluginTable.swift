@@ -31,10 +31,12 @@ struct PluginTable {
 
     /// Throws when the whole plugin must be refused.
     init(reading pointer: UnsafePointer<pc_plugin>) throws(Problem) {
-        let plugin = pointer.pointee
-        guard plugin.abi_version == UInt32(PC_PLUGIN_ABI_VERSION) else {
-            throw Problem(reason: "ABI version \(plugin.abi_version), this worker speaks \(PC_PLUGIN_ABI_VERSION)")
+        // The version alone first: a table of another version may be shorter than ours.
+        let version = UnsafeRawPointer(pointer).load(as: UInt32.self)
+        guard version == UInt32(PC_PLUGIN_ABI_VERSION) else {
+            throw Problem(reason: "ABI version \(version), this worker speaks \(PC_PLUGIN_ABI_VERSION)")
         }
+        let plugin = pointer.pointee
         guard let pluginName = try Self.text(plugin.plugin_name, "plugin_name", limit: Self.maxTextLength), !pluginName.isEmpty else {
             throw Problem(reason: "plugin_name is missing")
         }
@@ -44,7 +46,7 @@ struct PluginTable {
         var filters: [Filter] = []
         var refused: [String] = []
         for index in 0..<Int(plugin.filter_count) {
-            do {
+            do throws(Problem) {
                 filters.append(try Self.filter(definitions[index], index: index))
             } catch {
                 refused.append(error.reason)

@@ -26,8 +26,7 @@ enum BuiltPlugins {
         #endif
         let url = productsDirectory.appendingPathComponent(file)
         guard FileManager.default.fileExists(atPath: url.path) else {
-            XCTFail("\(url.path) does not exist: run `swift build` (all products) before `swift test`")
-            throw CocoaError(.fileNoSuchFile)
+            throw SetupFailure("\(url.path) does not exist: run `swift build` (all products) before `swift test`")
         }
         return url
     }
@@ -67,6 +66,7 @@ enum TestPlugins {
     }
 
     /// Compiles `prelude + source` into `directory/<name>.so`.
+    @discardableResult
     static func build(_ name: String, _ source: String, into directory: URL) throws -> URL {
         let sources = Repository.temporaryDirectory("plugin-source")
         defer { try? FileManager.default.removeItem(at: sources) }
@@ -84,9 +84,14 @@ enum TestPlugins {
         let messages = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            XCTFail("cc failed on \(name).c:\n\(messages)")
-            throw CocoaError(.executableLoad)
+            throw SetupFailure("cc failed on \(name).c:\n\(messages)")
         }
         return library
     }
+}
+
+/// A test that cannot be set up; thrown, it fails the test with this message.
+struct SetupFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -7,7 +7,7 @@ import XCTest
 /// The C example plugin's filters: in place, with parameters, an error path and cancellation.
 final class ExamplePluginCTests: XCTestCase {
     var directory: URL!
-    var registry = FilterRegistry.builtIn
+    var registry = FilterRegistry([SepiaFilter()])
 
     override func setUpWithError() throws {
         directory = Repository.temporaryDirectory("plugin-c")
@@ -63,6 +63,15 @@ final class ExamplePluginCTests: XCTestCase {
         }
         // The stage goes on working for the next photo.
         XCTAssertNoThrow(try run("threshold:fail=0", on: TestImages.varied()))
+    }
+
+    func testValuesOutsideTheSchemaNeverReachThePlugin() throws {
+        let stage = try XCTUnwrap(registry.stages["threshold"])
+        for values in [["level": 300.0, "fail": 0], ["level": 1.5, "fail": 0], ["level": 10, "fail": .nan]] {
+            XCTAssertThrowsError(try stage.apply(to: TestImages.varied(), parameters: FilterParameters(values)) { false }) { error in
+                XCTAssertTrue((error as? FilterFailure)?.reason.contains("does not fit the plugin's schema") == true, "\(error)")
+            }
+        }
     }
 
     func testCancellationCallbackStopsTheFilter() throws {

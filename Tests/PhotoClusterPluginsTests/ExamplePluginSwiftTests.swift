@@ -7,7 +7,7 @@ import XCTest
 /// The Swift example plugin: a filter that returns a new, plugin-allocated image.
 final class ExamplePluginSwiftTests: XCTestCase {
     var directory: URL!
-    var registry = FilterRegistry.builtIn
+    var registry = FilterRegistry([SepiaFilter()])
 
     override func setUpWithError() throws {
         directory = Repository.temporaryDirectory("plugin-swift")

@@ -46,7 +46,7 @@ struct DemoCommand: AsyncParsableCommand {
             Terminal.write("Serving \(samplesURL.appendingPathComponent("photos").path) at \(server.baseURL)\n")
         }
         do {
-            let submit = try options.submitMessage(for: manifest, label: "samples/photos.plist", defaultFilters: ["sepia"])
+            let submit = try options.submitMessage(for: manifest, label: "samples/photos.plist", defaultFilters: ["sepia"], filters: JobRunner.filters(options.plugins))
             let status = try await JobRunner(options: options).run(submit)
             if !options.json {
                 Terminal.write("Filtered photos are in \(options.out)/. Two names in the manifest are misspelled on purpose: their downloads fail with HTTP 404.\n")

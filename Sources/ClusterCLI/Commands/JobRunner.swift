@@ -1,5 +1,6 @@
 import Foundation
 import PhotoClusterClient
+import PhotoClusterCore
 import PhotoClusterEmbedded
 import PhotoClusterProto
 
@@ -8,14 +9,24 @@ import PhotoClusterProto
 struct JobRunner {
     let options: JobOptions
 
+    /// This host's filters (logging refused plugins once).
+    static func filters(_ pluginDirectory: String?) -> FilterRegistry {
+        let (registry, report) = FilterCatalog.load(pluginDirectory: pluginDirectory)
+        FilterCatalog.logRefusals(report, prefix: "cluster")
+        return registry
+    }
+
     func run(_ submit: SubmitJob) async throws -> Int32 {
         if let endpoint = options.coordinator {
             let client = try ClusterClient(endpoint: endpoint)
             defer { client.close() }
+            if submit.viewportMode { return try await open(submit, with: client, where: endpoint) }
             return try await follow(submit, with: client, where: endpoint)
         }
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        let cluster = try EmbeddedCluster(workers: options.workers ?? cores, totalConcurrency: max(cores, options.workers ?? cores))
+        let cluster = try EmbeddedCluster(
+            workers: options.workers ?? cores, totalConcurrency: max(cores, options.workers ?? cores),
+            filters: FilterCatalog.load(pluginDirectory: options.plugins).registry)
         do {
             try cluster.start()
         } catch {
@@ -27,6 +38,22 @@ struct JobRunner {
             cluster.stop()
         }
         return try await follow(submit, with: client, where: "the embedded cluster")
+    }
+
+    /// Viewport mode: the job stays open on the coordinator; print its id and leave.
+    private func open(_ submit: SubmitJob, with client: ClusterClient, where place: String) async throws -> Int32 {
+        do {
+            let job = try await client.submit(submit)
+            if options.json {
+                Terminal.write("{\"job\": \"\(job.id)\", \"total\": \(job.total)}\n")
+            } else {
+                Terminal.write("\(job.id)\n")
+                Terminal.error("job \(job.id) is open in viewport mode on \(place); move it with `cluster viewport \(job.id) --visible A..B`, follow it with `cluster watch \(job.id)`, end it with `cluster cancel \(job.id)`")
+            }
+            return ExitStatus.allSucceeded
+        } catch let error as ClusterClientError {
+            throw CommandFailure(message: "\(place) refused the job: \(error.message)", status: ExitStatus.somePhotosFailed)
+        }
     }
 
     private func follow(_ submit: SubmitJob, with client: ClusterClient, where place: String) async throws -> Int32 {

@@ -36,7 +36,9 @@ struct StatusCommand: AsyncParsableCommand {
         Terminal.write("jobs: \(reply.jobs.count)\n")
         for summary in reply.jobs {
             let p = summary.progress
-            Terminal.write("  \(summary.jobID)  \(summary.label)  \(summary.phase)  \(ProgressReporter.counts(p))  requeues \(summary.requeues)  retries \(summary.retries)\n")
+            let v = summary.viewport
+            let mode = summary.viewportMode ? "viewport \(v.visibleStart)..\(v.visibleEnd) prefetch \(v.prefetch)\(v.scrolling ? " scrolling" : "")" : "batch"
+            Terminal.write("  \(summary.jobID)  \(summary.label)  \(PhaseName.of(summary.phase))\(summary.suspended ? " (suspended)" : "")  \(mode)  \(ProgressReporter.counts(p))  requeues \(summary.requeues)  retries \(summary.retries)\n")
             for photo in summary.photos where photo.state == .failed {
                 Terminal.write("    failed \(photo.name): \(photo.stage): \(photo.reason)\n")
             }

@@ -26,7 +26,7 @@ struct SubmitCommand: AsyncParsableCommand {
             CommandFailure.usage("\(error)").exit()
         }
         do {
-            let submit = try options.submitMessage(for: parsed, label: (manifest as NSString).lastPathComponent, defaultFilters: ["sepia"])
+            let submit = try options.submitMessage(for: parsed, label: (manifest as NSString).lastPathComponent, defaultFilters: ["sepia"], filters: JobRunner.filters(options.plugins))
             let status = try await JobRunner(options: options).run(submit)
             if status != ExitStatus.allSucceeded { throw ExitCode(status) }
         } catch let failure as CommandFailure {

@@ -23,8 +23,23 @@ struct JobOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Client endpoint of a running coordinator, e.g. tcp://127.0.0.1:7001 (default: run an embedded cluster).", valueName: "endpoint"))
     var coordinator: String?
 
+    @Option(help: ArgumentHelp("A directory of filter plugins for the embedded workers (and to check specs against).", valueName: "dir"))
+    var plugins: String?
+
     @Flag(help: "Print one JSON object with the outcome instead of human output.")
     var json = false
+
+    @Option(help: ArgumentHelp("Viewport mode: only these manifest indices (plus --prefetch) run; the job stays open and its id is printed. Needs --coordinator.", valueName: "A..B"))
+    var visible: IndexRange?
+
+    @Option(help: ArgumentHelp("Photos on each side of --visible to prefetch at lower priority.", valueName: "k"))
+    var prefetch = 0
+
+    @Flag(help: "With --visible: run every photo (the rest at the lowest priority) and wait for the end.")
+    var all = false
+
+    /// The job stays open and follows viewport changes instead of running everything.
+    var viewportMode: Bool { visible != nil && !all }
 
     func validate() throws {
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be between 1 and 100, got \(quality)") }
@@ -32,6 +47,10 @@ struct JobOptions: ParsableArguments {
             throw ValidationError("--format must be jpeg or png, got \"\(format)\"")
         }
         if let workers, !(1...256).contains(workers) { throw ValidationError("--workers must be between 1 and 256, got \(workers)") }
+        guard prefetch >= 0 else { throw ValidationError("--prefetch must not be negative") }
+        if viewportMode && coordinator == nil {
+            throw ValidationError("--visible keeps the job open, which needs a running coordinator: add --coordinator (or --all to run everything now)")
+        }
     }
 
     var outputFormat: Photocluster_V1_OutputFormat {
@@ -42,29 +61,35 @@ struct JobOptions: ParsableArguments {
         }
     }
 
-    /// Resolves every filter spec, so a bad one fails before any work, listing what exists.
-    func resolvedFilters(defaultingTo fallback: [String]) throws -> [Photocluster_V1_FilterSpec] {
-        try (filters.isEmpty ? fallback : filters).map(Self.resolve)
-    }
-
-    static func resolve(_ text: String) throws -> Photocluster_V1_FilterSpec {
-        let configured: ConfiguredFilter
+    /// Resolves every filter spec this host knows, so a bad one fails before any work, listing
+    /// what exists. A name unknown here is left for a remote coordinator to check against its
+    /// workers' filters; an embedded cluster has only this host's filters, so it fails here.
+    func resolve(_ text: String, in registry: FilterRegistry) throws -> Photocluster_V1_FilterSpec {
+        let spec: FilterSpec
         do {
-            configured = try FilterRegistry.builtIn.resolve(text)
+            spec = try FilterSpec(parsing: text)
+            if coordinator == nil || registry.stages[spec.name] != nil {
+                let configured = try registry.resolve(spec)
+                return Self.proto(configured.spec)
+            }
         } catch let error as FilterSpecError {
             throw CommandFailure.usage(error.description)
         }
-        return Photocluster_V1_FilterSpec.with { spec in
-            spec.name = configured.name
-            spec.params = configured.spec.parameters.map { key, value in
+        return Self.proto(spec)
+    }
+
+    static func proto(_ spec: FilterSpec) -> Photocluster_V1_FilterSpec {
+        Photocluster_V1_FilterSpec.with { proto in
+            proto.name = spec.name
+            proto.params = spec.parameters.map { key, value in
                 Photocluster_V1_FilterParam.with { $0.key = key; $0.value = value }
             }
         }
     }
 
     /// The submit message for a parsed manifest.
-    func submitMessage(for manifest: Manifest, label: String, defaultFilters: [String]) throws -> Photocluster_V1_SubmitJob {
-        let chain = try resolvedFilters(defaultingTo: defaultFilters)
+    func submitMessage(for manifest: Manifest, label: String, defaultFilters: [String], filters registry: FilterRegistry) throws -> Photocluster_V1_SubmitJob {
+        let chain = try (filters.isEmpty ? defaultFilters : filters).map { try resolve($0, in: registry) }
         let outputDirectory = URL(fileURLWithPath: out, isDirectory: true).standardizedFileURL.path
         var submit = Photocluster_V1_SubmitJob()
         submit.label = label
@@ -72,12 +97,23 @@ struct JobOptions: ParsableArguments {
         submit.outputDir = outputDirectory
         submit.format = outputFormat
         submit.quality = UInt32(quality)
+        if let visible {
+            guard visible.range.lowerBound < manifest.entries.count else {
+                throw CommandFailure.usage("--visible \(visible) is outside the manifest's photos 0..\(manifest.entries.count - 1)")
+            }
+            submit.viewportMode = viewportMode
+            submit.viewport = .with {
+                $0.visibleStart = UInt32(visible.range.lowerBound)
+                $0.visibleEnd = UInt32(min(visible.range.upperBound, manifest.entries.count - 1))
+                $0.prefetch = UInt32(prefetch)
+            }
+        }
         submit.photos = try manifest.entries.map { entry in
             var photo = Photocluster_V1_ManifestEntry()
             photo.name = entry.name
             photo.url = entry.url
             photo.filters = try (entry.filters ?? []).map { text in
-                do { return try Self.resolve(text) } catch let failure as CommandFailure {
+                do { return try resolve(text, in: registry) } catch let failure as CommandFailure {
                     throw CommandFailure.usage("\(label): photo \"\(entry.name)\": \(failure.message)")
                 }
             }

@@ -19,16 +19,26 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("This worker's id (default: host, process id and a random suffix).", valueName: "id"))
     var id: String?
 
+    @Option(help: ArgumentHelp("A directory of filter plugins (*.so) to load besides the default one.", valueName: "dir"))
+    var plugins: String?
+
+    @Option(name: .customLong("cache-mb"), help: ArgumentHelp("Megabytes of intermediate results kept for photos that come back.", valueName: "n"))
+    var cacheMB = 256
+
     func validate() throws {
         if let concurrency, !(1...1024).contains(concurrency) { throw ValidationError("--concurrency must be between 1 and 1024") }
+        guard (0...1_048_576).contains(cacheMB) else { throw ValidationError("--cache-mb must be between 0 and 1048576") }
     }
 
     func run() async throws {
         let context = try ZMQContext()
-        var engine = WorkerEngine.Configuration()
+        var engine = WorkerEngine.Configuration(cacheBytes: cacheMB << 20)
         if let concurrency { engine.concurrency = concurrency }
+        let (filters, report) = FilterCatalog.load(pluginDirectory: plugins)
+        FilterCatalog.logRefusals(report, prefix: "worker")
         let node = WorkerNode(
-            configuration: WorkerConfiguration(coordinatorEndpoint: coordinator, workerID: id ?? WorkerConfiguration.defaultWorkerID(), engine: engine),
+            configuration: WorkerConfiguration(
+                coordinatorEndpoint: coordinator, workerID: id ?? WorkerConfiguration.defaultWorkerID(), engine: engine, filters: filters),
             context: context)
         node.log = { Terminal.error("worker: \($0)") }
         do {

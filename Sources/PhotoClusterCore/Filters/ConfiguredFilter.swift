@@ -23,7 +23,8 @@ public struct ConfiguredFilter: Sendable {
         FilterSpec(name: name, parameters: parameters.values.keys.sorted().map { ($0, Self.format(parameters.values[$0]!)) })
     }
 
-    static func format(_ value: Double) -> String {
+    /// A number as a user writes it: integers without a fraction.
+    public static func format(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }

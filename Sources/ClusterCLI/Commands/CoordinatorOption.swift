@@ -1,0 +1,23 @@
+import ArgumentParser
+import PhotoClusterClient
+
+/// `--coordinator` for the commands that talk to a running coordinator.
+struct CoordinatorOption: ParsableArguments {
+    @Option(help: ArgumentHelp("The coordinator's client endpoint.", valueName: "endpoint"))
+    var coordinator = "tcp://127.0.0.1:7001"
+
+    func connect() throws -> ClusterClient {
+        try ClusterClient(endpoint: coordinator)
+    }
+
+    /// Runs a request, turning a failure into a message and exit status 1.
+    func run<T>(_ body: (ClusterClient) async throws -> T) async throws -> T {
+        let client = try connect()
+        defer { client.close() }
+        do {
+            return try await body(client)
+        } catch let error as ClusterClientError {
+            CommandFailure(message: error.message, status: ExitStatus.somePhotosFailed).exit()
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import PhotoClusterClient
+import PhotoClusterProto
+
+/// `cluster watch JOB`: the job's events as they happen, until it ends.
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "watch", abstract: "Print a job's events live until it ends.")
+
+    @Argument(help: "The job id.") var job: String
+    @OptionGroup var connection: CoordinatorOption
+
+    func run() async throws {
+        try await connection.run { client in
+            let (status, events) = try await client.watch(job)
+            if let summary = status.jobs.first {
+                Terminal.write("job \(job): \(PhaseName.of(summary.phase)), \(ProgressReporter.counts(summary.progress))\n")
+            }
+            for await event in events {
+                switch event.body {
+                case .phase(let phase):
+                    Terminal.write("phase: \(PhaseName.of(phase))\n")
+                case .photo(let photo):
+                    let detail = photo.state == .done ? photo.outputPath : "\(photo.stage.isEmpty ? "" : photo.stage + ": ")\(photo.reason)"
+                    Terminal.write("photo \(photo.index) \(photo.name): \(photo.state == .done ? "done" : "\(photo.state)") \(detail)\n")
+                case .progress(let progress):
+                    Terminal.write("progress: \(ProgressReporter.counts(progress))\n")
+                case .finished(let summary):
+                    Terminal.write("finished: \(ProgressReporter.counts(summary.progress)) in \(String(format: "%.2f", summary.elapsedSeconds)) s\n")
+                case .none:
+                    break
+                }
+            }
+        }
+    }
+}
+
+/// Words for job phases.
+enum PhaseName {
+    static func of(_ phase: Photocluster_V1_JobPhase) -> String {
+        switch phase {
+        case .preparation: return "preparation"
+        case .inProgress: return "in progress"
+        case .willFinish: return "will finish"
+        case .didFinish: return "did finish"
+        case .cancelled: return "cancelled"
+        case .UNRECOGNIZED(let value): return "phase \(value)"
+        }
+    }
+}
