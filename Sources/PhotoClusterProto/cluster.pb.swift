@@ -1362,6 +1362,28 @@ public nonisolated struct Photocluster_V1_JobSummary: @unchecked Sendable {
     set {_uniqueStorage()._controlAckMs = newValue}
   }
 
+  /// Work reported by workers, and the part of it done for photos outside visible ∪ prefetch
+  /// at the time (wasted work).
+  public var bytesDownloaded: UInt64 {
+    get {_storage._bytesDownloaded}
+    set {_uniqueStorage()._bytesDownloaded = newValue}
+  }
+
+  public var bytesWasted: UInt64 {
+    get {_storage._bytesWasted}
+    set {_uniqueStorage()._bytesWasted = newValue}
+  }
+
+  public var pixelsProcessed: UInt64 {
+    get {_storage._pixelsProcessed}
+    set {_uniqueStorage()._pixelsProcessed = newValue}
+  }
+
+  public var pixelsWasted: UInt64 {
+    get {_storage._pixelsWasted}
+    set {_uniqueStorage()._pixelsWasted = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -3709,7 +3731,7 @@ nonisolated extension Photocluster_V1_JobProgress: SwiftProtobuf.Message, SwiftP
 
 nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".JobSummary"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{1}phase\0\u{1}progress\0\u{3}elapsed_seconds\0\u{1}photos\0\u{1}viewport\0\u{1}suspended\0\u{1}label\0\u{1}requeues\0\u{1}retries\0\u{3}viewport_mode\0\u{3}output_dir\0\u{3}control_ack_ms\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{1}phase\0\u{1}progress\0\u{3}elapsed_seconds\0\u{1}photos\0\u{1}viewport\0\u{1}suspended\0\u{1}label\0\u{1}requeues\0\u{1}retries\0\u{3}viewport_mode\0\u{3}output_dir\0\u{3}control_ack_ms\0\u{3}bytes_downloaded\0\u{3}bytes_wasted\0\u{3}pixels_processed\0\u{3}pixels_wasted\0")
 
   fileprivate class _StorageClass {
     var _jobID: String = String()
@@ -3725,6 +3747,10 @@ nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftPr
     var _viewportMode: Bool = false
     var _outputDir: String = String()
     var _controlAckMs: [Double] = []
+    var _bytesDownloaded: UInt64 = 0
+    var _bytesWasted: UInt64 = 0
+    var _pixelsProcessed: UInt64 = 0
+    var _pixelsWasted: UInt64 = 0
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -3748,6 +3774,10 @@ nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftPr
       _viewportMode = source._viewportMode
       _outputDir = source._outputDir
       _controlAckMs = source._controlAckMs
+      _bytesDownloaded = source._bytesDownloaded
+      _bytesWasted = source._bytesWasted
+      _pixelsProcessed = source._pixelsProcessed
+      _pixelsWasted = source._pixelsWasted
     }
   }
 
@@ -3779,6 +3809,10 @@ nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftPr
         case 11: try { try decoder.decodeSingularBoolField(value: &_storage._viewportMode) }()
         case 12: try { try decoder.decodeSingularStringField(value: &_storage._outputDir) }()
         case 13: try { try decoder.decodeRepeatedDoubleField(value: &_storage._controlAckMs) }()
+        case 14: try { try decoder.decodeSingularUInt64Field(value: &_storage._bytesDownloaded) }()
+        case 15: try { try decoder.decodeSingularUInt64Field(value: &_storage._bytesWasted) }()
+        case 16: try { try decoder.decodeSingularUInt64Field(value: &_storage._pixelsProcessed) }()
+        case 17: try { try decoder.decodeSingularUInt64Field(value: &_storage._pixelsWasted) }()
         default: break
         }
       }
@@ -3830,6 +3864,18 @@ nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftPr
       if !_storage._controlAckMs.isEmpty {
         try visitor.visitPackedDoubleField(value: _storage._controlAckMs, fieldNumber: 13)
       }
+      if _storage._bytesDownloaded != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._bytesDownloaded, fieldNumber: 14)
+      }
+      if _storage._bytesWasted != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._bytesWasted, fieldNumber: 15)
+      }
+      if _storage._pixelsProcessed != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._pixelsProcessed, fieldNumber: 16)
+      }
+      if _storage._pixelsWasted != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._pixelsWasted, fieldNumber: 17)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -3852,6 +3898,10 @@ nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftPr
         if _storage._viewportMode != rhs_storage._viewportMode {return false}
         if _storage._outputDir != rhs_storage._outputDir {return false}
         if _storage._controlAckMs != rhs_storage._controlAckMs {return false}
+        if _storage._bytesDownloaded != rhs_storage._bytesDownloaded {return false}
+        if _storage._bytesWasted != rhs_storage._bytesWasted {return false}
+        if _storage._pixelsProcessed != rhs_storage._pixelsProcessed {return false}
+        if _storage._pixelsWasted != rhs_storage._pixelsWasted {return false}
         return true
       }
       if !storagesAreEqual {return false}

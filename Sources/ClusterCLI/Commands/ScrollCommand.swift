@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PhotoClusterClient
+import PhotoClusterCore
 
 /// `cluster scroll JOB --trace FILE`: replays a recorded scroll as viewport changes.
 struct ScrollCommand: AsyncParsableCommand {
@@ -41,41 +42,5 @@ struct ScrollCommand: AsyncParsableCommand {
                 }
             }
         }
-    }
-}
-
-/// The scroll trace format.
-enum ScrollTrace {
-    struct Event: Equatable {
-        let timeMs: Int
-        let visible: ClosedRange<Int>
-        let scrolling: Bool
-    }
-
-    struct ParseError: Error, CustomStringConvertible {
-        let file: String
-        let line: Int
-        let reason: String
-        var description: String { "\(file): line \(line): \(reason)" }
-    }
-
-    static func parse(contentsOf url: URL) throws -> [Event] {
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
-            throw ParseError(file: url.path, line: 0, reason: "cannot read the file")
-        }
-        var events: [Event] = []
-        for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { Int($0) }
-            guard fields.count == 4, fields[0] >= 0, fields[1] >= 0, fields[1] <= fields[2], fields[3] == 0 || fields[3] == 1 else {
-                throw ParseError(file: url.path, line: offset + 1, reason: "expected `time_ms visible_start visible_end scrolling(0|1)`, got \"\(line)\"")
-            }
-            if let last = events.last, fields[0] < last.timeMs {
-                throw ParseError(file: url.path, line: offset + 1, reason: "time goes backwards (\(fields[0]) after \(last.timeMs))")
-            }
-            events.append(Event(timeMs: fields[0], visible: fields[1]...fields[2], scrolling: fields[3] == 1))
-        }
-        return events
     }
 }

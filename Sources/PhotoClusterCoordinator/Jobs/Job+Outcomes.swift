@@ -51,6 +51,17 @@ extension Job {
         photos[Int(index)].reason = reason
     }
 
+    /// Adds a stage's work to the job's totals; work on a photo the viewport does not want is wasted.
+    mutating func account(_ progress: Photocluster_V1_StageProgress) {
+        let wasted = !planner.wants(Int(progress.photoIndex))
+        work.bytes += progress.bytes
+        work.pixels += progress.pixels
+        if wasted {
+            work.wastedBytes += progress.bytes
+            work.wastedPixels += progress.pixels
+        }
+    }
+
     mutating func noteCached(_ index: UInt32, on worker: String) {
         photos[Int(index)].cachedOn = worker
     }

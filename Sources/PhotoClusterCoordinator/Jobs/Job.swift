@@ -32,6 +32,8 @@ struct Job {
     var delayed: [(due: Date, index: UInt32)] = []
     /// Recent control round trips (viewport change → last worker's acknowledgement), in ms.
     var controlAckMilliseconds: [Double] = []
+    /// Work the workers reported, and the part done for photos out of view at the time.
+    var work = (bytes: UInt64(0), wastedBytes: UInt64(0), pixels: UInt64(0), wastedPixels: UInt64(0))
 
     init(id: String, submit: Photocluster_V1_SubmitJob, outputDirectory: URL, now: Date = Date()) {
         self.id = id
@@ -120,6 +122,10 @@ struct Job {
         summary.suspended = isSuspended
         summary.outputDir = outputDirectory.path
         summary.controlAckMs = controlAckMilliseconds
+        summary.bytesDownloaded = work.bytes
+        summary.bytesWasted = work.wastedBytes
+        summary.pixelsProcessed = work.pixels
+        summary.pixelsWasted = work.wastedPixels
         if includePhotos { summary.photos = photos.map { $0.status() } }
         return summary
     }

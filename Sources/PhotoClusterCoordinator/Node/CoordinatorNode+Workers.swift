@@ -101,6 +101,7 @@ extension CoordinatorNode {
         guard let photo = jobs[progress.jobID]?.photo(progress.photoIndex) else { return }
         // Whatever attempt it was, the worker now holds this photo's intermediate results.
         jobs[progress.jobID]?.noteCached(progress.photoIndex, on: worker)
+        jobs[progress.jobID]?.account(progress)
         guard photo.worker == worker else { return }
         switch progress.stage {
         case .download: jobs[progress.jobID]?.markStage(progress.photoIndex, .downloaded)
