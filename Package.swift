@@ -118,6 +118,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "PhotoClusterTransportTests",
+            dependencies: ["PhotoClusterTransport", "PhotoClusterCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PhotoClusterPluginsTests",
             dependencies: ["PhotoClusterPlugins", "PhotoClusterCore", "PhotoClusterTestSupport"],
             swiftSettings: swiftSettings
