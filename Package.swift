@@ -110,6 +110,14 @@ let package = Package(
             path: "Tests/PhotoClusterTestSupport",
             swiftSettings: swiftSettings
         ),
+        // Benchmarks print figures; `make bench` runs them in release builds.
+        .executableTarget(
+            name: "ViewportBenchmark",
+            dependencies: ["PhotoClusterClient", "PhotoClusterCore", "PhotoClusterProto", "LoopbackHTTP"],
+            path: "Benchmarks/ViewportBenchmark",
+            swiftSettings: swiftSettings
+        ),
+
         .testTarget(name: "PhotoClusterCoreTests", dependencies: ["PhotoClusterCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PhotoClusterImagingTests",

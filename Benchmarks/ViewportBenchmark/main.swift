@@ -1,0 +1,189 @@
+import Foundation
+import LoopbackHTTP
+import PhotoClusterClient
+import PhotoClusterCore
+import PhotoClusterProto
+
+// Viewport benchmark: a coordinator and 4 worker processes over TCP on loopback, the 500-photo
+// manifest served on loopback, and three figures:
+//   1. cancel latency: viewport change at the coordinator → last worker's acknowledgement;
+//   2. wasted work on the fast fling trace: bytes and pixels spent on photos outside
+//      visible ∪ prefetch when they were worked on, as a share of all work;
+//   3. time from a settled viewport to the first newly visible photo done.
+// Usage: viewport-benchmark [--cluster PATH] [--workers N] [--changes N] [--out DIR]
+
+struct Options {
+    var cluster = ".build/release/cluster"
+    var workers = 4
+    var changes = 300
+    var out = "bench/results"
+    var prefetch = 5
+
+    init(_ arguments: [String]) {
+        var rest = arguments.dropFirst()
+        while let flag = rest.popFirst() {
+            let value = rest.popFirst() ?? ""
+            switch flag {
+            case "--cluster": cluster = value
+            case "--workers": workers = Int(value) ?? workers
+            case "--changes": changes = Int(value) ?? changes
+            case "--out": out = value
+            default:
+                FileHandle.standardError.write(Data("unknown option \(flag)\n".utf8))
+                exit(2)
+            }
+        }
+    }
+}
+
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    guard !values.isEmpty else { return .nan }
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+}
+
+func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+
+/// Starts `cluster` with arguments; its output goes to a log file.
+func launch(_ binary: String, _ arguments: [String], log: URL) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = arguments
+    FileManager.default.createFile(atPath: log.path, contents: nil)
+    let handle = try FileHandle(forWritingTo: log)
+    process.standardOutput = handle
+    process.standardError = handle
+    try process.run()
+    return process
+}
+
+let options = Options(CommandLine.arguments)
+guard FileManager.default.isExecutableFile(atPath: options.cluster) else {
+    note("\(options.cluster) is missing: build it with `swift build -c release --product cluster` (or run `make bench`)")
+    exit(1)
+}
+let logs = FileManager.default.temporaryDirectory.appendingPathComponent("viewport-bench-\(getpid())")
+try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+let server = try LoopbackHTTPServer.serving(directory: URL(fileURLWithPath: "samples/photos"))
+let port = Int.random(in: 30_000...40_000)
+let workerEndpoint = "tcp://127.0.0.1:\(port)"
+let clientEndpoint = "tcp://127.0.0.1:\(port + 1)"
+var processes = [try launch(options.cluster, ["coordinator", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--heartbeat-ms", "250"], log: logs.appendingPathComponent("coordinator.log"))]
+for index in 0..<options.workers {
+    processes.append(try launch(options.cluster, ["worker", "--coordinator", workerEndpoint, "--concurrency", "1", "--id", "bench-\(index)"], log: logs.appendingPathComponent("worker-\(index).log")))
+}
+defer {
+    for process in processes.reversed() where process.isRunning { process.interrupt(); process.waitUntilExit() }
+    server.stop()
+}
+
+let client = try ClusterClient(endpoint: clientEndpoint)
+var connected = 0
+for _ in 0..<100 {
+    connected = (try? await client.status(timeout: 2).workers.count) ?? 0
+    if connected == options.workers { break }
+    try await Task.sleep(nanoseconds: 100_000_000)
+}
+guard connected == options.workers else {
+    note("only \(connected) of \(options.workers) workers joined; logs in \(logs.path)")
+    exit(1)
+}
+note("cluster up: coordinator and \(options.workers) workers over TCP; logs in \(logs.path)")
+
+let manifest = try ManifestParser().parse(contentsOf: URL(fileURLWithPath: "samples/scroll/photos-500.json"))
+func submitJob(out: String) async throws -> SubmittedJob {
+    var submit = SubmitJob()
+    submit.label = "photos-500.json"
+    submit.outputDir = FileManager.default.temporaryDirectory.appendingPathComponent("viewport-bench-out-\(out)-\(getpid())").path
+    submit.filters = [.with { $0.name = "sepia" }]
+    submit.viewportMode = true
+    submit.viewport = .with { $0.visibleStart = 0; $0.visibleEnd = 9; $0.prefetch = UInt32(options.prefetch) }
+    submit.photos = manifest.entries.map { entry in
+        .with { $0.name = entry.name; $0.url = entry.url.replacingOccurrences(of: "http://127.0.0.1:8765", with: server.baseURL) }
+    }
+    return try await client.submit(submit)
+}
+
+// 1. Cancel latency over many settled viewport changes.
+let latencyJob = try await submitJob(out: "latency")
+var generator = SystemRandomNumberGenerator()
+for change in 0..<options.changes {
+    let start = Int.random(in: 0...490, using: &generator)
+    try await client.setViewport(job: latencyJob.id, visible: start...(start + 9), prefetch: options.prefetch)
+    try await Task.sleep(nanoseconds: 15_000_000)
+    if change % 50 == 49 { note("latency: \(change + 1)/\(options.changes) viewport changes") }
+}
+try await Task.sleep(nanoseconds: 300_000_000)
+let latencies = try await client.status(job: latencyJob.id).jobs.first?.controlAckMs ?? []
+try await client.cancel(job: latencyJob.id)
+
+// 2 and 3. The fast fling trace.
+let trace = try ScrollTrace.parse(contentsOf: URL(fileURLWithPath: "samples/scroll/fast-fling.trace"))
+let flingJob = try await submitJob(out: "fling")
+let doneAt = LockedBox<[Int: Date]>([:])
+let follower = Task {
+    for await event in flingJob.events {
+        if case .photo(let photo) = event.body, photo.state == .done {
+            doneAt.withLock { $0[Int(photo.index)] = $0[Int(photo.index)] ?? Date() }
+        }
+    }
+}
+let started = Date()
+var settles: [(at: Date, visible: ClosedRange<Int>, alreadyDone: Set<Int>)] = []
+for event in trace {
+    let wait = Double(event.timeMs) / 1000 - Date().timeIntervalSince(started)
+    if wait > 0 { try await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000)) }
+    let done = Set(doneAt.current.keys)
+    let sentAt = Date()
+    try await client.setViewport(job: flingJob.id, visible: event.visible, prefetch: options.prefetch, scrolling: event.scrolling)
+    if !event.scrolling { settles.append((sentAt, event.visible, done)) }
+}
+note("fling trace replayed: \(trace.count) events in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+try await Task.sleep(nanoseconds: 3_000_000_000)
+let fling = try await client.status(job: flingJob.id).jobs.first!
+try await client.cancel(job: flingJob.id)
+follower.cancel()
+let finished = doneAt.current
+let firstVisible: [Double] = settles.compactMap { settle in
+    let fresh = settle.visible.filter { !settle.alreadyDone.contains($0) }
+    let times = fresh.compactMap { finished[$0] }.filter { $0 >= settle.at }
+    guard !fresh.isEmpty, let first = times.min() else { return nil }
+    return first.timeIntervalSince(settle.at) * 1000
+}
+client.close()
+
+// Report.
+let wastedBytes = fling.bytesDownloaded == 0 ? 0 : Double(fling.bytesWasted) / Double(fling.bytesDownloaded) * 100
+let wastedPixels = fling.pixelsProcessed == 0 ? 0 : Double(fling.pixelsWasted) / Double(fling.pixelsProcessed) * 100
+let rows: [(String, String)] = [
+    ("workers (processes, TCP loopback)", "\(options.workers)"),
+    ("cancel latency p50 (viewport change → last ack)", String(format: "%.2f ms", percentile(latencies, 0.5))),
+    ("cancel latency p99", String(format: "%.2f ms", percentile(latencies, 0.99))),
+    ("viewport changes measured", "\(latencies.count) of \(options.changes)"),
+    ("fast fling: bytes downloaded", "\(fling.bytesDownloaded)"),
+    ("fast fling: wasted bytes", String(format: "%llu (%.1f%%)", fling.bytesWasted, wastedBytes)),
+    ("fast fling: pixels processed", "\(fling.pixelsProcessed)"),
+    ("fast fling: wasted pixels", String(format: "%llu (%.1f%%)", fling.pixelsWasted, wastedPixels)),
+    ("settle → first newly visible photo done, p50", String(format: "%.1f ms", percentile(firstVisible, 0.5))),
+    ("settle → first newly visible photo done, p99", String(format: "%.1f ms", percentile(firstVisible, 0.99))),
+    ("settles measured", "\(firstVisible.count) of \(settles.count)"),
+]
+let width = rows.map(\.0.count).max() ?? 0
+var markdown = "| figure | value |\n|---|---|\n"
+for (name, value) in rows {
+    print(name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value)
+    markdown += "| \(name) | \(value) |\n"
+}
+try FileManager.default.createDirectory(atPath: options.out, withIntermediateDirectories: true)
+try markdown.write(toFile: options.out + "/viewport.md", atomically: true, encoding: .utf8)
+let json: [String: Any] = [
+    "workers": options.workers,
+    "cancel_latency_ms": ["p50": percentile(latencies, 0.5), "p99": percentile(latencies, 0.99), "samples": latencies.count],
+    "fast_fling": [
+        "bytes_downloaded": fling.bytesDownloaded, "bytes_wasted": fling.bytesWasted,
+        "pixels_processed": fling.pixelsProcessed, "pixels_wasted": fling.pixelsWasted,
+    ],
+    "settle_to_first_visible_ms": ["p50": percentile(firstVisible, 0.5), "p99": percentile(firstVisible, 0.99), "samples": firstVisible.count],
+]
+try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]).write(to: URL(fileURLWithPath: options.out + "/viewport.json"))
+note("wrote \(options.out)/viewport.md and viewport.json")
