@@ -2,7 +2,7 @@
 SWIFT ?= swift
 RELEASE_CLUSTER := .build/release/cluster
 
-.PHONY: demo test deps build release proto-check clean
+.PHONY: demo test deps build release proto-check bench clean
 
 deps:
 	@scripts/install-deps
@@ -26,6 +26,12 @@ proto-check: deps
 test: deps proto-check
 	$(SWIFT) build
 	$(SWIFT) test
+
+# Benchmarks print figures and write them under bench/results/; they never gate `make test`.
+bench: deps
+	$(SWIFT) build -c release --product cluster
+	$(SWIFT) build -c release --product ViewportBenchmark
+	.build/release/ViewportBenchmark
 
 clean:
 	rm -rf .build .build-* out
