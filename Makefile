@@ -31,6 +31,8 @@ test: deps proto-check
 bench: deps
 	$(SWIFT) build -c release --product cluster
 	$(SWIFT) build -c release --product ViewportBenchmark
+	$(SWIFT) build -c release --product FilterBenchmark
+	.build/release/FilterBenchmark
 	.build/release/ViewportBenchmark
 
 clean:

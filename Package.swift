@@ -118,6 +118,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .executableTarget(
+            name: "FilterBenchmark",
+            dependencies: ["PhotoClusterCore"],
+            path: "Benchmarks/FilterBenchmark",
+            swiftSettings: swiftSettings
+        ),
+
         .testTarget(name: "PhotoClusterCoreTests", dependencies: ["PhotoClusterCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PhotoClusterImagingTests",
