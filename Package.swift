@@ -26,6 +26,11 @@ let package = Package(
             pkgConfig: "libzmq",
             providers: [.apt(["libzmq3-dev"])]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(
             name: "CCurlShim",
             linkerSettings: [.linkedLibrary("curl")]
@@ -78,7 +83,7 @@ let package = Package(
         ),
         .target(
             name: "PhotoClusterCoordinator",
-            dependencies: ["PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport"],
+            dependencies: ["PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport", "CSQLite"],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -41,6 +41,9 @@ public final class ClusterClient: @unchecked Sendable {
     private var waiting: [UInt64: (deadline: Date, resume: (Result<Photocluster_V1_CoordinatorToClient, ClusterClientError>) -> Void)] = [:]
     private var streamsByRequest: [UInt64: AsyncStream<JobEvent>.Continuation] = [:]
     private var streamsByJob: [String: AsyncStream<JobEvent>.Continuation] = [:]
+    /// Watch requests the client sends by itself for the jobs it follows, by request id.
+    private var rewatches: [UInt64: String] = [:]
+    private var ticks = 0
     private let lastHeard = LockedBox(Date())
 
     /// Connects to `endpoint` (libzmq retries until the coordinator is there). Pass the
@@ -173,6 +176,11 @@ public final class ClusterClient: @unchecked Sendable {
             deliver(event)
             return
         }
+        if let job = rewatches.removeValue(forKey: message.requestID) {
+            // The coordinator no longer knows the job (it restarted without its journal).
+            if case .error = message.body { streamsByJob.removeValue(forKey: job)?.finish() }
+            return
+        }
         if case .error(let error) = message.body {
             return fail(message.requestID, ClusterClientError(error.message))
         }
@@ -199,5 +207,23 @@ public final class ClusterClient: @unchecked Sendable {
         var beat = Photocluster_V1_ClientToCoordinator()
         beat.body = .heartbeat(Photocluster_V1_Heartbeat())
         try? socket.send([Envelope.encode(beat)], dontWait: true)
+        ticks += 1
+        if ticks % 2 == 0 { rewatchFollowedJobs() }
+    }
+
+    /// Asks again to follow every job with an open stream. A coordinator that restarted (and
+    /// restored its jobs from the journal) learns of us again this way; for one that never
+    /// forgot, the request changes nothing.
+    private func rewatchFollowedJobs() {
+        rewatches.removeAll()
+        for job in streamsByJob.keys {
+            let requestID = nextRequestID
+            nextRequestID += 1
+            rewatches[requestID] = job
+            var message = Photocluster_V1_ClientToCoordinator()
+            message.requestID = requestID
+            message.body = .watch(.with { $0.jobID = job })
+            try? socket.send([Envelope.encode(message)], dontWait: true)
+        }
     }
 }

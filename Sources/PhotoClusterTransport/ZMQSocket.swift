@@ -4,20 +4,21 @@ import Foundation
 /// A libzmq socket. Not thread-safe: exactly one thread owns it (creates, uses and closes it).
 public final class ZMQSocket {
     public enum Kind {
-        case router, dealer, pair
+        case router, dealer, pair, rep
 
         var raw: Int32 {
             switch self {
             case .router: return ZMQ_ROUTER
             case .dealer: return ZMQ_DEALER
             case .pair: return ZMQ_PAIR
+            case .rep: return ZMQ_REP
             }
         }
     }
 
     let handle: UnsafeMutableRawPointer
     public let kind: Kind
-    private var closed = false
+    private(set) var closed = false
 
     public init(context: ZMQContext, kind: Kind) throws {
         guard let handle = zmq_socket(context.handle, kind.raw) else { throw ZMQError("zmq_socket") }

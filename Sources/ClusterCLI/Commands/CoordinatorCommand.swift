@@ -25,6 +25,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-attempts"), help: "Tries per photo for transient failures.")
     var maxAttempts = 3
 
+    @Option(help: ArgumentHelp("Directory of the SQLite journal; a restart with the same directory continues its jobs.", valueName: "dir"))
+    var state: String?
+
     func validate() throws {
         guard heartbeatMs >= 10 else { throw ValidationError("--heartbeat-ms must be at least 10") }
         guard liveness >= 1 else { throw ValidationError("--liveness must be at least 1") }
@@ -36,13 +39,17 @@ struct CoordinatorCommand: AsyncParsableCommand {
         let node = CoordinatorNode(
             configuration: CoordinatorConfiguration(
                 workerEndpoint: bind, clientEndpoint: clientBind,
-                heartbeatInterval: Double(heartbeatMs) / 1000, heartbeatLiveness: liveness, maxAttempts: UInt32(maxAttempts)),
+                heartbeatInterval: Double(heartbeatMs) / 1000, heartbeatLiveness: liveness, maxAttempts: UInt32(maxAttempts),
+                stateDirectory: state.map { URL(fileURLWithPath: $0, isDirectory: true) }),
             context: context)
         node.log = { Terminal.error("coordinator: \($0)") }
         do {
             try node.start()
         } catch {
-            CommandFailure(message: "cannot listen: \(error) (is another coordinator running on that port? choose others with --bind and --client-bind)", status: 1).exit()
+            let hint = error is ZMQError
+                ? "is another coordinator running on that port? choose others with --bind and --client-bind"
+                : "check that --state names a writable directory"
+            CommandFailure(message: "cannot start: \(error) (\(hint))", status: 1).exit()
         }
         Terminal.error("coordinator: workers connect to \(node.boundWorkerEndpoint), clients to \(node.boundClientEndpoint); Ctrl-C stops")
         let signal = await SignalWaiter.waitForTermination()

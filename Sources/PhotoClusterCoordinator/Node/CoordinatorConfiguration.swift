@@ -14,6 +14,8 @@ public struct CoordinatorConfiguration: Sendable {
     /// First retry back-off; doubles with each attempt.
     public var retryBackoff: TimeInterval
     public var maxMessageBytes: Int64
+    /// Where the SQLite journal lives; nil keeps everything in memory (embedded mode).
+    public var stateDirectory: URL?
 
     public init(
         workerEndpoint: String,
@@ -22,8 +24,10 @@ public struct CoordinatorConfiguration: Sendable {
         heartbeatLiveness: Int = 3,
         maxAttempts: UInt32 = 3,
         retryBackoff: TimeInterval = 0.25,
-        maxMessageBytes: Int64 = 256 << 20
+        maxMessageBytes: Int64 = 256 << 20,
+        stateDirectory: URL? = nil
     ) {
+        self.stateDirectory = stateDirectory
         self.workerEndpoint = workerEndpoint
         self.clientEndpoint = clientEndpoint
         self.heartbeatInterval = heartbeatInterval

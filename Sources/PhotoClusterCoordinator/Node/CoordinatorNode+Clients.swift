@@ -73,7 +73,16 @@ extension CoordinatorNode {
             return refuse(client, requestID, "\(error)")
         }
         let jobID = "job-" + UUID().uuidString.prefix(8).lowercased()
-        jobs[jobID] = Job(id: jobID, submit: submit, outputDirectory: directory)
+        let job = Job(id: jobID, submit: submit, outputDirectory: directory)
+        // Durable before it is acknowledged: a restart must not lose an accepted job.
+        if let journal {
+            do {
+                try journal.recordJob(job, submit: submit)
+            } catch {
+                return refuse(client, requestID, "\(error); the coordinator cannot take jobs until its state directory is writable")
+            }
+        }
+        jobs[jobID] = job
         jobOrder.append(jobID)
         jobClients[jobID] = [client]
         var accepted = Photocluster_V1_JobAccepted()
@@ -83,6 +92,7 @@ extension CoordinatorNode {
         log("job \(jobID) accepted: \(submit.photos.count) photos from \(submit.label.isEmpty ? "a client" : submit.label) → \(directory.path)")
         publish(jobID, .phase(.preparation))
         jobs[jobID]?.enter(.inProgress)
+        journaling("job \(jobID)") { try $0.recordJobState(jobs[jobID]!) }
         publish(jobID, .phase(.inProgress))
         capabilitiesChanged = true
         dispatch()

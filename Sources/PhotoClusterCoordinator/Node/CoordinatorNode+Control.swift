@@ -37,6 +37,7 @@ extension CoordinatorNode {
             job.rebuildQueue()
         }
         jobs[jobID] = job
+        journaling("job \(jobID)") { try $0.recordJobState(job) }
         controlSentAt[jobID] = (job.epoch, Date())
         for id in workers.keys {
             sendControlState(of: job, to: id, cancel: cancels[id] ?? [], priorities: updates[id] ?? [])

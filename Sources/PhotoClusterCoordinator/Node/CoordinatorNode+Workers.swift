@@ -160,6 +160,7 @@ extension CoordinatorNode {
     /// A photo reached a terminal state: tell the clients, and finish the job when it was the last.
     func photoFinished(_ jobID: String, _ index: UInt32) {
         guard let job = jobs[jobID], let photo = job.photo(index) else { return }
+        journaling("photo \(index) of job \(jobID)") { try $0.recordPhoto(photo, of: job) }
         publish(jobID, .photo(photo.status()))
         publish(jobID, .progress(job.progress))
         if job.allSettled && !job.isFinished { finish(jobID) }

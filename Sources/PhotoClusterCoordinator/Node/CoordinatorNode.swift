@@ -22,6 +22,8 @@ public final class CoordinatorNode: @unchecked Sendable {
     var jobClients: [String: Set<Data>] = [:]
     var workers: [String: WorkerRecord] = [:]
     var droppedFrames = 0
+    /// The durable record of jobs and photos, with `--state`.
+    var journal: Journal?
     /// Set when workers or jobs change, so photos no worker can run are looked for only then.
     var capabilitiesChanged = false
     /// The newest control epoch sent per job and when, to time the workers' acknowledgements.
@@ -38,8 +40,19 @@ public final class CoordinatorNode: @unchecked Sendable {
         self.context = context
     }
 
-    /// Binds both endpoints (so errors such as a busy port surface here) and starts the loop.
+    /// Opens the journal (restoring its jobs), binds both endpoints (so errors such as a busy
+    /// port surface here) and starts the loop.
     public func start() throws {
+        if let directory = configuration.stateDirectory {
+            let journal = try Journal(directory: directory)
+            for job in try journal.loadJobs() {
+                jobs[job.id] = job
+                jobOrder.append(job.id)
+                if !job.isFinished { log("job \(job.id) restored from the journal: \(job.progress.done)/\(job.total) photos settled") }
+            }
+            self.journal = journal
+            capabilitiesChanged = true
+        }
         let workerSocket = try ZMQSocket(context: context, kind: .router)
         try workerSocket.makeStrictRouter()
         try workerSocket.setMaxMessageSize(configuration.maxMessageBytes)
@@ -131,6 +144,16 @@ public final class CoordinatorNode: @unchecked Sendable {
         message.requestID = requestID
         message.body = body
         try? clientSocket.send([identity, Envelope.encode(message)], dontWait: true)
+    }
+
+    /// Writes through to the journal; a failure is logged (the job goes on in memory).
+    func journaling(_ what: String, _ body: (Journal) throws -> Void) {
+        guard let journal else { return }
+        do {
+            try body(journal)
+        } catch {
+            log("cannot record \(what): \(error); check the disk holding --state")
+        }
     }
 
     /// Sends a job event to every client that submitted or watches the job.

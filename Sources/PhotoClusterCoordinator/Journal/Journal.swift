@@ -1,0 +1,100 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterProto
+
+/// The coordinator's durable record: every job (with the submit that made it) and each photo's
+/// state, reason and output path, in a SQLite file under `--state DIR`. A job is written before
+/// it is accepted and a photo's outcome after its file is in place and before anyone is told,
+/// so after a restart no photo is lost and none is reported done without its file.
+///
+/// Used only from the coordinator's loop thread.
+final class Journal {
+    let database: SQLiteDatabase
+
+    init(directory: URL) throws {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw SQLiteDatabase.Failure(path: directory.path, message: "cannot create the state directory: \((error as NSError).localizedDescription)")
+        }
+        database = try SQLiteDatabase(path: directory.appendingPathComponent("journal.sqlite").path)
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS jobs (
+                id TEXT PRIMARY KEY, submit BLOB NOT NULL, output_dir TEXT NOT NULL, created_at REAL NOT NULL,
+                phase INTEGER NOT NULL, cancelled_whole INTEGER NOT NULL DEFAULT 0,
+                requeues INTEGER NOT NULL DEFAULT 0, retries INTEGER NOT NULL DEFAULT 0,
+                visible_start INTEGER, visible_end INTEGER, prefetch INTEGER, seq INTEGER NOT NULL)
+            """)
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS photos (
+                job_id TEXT NOT NULL, idx INTEGER NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL,
+                stage TEXT NOT NULL, reason TEXT NOT NULL, output_path TEXT NOT NULL, width INTEGER NOT NULL, height INTEGER NOT NULL,
+                PRIMARY KEY (job_id, idx))
+            """)
+    }
+
+    func recordJob(_ job: Job, submit: Photocluster_V1_SubmitJob) throws {
+        let submitBytes = try submit.serializedData()
+        try database.transaction {
+            let seq = try database.query("SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs").first?.first?.int ?? 1
+            try database.execute(
+                "INSERT INTO jobs (id, submit, output_dir, created_at, phase, seq) VALUES (?, ?, ?, ?, ?, ?)",
+                [.text(job.id), .blob(submitBytes), .text(job.outputDirectory.path), .double(job.createdAt.timeIntervalSince1970),
+                 .int(Int64(job.phase.rawValue)), .int(seq)])
+        }
+    }
+
+    func recordJobState(_ job: Job) throws {
+        try database.execute(
+            "UPDATE jobs SET phase = ?, cancelled_whole = ?, requeues = ?, retries = ?, visible_start = ?, visible_end = ?, prefetch = ? WHERE id = ?",
+            [.int(Int64(job.phase.rawValue)), .int(job.cancelledWhole ? 1 : 0), .int(Int64(job.requeues)), .int(Int64(job.retries)),
+             .int(Int64(job.viewport.visible.lowerBound)), .int(Int64(job.viewport.visible.upperBound)), .int(Int64(job.viewport.prefetch)),
+             .text(job.id)])
+    }
+
+    /// Records a photo that settled (done, failed or cancelled for good).
+    func recordPhoto(_ photo: PhotoRecord, of job: Job) throws {
+        try database.transaction {
+            try database.execute(
+                "INSERT OR REPLACE INTO photos (job_id, idx, state, attempts, stage, reason, output_path, width, height) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [.text(job.id), .int(Int64(photo.index)), .text(photo.state.rawValue), .int(Int64(photo.attempts)), .text(photo.failedStage),
+                 .text(photo.reason), .text(photo.outputPath), .int(Int64(photo.width)), .int(Int64(photo.height))])
+            try recordJobState(job)
+        }
+    }
+
+    /// Every job, oldest first, as it stood: settled photos keep their outcome (a done photo
+    /// only if its file is still there); everything else waits to run again.
+    func loadJobs() throws -> [Job] {
+        let rows = try database.query("SELECT id, submit, output_dir, created_at, phase, cancelled_whole, requeues, retries, visible_start, visible_end, prefetch FROM jobs ORDER BY seq")
+        return try rows.map { row in
+            let submit = try Photocluster_V1_SubmitJob(serializedBytes: row[1].blob)
+            var job = Job(id: row[0].text, submit: submit, outputDirectory: URL(fileURLWithPath: row[2].text, isDirectory: true),
+                          now: Date(timeIntervalSince1970: row[3].double))
+            job.cancelledWhole = row[5].int != 0
+            job.requeues = UInt32(row[6].int)
+            job.retries = UInt32(row[7].int)
+            if case .int = row[8], job.total > 0 {
+                let last = job.total - 1
+                let start = min(Int(row[8].int), last)
+                job.viewport = Viewport(visible: start...max(start, min(Int(row[9].int), last)), prefetch: Int(row[10].int))
+            }
+            for photo in try database.query("SELECT idx, state, attempts, stage, reason, output_path, width, height FROM photos WHERE job_id = ?", [.text(job.id)]) {
+                let index = Int(photo[0].int)
+                guard index < job.total, let state = PhotoState(rawValue: photo[1].text) else { continue }
+                if state == .done && !FileManager.default.fileExists(atPath: photo[5].text) { continue }
+                job.photos[index].state = state
+                job.photos[index].attempts = UInt32(photo[2].int)
+                job.photos[index].failedStage = photo[3].text
+                job.photos[index].reason = photo[4].text
+                job.photos[index].outputPath = photo[5].text
+                job.photos[index].width = UInt32(photo[6].int)
+                job.photos[index].height = UInt32(photo[7].int)
+            }
+            let phase = Photocluster_V1_JobPhase(rawValue: Int(row[4].int)) ?? .inProgress
+            job.enter(phase == .didFinish || phase == .cancelled ? phase : .inProgress)
+            job.rebuildQueue()
+            return job
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import CSQLite
+import Foundation
+
+/// A SQLite database file: just what the journal needs (statements with bound values, rows,
+/// transactions). Used only from the coordinator's loop thread.
+final class SQLiteDatabase {
+    struct Failure: Error, CustomStringConvertible {
+        let path: String
+        let message: String
+        var description: String { "journal \(path): \(message)" }
+    }
+
+    /// A value bound to a `?` of a statement, or read from a column.
+    enum Value {
+        case int(Int64)
+        case double(Double)
+        case text(String)
+        case blob(Data)
+        case null
+    }
+
+    let path: String
+    private var handle: OpaquePointer?
+
+    init(path: String) throws {
+        self.path = path
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close(handle)
+            throw Failure(path: path, message: message)
+        }
+        sqlite3_busy_timeout(handle, 5000)
+        // WAL with NORMAL sync survives a killed process; only a power loss may lose the last commits.
+        try execute("PRAGMA journal_mode = WAL")
+        try execute("PRAGMA synchronous = NORMAL")
+    }
+
+    deinit { sqlite3_close(handle) }
+
+    func execute(_ sql: String, _ values: [Value] = []) throws {
+        _ = try query(sql, values)
+    }
+
+    /// Runs one statement and returns its rows.
+    @discardableResult
+    func query(_ sql: String, _ values: [Value] = []) throws -> [[Value]] {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else { throw failure() }
+        defer { sqlite3_finalize(statement) }
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let result: Int32
+            switch value {
+            case .int(let number): result = sqlite3_bind_int64(statement, index, number)
+            case .double(let number): result = sqlite3_bind_double(statement, index, number)
+            case .text(let text): result = sqlite3_bind_text(statement, index, text, -1, Self.transient)
+            case .blob(let data):
+                result = data.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), Self.transient) }
+            case .null: result = sqlite3_bind_null(statement, index)
+            }
+            guard result == SQLITE_OK else { throw failure() }
+        }
+        var rows: [[Value]] = []
+        while true {
+            let step = sqlite3_step(statement)
+            if step == SQLITE_DONE { return rows }
+            guard step == SQLITE_ROW else { throw failure() }
+            rows.append((0..<sqlite3_column_count(statement)).map { column(statement, $0) })
+        }
+    }
+
+    func transaction(_ body: () throws -> Void) throws {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            try body()
+            try execute("COMMIT")
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private func column(_ statement: OpaquePointer?, _ index: Int32) -> Value {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_INTEGER: return .int(sqlite3_column_int64(statement, index))
+        case SQLITE_FLOAT: return .double(sqlite3_column_double(statement, index))
+        case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(statement, index)))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(statement, index))
+            guard count > 0, let bytes = sqlite3_column_blob(statement, index) else { return .blob(Data()) }
+            return .blob(Data(bytes: bytes, count: count))
+        default: return .null
+        }
+    }
+
+    private func failure() -> Failure {
+        Failure(path: path, message: String(cString: sqlite3_errmsg(handle)))
+    }
+
+    /// SQLITE_TRANSIENT: SQLite copies the bound bytes before the call returns.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}
+
+extension SQLiteDatabase.Value {
+    var int: Int64 { if case .int(let v) = self { return v } else { return 0 } }
+    var double: Double { if case .double(let v) = self { return v } else if case .int(let v) = self { return Double(v) } else { return 0 } }
+    var text: String { if case .text(let v) = self { return v } else { return "" } }
+    var blob: Data { if case .blob(let v) = self { return v } else { return Data() } }
+}
