@@ -108,6 +108,15 @@ pc_transfer *pc_transfer_new(const char *url, const pc_options *o, char *err, si
     SET(CURLOPT_XFERINFOFUNCTION, on_progress);
     SET(CURLOPT_XFERINFODATA, (void *)t);
     SET(CURLOPT_NOPROGRESS, 0L);
+    if (o->policy) {
+        const char *option = "";
+        CURLcode rc = pc_transfer_set_policy(t, o->policy, &option);
+        if (rc != CURLE_OK) {
+            snprintf(err, err_len, "could not set %s: %s", option, curl_easy_strerror(rc));
+            pc_transfer_free(t);
+            return NULL;
+        }
+    }
     return t;
 }
 
@@ -116,6 +125,7 @@ void pc_transfer_free(pc_transfer *t) {
     if (t->easy) curl_easy_cleanup(t->easy);
     free(t->body);
     free(t->effective_url);
+    free(t->policy_url);
     free(t);
 }
 
@@ -125,6 +135,7 @@ int pc_transfer_request_cancel(pc_transfer *t) {
 
 static pc_outcome classify(const pc_transfer *t, CURLcode code) {
     if (atomic_load(&t->cancel)) return PC_OUTCOME_CANCELLED;
+    if (pc_transfer_refused_by_policy(t, code)) return PC_OUTCOME_POLICY;
     if (t->too_large || code == CURLE_FILESIZE_EXCEEDED) return PC_OUTCOME_TOO_LARGE;
     if (t->out_of_memory) return PC_OUTCOME_OTHER;
     switch (code) {
@@ -183,6 +194,14 @@ const char *pc_transfer_message(const pc_transfer *t) { return t->errbuf; }
 const char *pc_transfer_effective_url(const pc_transfer *t) { return t->effective_url ? t->effective_url : ""; }
 int pc_transfer_os_errno(const pc_transfer *t) { return t->os_errno; }
 int pc_transfer_connected(const pc_transfer *t) { return t->connected; }
+
+const char *pc_transfer_policy_reason(const pc_transfer *t) {
+    return t->outcome == PC_OUTCOME_POLICY ? t->policy_reason : "";
+}
+
+const char *pc_transfer_policy_url(const pc_transfer *t) {
+    return t->outcome == PC_OUTCOME_POLICY && t->policy_url ? t->policy_url : "";
+}
 
 uint8_t *pc_transfer_take_body(pc_transfer *t, size_t *len) {
     uint8_t *body = t->body;

@@ -23,6 +23,14 @@ struct pc_transfer {
     char errbuf[CURL_ERROR_SIZE];
     char reason[64];            // reason phrase of the last status line seen
 
+    // Download policy (see transfer_policy.c). `policy` is not owned; it outlives the transfer.
+    const pc_policy *policy;
+    int policy_abort;           // a callback aborted the transfer on a refusal
+    int sockets_refused;        // addresses refused / allowed since the last request was sent
+    int sockets_allowed;
+    char policy_reason[512];    // the latest refusal
+    char *policy_url;           // malloc'd URL of the refused redirect hop, NULL for the first request
+
     // Snapshot taken by pc_transfer_finish.
     pc_outcome outcome;
     long status;
@@ -33,3 +41,8 @@ struct pc_transfer {
 
 /// Records curl's results, classifies them and releases the easy handle.
 void pc_transfer_finish(pc_transfer *t, CURLcode code);
+
+/// Installs the policy callbacks and turns off proxies. On failure `*option` names the option.
+CURLcode pc_transfer_set_policy(pc_transfer *t, const pc_policy *policy, const char **option);
+/// Whether a transfer that ended with `code` was stopped by the policy.
+int pc_transfer_refused_by_policy(const pc_transfer *t, CURLcode code);

@@ -93,7 +93,8 @@ public final class DownloadEngine: @unchecked Sendable {
                     max_bytes: Int64(max(0, limits.maxBytes)),
                     max_redirects: limits.maxRedirects,
                     protocols: protocolsC,
-                    user_agent: agentC)
+                    user_agent: agentC,
+                    policy: limits.policy.table.raw)
                 return pc_transfer_new(url, &options, &reason, reason.count)
             }
         }
@@ -101,6 +102,6 @@ public final class DownloadEngine: @unchecked Sendable {
             let message = reason.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             return .failure(DownloadError(kind: .other, message: message, url: url))
         }
-        return .success(Transfer(url: url, raw: raw, completion: completion))
+        return .success(Transfer(url: url, raw: raw, policy: limits.policy.table, completion: completion))
     }
 }

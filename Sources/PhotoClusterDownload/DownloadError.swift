@@ -3,6 +3,8 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
     public enum Kind: Sendable, Equatable {
         case httpStatus(Int), timeout, tooLarge, tooManyRedirects, unsupportedScheme, invalidURL
         case connection, cancelled, other
+        /// Refused by `DownloadLimits.policy`, for the first request or a redirect.
+        case policy
     }
 
     public let kind: Kind
@@ -22,7 +24,7 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
         switch kind {
         case .connection, .timeout: return true
         case .httpStatus(let code): return code >= 500 || code == 429
-        case .tooLarge, .tooManyRedirects, .unsupportedScheme, .invalidURL, .cancelled, .other: return false
+        case .tooLarge, .tooManyRedirects, .unsupportedScheme, .invalidURL, .cancelled, .policy, .other: return false
         }
     }
 

@@ -10,16 +10,19 @@ public struct DownloadLimits: Sendable {
     public var maxRedirects: Int
     /// URL schemes allowed for the first request and for every redirect (case-insensitive).
     public var allowedSchemes: [String]
+    /// Hosts and addresses the first request and every redirect may reach.
+    public var policy: DownloadPolicy
 
     public init(
         connectTimeout: Double = 5, totalTimeout: Double = 30, maxBytes: Int = 64 << 20,
-        maxRedirects: Int = 5, allowedSchemes: [String] = ["http", "https"]
+        maxRedirects: Int = 5, allowedSchemes: [String] = ["http", "https"], policy: DownloadPolicy = .standard
     ) {
         self.connectTimeout = connectTimeout
         self.totalTimeout = totalTimeout
         self.maxBytes = maxBytes
         self.maxRedirects = maxRedirects
         self.allowedSchemes = allowedSchemes
+        self.policy = policy
     }
 }
 

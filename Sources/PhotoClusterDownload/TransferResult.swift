@@ -48,6 +48,10 @@ extension Transfer {
             return .failure(error(.connection, "connection to \(endpoint) failed: \(curlMessage)"))
         case PC_OUTCOME_CANCELLED:
             return .failure(error(.cancelled, "cancelled"))
+        case PC_OUTCOME_POLICY:
+            let reason = String(cString: pc_transfer_policy_reason(raw))
+            let hop = String(cString: pc_transfer_policy_url(raw))
+            return .failure(error(.policy, DownloadError.policyMessage(reason, redirect: hop)))
         default:
             return .failure(error(.other, curlMessage.isEmpty ? "transfer failed" : curlMessage))
         }
@@ -78,6 +82,12 @@ extension Transfer {
 extension DownloadError {
     static func schemeMessage(_ scheme: String, limits: DownloadLimits) -> String {
         "scheme '\(scheme)' is not allowed (allowed: \(limits.normalizedSchemes.joined(separator: ", ")))"
+    }
+
+    /// `redirect` is the URL of the refused hop, empty when the first request was refused.
+    static func policyMessage(_ reason: String, redirect: String) -> String {
+        let message = "refused by the download policy: \(reason)"
+        return redirect.isEmpty ? message : "\(message) (after a redirect to \(redirect))"
     }
 }
 

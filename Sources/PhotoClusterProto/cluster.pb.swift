@@ -1474,6 +1474,9 @@ public nonisolated struct Photocluster_V1_StatusReply: Sendable {
 
   public var workers: [Photocluster_V1_WorkerStatus] = []
 
+  /// Frames from workers or clients that did not parse, dropped since the coordinator started.
+  public var droppedFrames: UInt64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -4064,7 +4067,7 @@ nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, Swift
 
 nonisolated extension Photocluster_V1_StatusReply: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".StatusReply"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}jobs\0\u{1}workers\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}jobs\0\u{1}workers\0\u{3}dropped_frames\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -4074,6 +4077,7 @@ nonisolated extension Photocluster_V1_StatusReply: SwiftProtobuf.Message, SwiftP
       switch fieldNumber {
       case 1: try { try decoder.decodeRepeatedMessageField(value: &self.jobs) }()
       case 2: try { try decoder.decodeRepeatedMessageField(value: &self.workers) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.droppedFrames) }()
       default: break
       }
     }
@@ -4086,12 +4090,16 @@ nonisolated extension Photocluster_V1_StatusReply: SwiftProtobuf.Message, SwiftP
     if !self.workers.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.workers, fieldNumber: 2)
     }
+    if self.droppedFrames != 0 {
+      try visitor.visitSingularUInt64Field(value: self.droppedFrames, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Photocluster_V1_StatusReply, rhs: Photocluster_V1_StatusReply) -> Bool {
     if lhs.jobs != rhs.jobs {return false}
     if lhs.workers != rhs.workers {return false}
+    if lhs.droppedFrames != rhs.droppedFrames {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -14,6 +14,8 @@ extern "C" {
 typedef struct pc_transfer pc_transfer;
 /// A curl multi handle.
 typedef struct pc_multi pc_multi;
+/// Allow and deny rules for hosts and addresses; immutable once built, shareable across threads.
+typedef struct pc_policy pc_policy;
 
 typedef enum {
     PC_OUTCOME_PENDING = 0,     // not finished yet
@@ -27,6 +29,7 @@ typedef enum {
     PC_OUTCOME_CONNECT,         // could not connect
     PC_OUTCOME_CONNECTION,      // connected, then send/receive failed
     PC_OUTCOME_CANCELLED,
+    PC_OUTCOME_POLICY,          // refused by the pc_policy (see pc_transfer_policy_reason)
     PC_OUTCOME_OTHER,
 } pc_outcome;
 
@@ -37,6 +40,7 @@ typedef struct {
     long max_redirects;
     const char *protocols;      // comma-separated, e.g. "http,https"
     const char *user_agent;
+    const pc_policy *policy;    // may be NULL; must outlive the transfer
 } pc_options;
 
 /// curl_global_init, exactly once per process; safe from any thread.
@@ -63,6 +67,10 @@ const char *pc_transfer_message(const pc_transfer *t);       // curl's error tex
 const char *pc_transfer_effective_url(const pc_transfer *t); // may be ""
 int pc_transfer_os_errno(const pc_transfer *t);
 int pc_transfer_connected(const pc_transfer *t);             // 1 if a connection was established
+/// For PC_OUTCOME_POLICY: why, e.g. "169.254.169.254 is in the denied range 169.254.0.0/16".
+const char *pc_transfer_policy_reason(const pc_transfer *t);
+/// For PC_OUTCOME_POLICY: the URL of the refused redirect hop, "" if the first request was refused.
+const char *pc_transfer_policy_url(const pc_transfer *t);
 /// Hands over the malloc'd body (caller frees); *len gets its size. NULL when empty.
 uint8_t *pc_transfer_take_body(pc_transfer *t, size_t *len);
 /// Marks a transfer that was never added to a multi as cancelled and releases its easy handle.
@@ -82,6 +90,17 @@ void pc_multi_wakeup(pc_multi *m);
 pc_transfer *pc_multi_next_done(pc_multi *m);
 /// Removes a running transfer at once and finishes it as cancelled.
 void pc_multi_abort(pc_multi *m, pc_transfer *t);
+
+/// An empty policy (allows everything), or NULL when out of memory.
+pc_policy *pc_policy_new(void);
+void pc_policy_free(pc_policy *p);
+/// Adds an entry to the deny list (deny = 1) or allow list (deny = 0): a host name, "*.domain"
+/// (subdomains only), an IPv4/IPv6 address or a CIDR range. `note` (may be NULL) is quoted in
+/// refusals. Returns 0, or -1 with the reason in `err`. Not thread-safe: build, then share.
+int pc_policy_add(pc_policy *p, int deny, const char *entry, const char *note, char *err, size_t err_len);
+/// Decides on `host` (as in the URL) and, if not NULL, the IP address about to be used.
+/// Returns 1 if allowed (or undecided until the address is known), 0 with the reason in `why`.
+int pc_policy_allows(const pc_policy *p, const char *host, const char *address, char *why, size_t why_len);
 
 #ifdef __cplusplus
 }

@@ -102,6 +102,7 @@ extension CoordinatorNode {
         var reply = Photocluster_V1_StatusReply()
         let selected = jobID.isEmpty ? jobOrder : [jobID]
         reply.jobs = selected.compactMap { jobs[$0]?.summary(includePhotos: includePhotos ?? !jobID.isEmpty) }
+        reply.droppedFrames = UInt64(droppedFrames)
         reply.workers = workers.values.sorted { $0.id < $1.id }.map { worker in
             var status = Photocluster_V1_WorkerStatus()
             status.workerID = worker.id

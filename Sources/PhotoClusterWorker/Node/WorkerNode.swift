@@ -55,6 +55,8 @@ public final class WorkerNode: @unchecked Sendable {
         loop.every(configuration.heartbeatInterval) { [unowned self] in heartbeat() }
         loop.post { [unowned self] in sayHello() }
         loop.start { [unowned self] in
+            // Give the goodbye and the handed-back photos a moment to leave before closing.
+            try? self.socket?.setLinger(milliseconds: 1000)
             self.socket?.close()
             self.socket = nil
         }
