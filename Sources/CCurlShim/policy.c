@@ -151,6 +151,7 @@ static const char *parse_entry(const char *entry, pc_rule *r) {
     if (n == 0) return "empty entry";
     if (n >= sizeof r->entry) return "too long";
     memcpy(r->entry, entry, n + 1);
+    if (strstr(entry, "://")) return "a URL; give its host name only";
     const char *slash = strchr(entry, '/');
     if (slash) {
         char address[PC_HOST_MAX];

@@ -47,7 +47,8 @@ public final class ZAPHandler: @unchecked Sendable {
     public var acceptedCount: Int { counts.current.accepted }
     public var refusedCount: Int { counts.current.refused }
 
-    /// Binds the handler, then answers on its own thread. Returns once bound; throws if the bind fails.
+    /// Binds the handler, then answers on its own thread. Returns once bound; throws if the bind fails
+    /// (EADDRINUSE: the context already has a handler). Starting a running handler again is a programming error.
     public func start() throws {
         try loop.withLock { current in
             precondition(current == nil, "ZAPHandler started twice")
@@ -65,7 +66,9 @@ public final class ZAPHandler: @unchecked Sendable {
         }
     }
 
-    /// Stops answering and closes the socket (linger 0); waits until done. Call before terminating the context.
+    /// Stops answering and closes the socket (linger 0); waits until done. Call before terminating the
+    /// context. libzmq releases the endpoint a moment later, so a new handler's `start()` right after
+    /// may still fail with EADDRINUSE.
     public func stop() {
         let thread = loop.withLock { current -> EventLoopThread? in
             defer { current = nil }

@@ -76,6 +76,7 @@ final class FaultTests: XCTestCase {
         kill(doomed.process.processIdentifier, SIGKILL)
         try checkEveryPhotoOnce(try report(of: submit), out: out, count: 16)
         XCTAssertTrue(coordinator.stderrSoFar.contains("worker doomed lost"), coordinator.stderrSoFar)
+        XCTAssertFalse(coordinator.stderrSoFar.contains("worker survivor lost"), "a live worker follows the coordinator's heartbeat: \(coordinator.stderrSoFar)")
         let status = try CommandRunner.run(["status", "--coordinator", clientEndpoint])
         XCTAssertTrue(status.stdout.range(of: #"requeues [1-9]"#, options: .regularExpression) != nil, status.stdout)
     }
@@ -100,5 +101,6 @@ final class FaultTests: XCTestCase {
         try checkEveryPhotoOnce(try report(of: submit), out: out, count: 16)
         let status = try CommandRunner.run(["status", "--coordinator", clientEndpoint])
         XCTAssertTrue(status.stdout.contains("16/16 done"), status.stdout)
+        XCTAssertFalse(restarted.stderrSoFar.contains("lost (no heartbeat"), restarted.stderrSoFar)
     }
 }

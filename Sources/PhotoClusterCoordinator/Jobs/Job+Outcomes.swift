@@ -6,13 +6,12 @@ import PhotoClusterProto
 extension Job {
     mutating func markStage(_ index: UInt32, _ state: PhotoState) {
         guard !photos[Int(index)].state.isTerminal else { return }
-        photos[Int(index)].state = state
+        setState(index, state)
     }
 
     mutating func markDone(_ index: UInt32, path: String, width: UInt32, height: UInt32) {
-        photos[Int(index)].state = .done
+        setState(index, .done)
         photos[Int(index)].worker = nil
-        photos[Int(index)].parked = false
         photos[Int(index)].outputPath = path
         photos[Int(index)].width = width
         photos[Int(index)].height = height
@@ -21,9 +20,8 @@ extension Job {
     }
 
     mutating func markFailed(_ index: UInt32, stage: String, reason: String) {
-        photos[Int(index)].state = .failed
+        setState(index, .failed)
         photos[Int(index)].worker = nil
-        photos[Int(index)].parked = false
         photos[Int(index)].failedStage = stage
         photos[Int(index)].reason = reason
     }
@@ -31,18 +29,16 @@ extension Job {
     /// Cancelled for good (the client cancelled it or the job).
     mutating func markCancelled(_ index: UInt32, reason: String) {
         guard !photos[Int(index)].isSettled else { return }
-        photos[Int(index)].state = .cancelled
+        setState(index, .cancelled)
         photos[Int(index)].worker = nil
-        photos[Int(index)].parked = false
         photos[Int(index)].reason = reason
     }
 
     /// Cancelled because it left the viewport; it comes back when it is in view again.
     mutating func park(_ index: UInt32) {
         guard !photos[Int(index)].isSettled else { return }
-        photos[Int(index)].state = .cancelled
+        setState(index, .cancelled, parked: true)
         photos[Int(index)].worker = nil
-        photos[Int(index)].parked = true
         photos[Int(index)].reason = "left the viewport"
     }
 

@@ -53,8 +53,7 @@ extension Job {
     mutating func assign(_ index: UInt32, to worker: String) -> Photocluster_V1_PhotoGraph {
         photos[Int(index)].worker = worker
         photos[Int(index)].attempts += 1
-        photos[Int(index)].parked = false
-        if photos[Int(index)].state == .cancelled { photos[Int(index)].state = .new }
+        if photos[Int(index)].state == .cancelled { setState(index, .new) }
         let photo = photos[Int(index)]
         let plan = planner
         var graph = Photocluster_V1_PhotoGraph()

@@ -13,7 +13,15 @@ struct Job {
     let createdAt: Date
     /// Viewport mode runs only visible ∪ prefetch; batch mode runs everything.
     let viewportMode: Bool
+    /// Change a photo's state only through `setState`, which keeps `tally` true.
     var photos: [PhotoRecord]
+    /// Photos per state, and how many cancelled ones are only parked (out of view): kept as
+    /// photos change so progress costs nothing on a 100,000-photo job.
+    private(set) var tally = (states: [PhotoState: Int](), parked: 0)
+    /// For each photo that leads, the photos that copy its result.
+    private(set) var followersByLeader: [UInt32: [UInt32]] = [:]
+    /// The distinct filter sets of the job, for capability checks.
+    private(set) var filterSets: Set<Set<String>> = []
     private(set) var phase: Photocluster_V1_JobPhase = .preparation
     private(set) var finishedAt: Date?
     var requeues: UInt32 = 0
@@ -49,6 +57,7 @@ struct Job {
             : Viewport.everything(count: count)
         let stems = OutputNaming.stems(for: submit.photos.map(\.name))
         var leaders: [String: UInt32] = [:]
+        var followers: [UInt32: [UInt32]] = [:]
         photos = submit.photos.enumerated().map { index, entry in
             let filters = entry.filters.isEmpty ? submit.filters : entry.filters
             var photo = PhotoRecord(index: UInt32(index), name: entry.name, url: entry.url, filters: filters, stem: stems[index])
@@ -56,11 +65,15 @@ struct Job {
             let identity = entry.url + "\u{0}" + filters.map { (try? $0.serializedData())?.base64EncodedString() ?? "" }.joined(separator: "|")
             if let leader = leaders[identity] {
                 photo.leader = leader
+                followers[leader, default: []].append(UInt32(index))
             } else {
                 leaders[identity] = UInt32(index)
             }
             return photo
         }
+        followersByLeader = followers
+        tally.states[.new] = photos.count
+        filterSets = Set(photos.map(\.filterNames))
         rebuildQueue()
     }
 
@@ -74,27 +87,35 @@ struct Job {
     var progress: Photocluster_V1_JobProgress {
         var progress = Photocluster_V1_JobProgress()
         progress.total = UInt32(photos.count)
-        for photo in photos {
-            switch photo.state {
-            case .done: progress.succeeded += 1
-            case .failed: progress.failed += 1
-            case .cancelled: progress.cancelled += 1
-            default: break
-            }
-        }
+        progress.succeeded = UInt32(tally.states[.done] ?? 0)
+        progress.failed = UInt32(tally.states[.failed] ?? 0)
+        progress.cancelled = UInt32(tally.states[.cancelled] ?? 0)
         progress.done = progress.succeeded + progress.failed + progress.cancelled
         return progress
     }
 
     /// Every photo settled: the job can finish.
-    var allSettled: Bool { photos.allSatisfy(\.isSettled) }
+    var allSettled: Bool {
+        (tally.states[.done] ?? 0) + (tally.states[.failed] ?? 0) + (tally.states[.cancelled] ?? 0) - tally.parked == photos.count
+    }
+
+    /// The one way a photo's state changes, so the tally stays true.
+    mutating func setState(_ index: UInt32, _ state: PhotoState, parked: Bool = false) {
+        let old = photos[Int(index)]
+        tally.states[old.state, default: 0] -= 1
+        if old.parked { tally.parked -= 1 }
+        photos[Int(index)].state = state
+        photos[Int(index)].parked = parked
+        tally.states[state, default: 0] += 1
+        if parked { tally.parked += 1 }
+    }
 
     func photo(_ index: UInt32) -> PhotoRecord? {
         Int(index) < photos.count ? photos[Int(index)] : nil
     }
 
     func followers(of leader: UInt32) -> [UInt32] {
-        photos.filter { $0.leader == leader }.map(\.index)
+        followersByLeader[leader] ?? []
     }
 
     // MARK: - Phases

@@ -83,7 +83,7 @@ final class Journal {
                 let index = Int(photo[0].int)
                 guard index < job.total, let state = PhotoState(rawValue: photo[1].text) else { continue }
                 if state == .done && !FileManager.default.fileExists(atPath: photo[5].text) { continue }
-                job.photos[index].state = state
+                job.setState(UInt32(index), state)
                 job.photos[index].attempts = UInt32(photo[2].int)
                 job.photos[index].failedStage = photo[3].text
                 job.photos[index].reason = photo[4].text

@@ -13,22 +13,33 @@ extension CoordinatorNode {
             capabilitiesChanged = false
             failPhotosNoWorkerCanRun()
         }
+        // One graph per worker per round, most credit first, so work spreads evenly.
+        let order = workers.values.filter { $0.credits > 0 }.sorted { ($0.credits, $0.id) > ($1.credits, $1.id) }.map(\.id)
         var progressed = true
         while progressed {
             progressed = false
-            // One graph per worker per round, most credit first, so work spreads evenly.
-            let ready = workers.values.filter { $0.credits > 0 }.sorted { ($0.credits, $0.id) > ($1.credits, $1.id) }
-            for worker in ready {
-                guard let (jobID, photo) = nextPhoto(for: worker) else { continue }
-                let graph = jobs[jobID]!.assign(photo.index, to: worker.id)
-                workers[worker.id]?.credits -= 1
-                workers[worker.id]?.inFlight.insert(PhotoRef(job: jobID, index: photo.index))
-                var assign = Photocluster_V1_AssignGraph()
-                assign.graph = graph
-                sendToWorker(worker.id, .assign(assign))
-                progressed = true
+            for id in order where (workers[id]?.credits ?? 0) > 0 {
+                if assignNext(to: id) { progressed = true }
             }
         }
+    }
+
+    /// Spends the credit of one worker (the common case: it just finished a photo).
+    func dispatch(to id: String) {
+        if capabilitiesChanged { return dispatch() }
+        while (workers[id]?.credits ?? 0) > 0, assignNext(to: id) {}
+    }
+
+    /// Sends the worker its next photo, if there is one for it.
+    private func assignNext(to id: String) -> Bool {
+        guard let worker = workers[id], let (jobID, photo) = nextPhoto(for: worker) else { return false }
+        let graph = jobs[jobID]!.assign(photo.index, to: id)
+        workers[id]?.credits -= 1
+        workers[id]?.inFlight.insert(PhotoRef(job: jobID, index: photo.index))
+        var assign = Photocluster_V1_AssignGraph()
+        assign.graph = graph
+        sendToWorker(id, .assign(assign))
+        return true
     }
 
     /// Jobs are served in submission order; suspended jobs start nothing. A photo whose
@@ -53,7 +64,10 @@ extension CoordinatorNode {
         guard !workers.isEmpty else { return }
         let available = workers.values.reduce(into: Set<String>()) { $0.formUnion($1.filters.keys) }
         for id in jobOrder where jobs[id]?.isFinished == false {
-            for photo in jobs[id]!.pendingPhotos where !workers.values.contains(where: { $0.canRun(photo.filterNames) }) {
+            // Check each distinct chain once, not each photo.
+            let stranded = jobs[id]!.filterSets.filter { set in !workers.values.contains { $0.canRun(set) } }
+            guard !stranded.isEmpty else { continue }
+            for photo in jobs[id]!.pendingPhotos where stranded.contains(photo.filterNames) {
                 let missing = photo.filterNames.subtracting(available).sorted()
                 let reason = missing.isEmpty
                     ? "no connected worker has all of the filters \(photo.filterNames.sorted().joined(separator: ", "))"

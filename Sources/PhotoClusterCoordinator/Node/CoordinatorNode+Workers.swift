@@ -24,7 +24,7 @@ extension CoordinatorNode {
         switch message.body {
         case .credit(let credit):
             workers[id]?.credits += Int(credit.grant)
-            dispatch()
+            dispatch(to: id)
         case .progress(let progress):
             stageFinished(progress, on: id)
         case .result(let result):

@@ -20,6 +20,11 @@ public final class WorkerNode: @unchecked Sendable {
     private var unsent: [Data] = []
     private var lastHeardFromCoordinator = Date()
     private var heartbeatSequence: UInt64 = 0
+    private var lastHeartbeatSent = Date.distantPast
+    /// The coordinator's heartbeat settings (from its welcome) win over our own, so it never
+    /// declares us lost for beating too slowly.
+    private var heartbeatInterval: TimeInterval
+    private var heartbeatLiveness: Int
     private var newestEpoch: [String: UInt64] = [:]
     private var connectedTo: String?
 
@@ -30,6 +35,8 @@ public final class WorkerNode: @unchecked Sendable {
         self.configuration = configuration
         self.context = context
         self.loop = EventLoopThread(name: "worker \(configuration.workerID)")
+        self.heartbeatInterval = configuration.heartbeatInterval
+        self.heartbeatLiveness = configuration.heartbeatLiveness
         self.engine = WorkerEngine(
             configuration: configuration.engine,
             filters: configuration.filters,
@@ -52,7 +59,10 @@ public final class WorkerNode: @unchecked Sendable {
         try socket.connect(configuration.coordinatorEndpoint)
         self.socket = socket
         loop.watch(socket) { [unowned self] socket in receiveAll(from: socket) }
-        loop.every(configuration.heartbeatInterval) { [unowned self] in heartbeat() }
+        // A fine clock, so the interval can follow the coordinator's welcome.
+        loop.every(0.05) { [unowned self] in
+            if Date().timeIntervalSince(lastHeartbeatSent) >= heartbeatInterval { heartbeat() }
+        }
         loop.post { [unowned self] in sayHello() }
         loop.start { [unowned self] in
             // Give the goodbye and the handed-back photos a moment to leave before closing.
@@ -130,6 +140,10 @@ public final class WorkerNode: @unchecked Sendable {
         case .dropStale(let drop):
             for photo in drop.photos { engine.cancel(job: photo.jobID, photos: [photo.photoIndex]) }
         case .welcome(let welcome):
+            if welcome.heartbeatIntervalMs > 0 {
+                heartbeatInterval = min(configuration.heartbeatInterval, Double(welcome.heartbeatIntervalMs) / 1000)
+            }
+            if welcome.heartbeatLiveness > 0 { heartbeatLiveness = Int(welcome.heartbeatLiveness) }
             if connectedTo != welcome.coordinatorID {
                 connectedTo = welcome.coordinatorID
                 log("registered with \(welcome.coordinatorID) at \(configuration.coordinatorEndpoint)")
@@ -155,6 +169,7 @@ public final class WorkerNode: @unchecked Sendable {
     }
 
     private func heartbeat() {
+        lastHeartbeatSent = Date()
         flushUnsent()
         heartbeatSequence += 1
         var beat = Photocluster_V1_Heartbeat()
@@ -163,7 +178,7 @@ public final class WorkerNode: @unchecked Sendable {
         beat.inFlight = UInt32(engine.inFlightCount)
         send(.heartbeat(beat))
         let silence = Date().timeIntervalSince(lastHeardFromCoordinator)
-        if silence > configuration.heartbeatInterval * Double(configuration.heartbeatLiveness) {
+        if silence > heartbeatInterval * Double(heartbeatLiveness) {
             // The coordinator may have restarted and forgotten us: introduce ourselves again.
             sayHello()
         }

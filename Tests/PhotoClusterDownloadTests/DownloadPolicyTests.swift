@@ -1,0 +1,161 @@
+import PhotoClusterDownload
+import XCTest
+
+/// The policy matcher on its own: entries, ranges, names and the reasons it gives.
+final class DownloadPolicyTests: XCTestCase {
+    func testIPv4Ranges() throws {
+        let policy = try DownloadPolicy(deny: ["10.0.0.0/8", "192.168.0.0/17"])
+        XCTAssertEqual(policy.refusal(host: "10.1.2.3"), "10.1.2.3 is in the denied range 10.0.0.0/8")
+        XCTAssertNil(policy.refusal(host: "11.0.0.1"))
+        XCTAssertNotNil(policy.refusal(host: "192.168.127.255"))
+        XCTAssertNil(policy.refusal(host: "192.168.128.0"))   // just past the /17
+        XCTAssertEqual(
+            policy.refusal(host: "files.example", address: "10.9.9.9"),
+            "host files.example resolved to 10.9.9.9, which is in the denied range 10.0.0.0/8")
+        XCTAssertNil(policy.refusal(host: "files.example"))   // a name alone says nothing about ranges
+    }
+
+    func testIPv6Ranges() throws {
+        let policy = try DownloadPolicy(deny: ["fd00::/8", "2001:db8::/33"])
+        XCTAssertEqual(policy.refusal(host: "[fd12:3456::1]"), "fd12:3456::1 is in the denied range fd00::/8")
+        XCTAssertNil(policy.refusal(host: "fe00::1"))
+        XCTAssertNotNil(policy.refusal(host: "a.example", address: "2001:db8:7fff::1"))
+        XCTAssertNil(policy.refusal(host: "a.example", address: "2001:db8:8000::1"))
+    }
+
+    func testPrefixLengthsZeroAndFull() throws {
+        let everyIPv4 = try DownloadPolicy(deny: ["0.0.0.0/0"], denyDefaults: false)
+        XCTAssertNotNil(everyIPv4.refusal(host: "1.2.3.4"))
+        XCTAssertNotNil(everyIPv4.refusal(host: "255.255.255.255"))
+        XCTAssertNil(everyIPv4.refusal(host: "::2"))
+        let everyIPv6 = try DownloadPolicy(deny: ["::/0"], denyDefaults: false)
+        XCTAssertNotNil(everyIPv6.refusal(host: "2001:db8::1"))
+        XCTAssertNil(everyIPv6.refusal(host: "1.2.3.4"))
+
+        let exact = try DownloadPolicy(deny: ["192.0.2.7/32", "2001:db8::7/128", "198.51.100.9"])
+        XCTAssertNotNil(exact.refusal(host: "192.0.2.7"))
+        XCTAssertNil(exact.refusal(host: "192.0.2.6"))
+        XCTAssertNil(exact.refusal(host: "192.0.2.8"))
+        XCTAssertNotNil(exact.refusal(host: "2001:db8::7"))
+        XCTAssertNil(exact.refusal(host: "2001:db8::6"))
+        XCTAssertEqual(exact.refusal(host: "198.51.100.9"), "198.51.100.9 is a denied address")
+    }
+
+    func testIPv4MappedIPv6IsMatchedAsIPv4() throws {
+        let standard = DownloadPolicy.standard
+        let metadata = "169.254.169.254 is in the denied range 169.254.0.0/16 (link-local / cloud metadata)"
+        XCTAssertEqual(standard.refusal(host: "[::ffff:169.254.169.254]"), metadata)
+        XCTAssertEqual(standard.refusal(host: "::ffff:a9fe:a9fe"), metadata)
+        XCTAssertEqual(
+            standard.refusal(host: "meta.example", address: "::ffff:169.254.169.254"),
+            "host meta.example resolved to 169.254.169.254, which is in the denied range 169.254.0.0/16 (link-local / cloud metadata)")
+        // ::/0 is IPv6 only; the mapped address is IPv4.
+        XCTAssertNil(try DownloadPolicy(deny: ["::/0"]).refusal(host: "::ffff:1.2.3.4"))
+        // A mapped range in an entry is an IPv4 range.
+        let mapped = try DownloadPolicy(deny: ["::ffff:10.0.0.0/104"])
+        XCTAssertEqual(mapped.refusal(host: "10.200.0.1"), "10.200.0.1 is in the denied range ::ffff:10.0.0.0/104")
+        XCTAssertNil(mapped.refusal(host: "11.0.0.1"))
+    }
+
+    func testDefaults() throws {
+        let standard = DownloadPolicy.standard
+        XCTAssertEqual(standard.allow, [])
+        XCTAssertEqual(standard.deny, [])
+        XCTAssertTrue(standard.denyDefaults)
+        XCTAssertEqual(DownloadPolicy.defaultDeny, ["169.254.0.0/16", "fe80::/10", "fd00:ec2::254/128", "0.0.0.0/8", "::/128"])
+        XCTAssertNotNil(standard.refusal(host: "169.254.169.254"))
+        XCTAssertNotNil(standard.refusal(host: "fe80::1"))
+        XCTAssertNotNil(standard.refusal(host: "febf:ffff::1"))
+        XCTAssertNil(standard.refusal(host: "fec0::1"))   // just past fe80::/10
+        XCTAssertEqual(
+            standard.refusal(host: "fd00:ec2::254"),
+            "fd00:ec2::254 is in the denied range fd00:ec2::254/128 (link-local / cloud metadata)")
+        XCTAssertEqual(
+            standard.refusal(host: "0.0.0.0"),
+            "0.0.0.0 is in the denied range 0.0.0.0/8 (unspecified address, reaches this host)")
+        XCTAssertNotNil(standard.refusal(host: "::"))
+        // Loopback stays allowed; the demo serves photos on 127.0.0.1.
+        XCTAssertNil(standard.refusal(host: "127.0.0.1"))
+        XCTAssertNil(standard.refusal(host: "::1"))
+        XCTAssertNil(standard.refusal(host: "localhost", address: "127.0.0.1"))
+
+        let open = try DownloadPolicy(denyDefaults: false)
+        XCTAssertNil(open.refusal(host: "169.254.169.254"))
+        XCTAssertNotNil(try DownloadPolicy(deny: ["127.0.0.0/8", "::1/128"]).refusal(host: "::1"))
+        XCTAssertEqual(DownloadLimits().policy.denyDefaults, true)
+        XCTAssertEqual(DownloadLimits().policy.allow, [])
+    }
+
+    func testHostNamePatterns() throws {
+        let policy = try DownloadPolicy(deny: ["*.blocked.test", "Exact.Example"])
+        XCTAssertEqual(policy.refusal(host: "a.blocked.test"), "host a.blocked.test matches the denied name *.blocked.test")
+        XCTAssertNotNil(policy.refusal(host: "A.B.Blocked.TEST."))
+        XCTAssertNil(policy.refusal(host: "blocked.test"))       // subdomains only
+        XCTAssertNil(policy.refusal(host: "notblocked.test"))
+        XCTAssertEqual(policy.refusal(host: "EXACT.example"), "host exact.example matches the denied name Exact.Example")
+        XCTAssertNil(policy.refusal(host: "sub.exact.example"))
+        // A denied name is refused whatever it resolves to.
+        XCTAssertNotNil(policy.refusal(host: "x.blocked.test", address: "203.0.113.1"))
+    }
+
+    func testAllowList() throws {
+        let names = try DownloadPolicy(allow: ["photos.example", "*.cdn.example"])
+        XCTAssertNil(names.refusal(host: "photos.example"))
+        XCTAssertNil(names.refusal(host: "eu.cdn.example", address: "203.0.113.5"))
+        XCTAssertEqual(names.refusal(host: "evil.example"), "host evil.example is not in the allow list")
+        XCTAssertEqual(names.refusal(host: "127.0.0.1"), "127.0.0.1 is not in the allow list")
+
+        let mixed = try DownloadPolicy(allow: ["photos.example", "10.0.0.0/8"])
+        XCTAssertNil(mixed.refusal(host: "other.example"))   // undecided until resolved
+        XCTAssertNil(mixed.refusal(host: "other.example", address: "10.1.1.1"))
+        XCTAssertEqual(
+            mixed.refusal(host: "other.example", address: "192.168.1.1"),
+            "host other.example (192.168.1.1) is not in the allow list")
+
+        // The deny list wins over the allow list.
+        let both = try DownloadPolicy(allow: ["*.example", "169.254.0.0/16"])
+        XCTAssertNotNil(both.refusal(host: "meta.example", address: "169.254.169.254"))
+        XCTAssertNotNil(both.refusal(host: "169.254.169.254"))
+    }
+
+    func testMalformedEntriesThrowNamingTheEntry() {
+        let bad: [(String, String)] = [
+            ("10.0.0.0/33", "the prefix length must be 0 to 32"),
+            ("::/129", "the prefix length must be 0 to 128"),
+            ("10.0.0.0/", "the prefix length must be 0 to 32"),
+            ("10.0.0.0/8x", "the prefix length must be 0 to 32"),
+            ("10.0.0.256", "not a valid IP address"),
+            ("1.2.3", "not a valid IP address"),
+            ("abc/8", "not a valid IP address before the '/'"),
+            ("::ffff:10.0.0.0/64", "an IPv4-mapped range needs a prefix length of at least 96"),
+            ("fe80::1%eth0", "not a host name, IP address or CIDR range"),
+            ("http://photos.example", "a URL; give its host name only"),
+            ("photos.example:8080", "not a host name, IP address or CIDR range"),
+            ("a..example", "not a host name, IP address or CIDR range"),
+            ("*", "a wildcard is only allowed as a leading '*.'"),
+            ("a.*.example", "a wildcard is only allowed as a leading '*.'"),
+            ("", "empty entry"),
+        ]
+        for (entry, reason) in bad {
+            for (allow, deny) in [([entry], []), ([], [entry])] {
+                XCTAssertThrowsError(try DownloadPolicy(allow: allow, deny: deny), entry) { error in
+                    let policyError = error as? DownloadPolicyError
+                    XCTAssertEqual(policyError?.entry, entry)
+                    XCTAssertEqual(policyError?.reason, reason, entry)
+                    XCTAssertEqual(policyError?.description, "invalid download policy entry '\(entry)': \(reason)")
+                }
+            }
+        }
+        XCTAssertNoThrow(try DownloadPolicy(allow: [" photos.example "], deny: ["\t10.0.0.0/8\n"]))
+    }
+
+    func testUnparsableAddressIsRefused() {
+        XCTAssertEqual(DownloadPolicy.standard.refusal(host: "a.example", address: "nope"), "'nope' is not an IP address")
+    }
+
+    func testPolicyErrorsArePermanent() {
+        let error = expectError(fetch("http://169.254.169.254/latest/meta-data/"))
+        XCTAssertEqual(error?.kind, .policy)
+        XCTAssertEqual(error?.isTransient, false)
+    }
+}
