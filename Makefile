@@ -2,7 +2,7 @@
 SWIFT ?= swift
 RELEASE_CLUSTER := .build/release/cluster
 
-.PHONY: demo test deps build release proto-check bench clean
+.PHONY: demo test deps build release proto-check bench fuzz clean
 
 deps:
 	@scripts/install-deps
@@ -34,6 +34,11 @@ bench: deps
 	$(SWIFT) build -c release --product FilterBenchmark
 	.build/release/FilterBenchmark
 	.build/release/ViewportBenchmark
+
+# libFuzzer targets for every decoder of bytes from the network; FUZZ_SECONDS per target.
+FUZZ_SECONDS ?= 30
+fuzz: deps
+	scripts/fuzz $(FUZZ_SECONDS)
 
 clean:
 	rm -rf .build .build-* out

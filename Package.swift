@@ -11,6 +11,8 @@ let package = Package(
     products: [
         .executable(name: "cluster", targets: ["ClusterCLI"]),
         .library(name: "PhotoClusterClient", targets: ["PhotoClusterClient"]),
+        // The network-facing decoders, for the fuzz targets in Fuzz/ (not a public API).
+        .library(name: "PhotoClusterFuzzable", targets: ["PhotoClusterCore", "PhotoClusterProto", "PhotoClusterImaging"]),
         // Example filter plugins, loaded by workers at run time.
         .library(name: "PhotoClusterExamplePluginC", type: .dynamic, targets: ["ExamplePluginC"]),
         .library(name: "PhotoClusterExamplePluginSwift", type: .dynamic, targets: ["ExamplePluginSwift"]),

@@ -48,13 +48,14 @@ public final class ClusterClient: @unchecked Sendable {
 
     /// Connects to `endpoint` (libzmq retries until the coordinator is there). Pass the
     /// embedded cluster's context to reach it over `inproc://`.
-    public init(endpoint: String, context: ZMQContext? = nil) throws {
+    public init(endpoint: String, context: ZMQContext? = nil, curve: CurveClientSettings? = nil) throws {
         self.endpoint = endpoint
         self.ownsContext = context == nil
         self.context = try context ?? ZMQContext()
         let socket = try ZMQSocket(context: self.context, kind: .dealer)
         try socket.setMaxMessageSize(256 << 20)
         try socket.setReconnectInterval(initialMs: 100, maxMs: 1000)
+        if let curve { try socket.makeCurveClient(serverPublicKey: curve.serverPublicKey, keys: curve.keys) }
         try socket.connect(endpoint)
         self.socket = socket
         loop.watch(socket) { [unowned self] socket in
@@ -202,7 +203,7 @@ public final class ClusterClient: @unchecked Sendable {
     private func tick() {
         let now = Date()
         for (id, request) in waiting where request.deadline < now {
-            fail(id, ClusterClientError("no answer from the coordinator at \(endpoint); is it running? (start one with `cluster coordinator`)"))
+            fail(id, ClusterClientError("no answer from the coordinator at \(endpoint); is it running? (start one with `cluster coordinator`; if it uses CURVE, pass --curve-secret and --coordinator-key)"))
         }
         var beat = Photocluster_V1_ClientToCoordinator()
         beat.body = .heartbeat(Photocluster_V1_Heartbeat())

@@ -128,6 +128,14 @@ final class ManifestParserTests: XCTestCase {
         assertRefused("<plist><string>x</string></plist>", entry: nil, reasonContains: "top level")
     }
 
+    func testABinaryPropertyListHoldingASetIsRefusedNotACrash() {
+        // Found by the manifest fuzz target: Foundation's property-list reader crashed on it.
+        let data = Data(base64Encoded: "YnBsaXN0MDDBARAFCAoAAAAAAAABAQAAAAAAAAACAAAAAAAAAAAAAAAAAAAADA==")!
+        XCTAssertThrowsError(try parser.parse(data, file: "set.plist")) { error in
+            XCTAssertTrue("\(error)".hasPrefix("set.plist"), "\(error)")
+        }
+    }
+
     func testLimits() {
         let small = ManifestParser(limits: ManifestLimits(maxBytes: 1000, maxEntries: 2, maxNameLength: 8))
         XCTAssertThrowsError(try small.parse(Data("http://h/a.jpg\nhttp://h/b.jpg\nhttp://h/c.jpg\n".utf8), file: "f")) { error in

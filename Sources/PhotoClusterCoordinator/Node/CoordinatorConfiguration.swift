@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterTransport
 
 /// Where a coordinator listens and how it treats failures.
 public struct CoordinatorConfiguration: Sendable {
@@ -16,6 +17,8 @@ public struct CoordinatorConfiguration: Sendable {
     public var maxMessageBytes: Int64
     /// Where the SQLite journal lives; nil keeps everything in memory (embedded mode).
     public var stateDirectory: URL?
+    /// CURVE on both endpoints, with a ZAP handler that admits only authorized keys; nil: plain.
+    public var curve: CurveServerSettings?
 
     public init(
         workerEndpoint: String,
@@ -25,8 +28,10 @@ public struct CoordinatorConfiguration: Sendable {
         maxAttempts: UInt32 = 3,
         retryBackoff: TimeInterval = 0.25,
         maxMessageBytes: Int64 = 256 << 20,
-        stateDirectory: URL? = nil
+        stateDirectory: URL? = nil,
+        curve: CurveServerSettings? = nil
     ) {
+        self.curve = curve
         self.stateDirectory = stateDirectory
         self.workerEndpoint = workerEndpoint
         self.clientEndpoint = clientEndpoint

@@ -13,6 +13,7 @@ public final class CoordinatorNode: @unchecked Sendable {
     public let coordinatorID = "coordinator-\(UUID().uuidString.prefix(8).lowercased())"
     private let context: ZMQContext
     private let loop = EventLoopThread(name: "coordinator")
+    private var zap: ZAPHandler?
 
     // Loop-thread state.
     var workerSocket: ZMQSocket!
@@ -53,13 +54,24 @@ public final class CoordinatorNode: @unchecked Sendable {
             self.journal = journal
             capabilitiesChanged = true
         }
+        if let curve = configuration.curve {
+            // The handler must be in place before a CURVE server binds, or anyone who knows
+            // the server's public key gets in.
+            let zap = ZAPHandler(context: context, authorizedKeys: curve.authorized, domain: CurveServerSettings.zapDomain) { [weak self] key, accepted, address in
+                if !accepted { self?.loop.post { self?.log("refused a connection from \(address): key \(key) is not authorized") } }
+            }
+            try zap.start()
+            self.zap = zap
+        }
         let workerSocket = try ZMQSocket(context: context, kind: .router)
         try workerSocket.makeStrictRouter()
+        try secure(workerSocket)
         try workerSocket.setMaxMessageSize(configuration.maxMessageBytes)
         try workerSocket.setHeartbeat(intervalMs: 1000, timeoutMs: 3000, ttlMs: 3000)
         try workerSocket.bind(configuration.workerEndpoint)
         let clientSocket = try ZMQSocket(context: context, kind: .router)
         try clientSocket.makeStrictRouter()
+        try secure(clientSocket)
         try clientSocket.setMaxMessageSize(64 << 20)
         try clientSocket.bind(configuration.clientEndpoint)
         boundWorkerEndpoint = workerSocket.lastEndpoint ?? configuration.workerEndpoint
@@ -83,6 +95,12 @@ public final class CoordinatorNode: @unchecked Sendable {
 
     public func stop() {
         loop.stop()
+        zap?.stop()
+    }
+
+    private func secure(_ socket: ZMQSocket) throws {
+        guard let curve = configuration.curve else { return }
+        try socket.makeCurveServer(secretKey: curve.keys.secretKey, zapDomain: CurveServerSettings.zapDomain)
     }
 
     /// Runs `body` on the loop thread and waits for its answer (for status and tests).

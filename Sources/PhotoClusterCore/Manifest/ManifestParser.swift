@@ -68,7 +68,7 @@ public struct ManifestParser: Sendable {
     private func parsePropertyList(_ data: Data, validator: inout EntryValidator) throws {
         let root: Any
         do {
-            root = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            root = try PropertyListDecoder().decode(PropertyListTree.self, from: data).foundationValue
         } catch {
             throw ManifestError(file: validator.file, reason: "not a valid property list: \(Self.describe(error))")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoClusterCore
+import PhotoClusterTransport
 
 /// How a worker node connects and how much it takes on.
 public struct WorkerConfiguration: Sendable {
@@ -13,6 +14,8 @@ public struct WorkerConfiguration: Sendable {
     /// Missed heartbeats before the coordinator is presumed gone and the worker says hello again.
     public var heartbeatLiveness: Int
     public var filters: FilterRegistry
+    /// CURVE keys for the connection to the coordinator; nil: plain.
+    public var curve: CurveClientSettings?
 
     public init(
         coordinatorEndpoint: String,
@@ -21,8 +24,10 @@ public struct WorkerConfiguration: Sendable {
         window: Int? = nil,
         heartbeatInterval: TimeInterval = 1,
         heartbeatLiveness: Int = 3,
-        filters: FilterRegistry = .builtIn
+        filters: FilterRegistry = .builtIn,
+        curve: CurveClientSettings? = nil
     ) {
+        self.curve = curve
         self.coordinatorEndpoint = coordinatorEndpoint
         self.workerID = workerID
         self.engine = engine

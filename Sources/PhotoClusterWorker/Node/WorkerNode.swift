@@ -27,6 +27,9 @@ public final class WorkerNode: @unchecked Sendable {
     private var heartbeatLiveness: Int
     private var newestEpoch: [String: UInt64] = [:]
     private var connectedTo: String?
+    /// Reports a refused CURVE handshake, which libzmq never retries by itself.
+    private var monitor: SocketMonitor?
+    private var refusalLogged = false
 
     /// Called on the loop thread with one line per event worth an operator's attention.
     public var log: @Sendable (String) -> Void = { _ in }
@@ -56,6 +59,10 @@ public final class WorkerNode: @unchecked Sendable {
         try socket.setMaxMessageSize(256 << 20)
         try socket.setHeartbeat(intervalMs: 1000, timeoutMs: 3000, ttlMs: 3000)
         try socket.setReconnectInterval(initialMs: 100, maxMs: 2000)
+        if let curve = configuration.curve {
+            try socket.makeCurveClient(serverPublicKey: curve.serverPublicKey, keys: curve.keys)
+            monitor = try SocketMonitor(socket: socket, context: context, events: .handshakeFailed)
+        }
         try socket.connect(configuration.coordinatorEndpoint)
         self.socket = socket
         loop.watch(socket) { [unowned self] socket in receiveAll(from: socket) }
@@ -67,6 +74,7 @@ public final class WorkerNode: @unchecked Sendable {
         loop.start { [unowned self] in
             // Give the goodbye and the handed-back photos a moment to leave before closing.
             try? self.socket?.setLinger(milliseconds: 1000)
+            self.monitor?.close()
             self.socket?.close()
             self.socket = nil
         }
@@ -170,6 +178,10 @@ public final class WorkerNode: @unchecked Sendable {
 
     private func heartbeat() {
         lastHeartbeatSent = Date()
+        if let monitor, !refusalLogged, monitor.poll().contains(where: \.isHandshakeFailure) {
+            refusalLogged = true
+            log("the coordinator refused this worker's key \(configuration.curve?.keys.publicKey ?? ""): add its .pub file to the coordinator's --authorized-keys and restart the worker")
+        }
         flushUnsent()
         heartbeatSequence += 1
         var beat = Photocluster_V1_Heartbeat()
