@@ -20,9 +20,9 @@ final class MultiProcessTests: XCTestCase {
 
         // Workers first: they keep retrying until the coordinator is there.
         for id in ["left", "right"] {
-            processes.append(try CommandRunner.start(["worker", "--coordinator", workerEndpoint, "--concurrency", "1", "--id", id]))
+            processes.append(try CommandRunner.start(["worker", "--insecure", "--coordinator", workerEndpoint, "--concurrency", "1", "--id", id]))
         }
-        let coordinator = try CommandRunner.start(["coordinator", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--heartbeat-ms", "200"])
+        let coordinator = try CommandRunner.start(["coordinator", "--insecure", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--heartbeat-ms", "200"])
         processes.append(coordinator)
         XCTAssertTrue(eventually(timeout: 15) {
             coordinator.stderrSoFar.contains("worker left joined") && coordinator.stderrSoFar.contains("worker right joined")

@@ -16,9 +16,9 @@ final class ViewportCommandTests: XCTestCase {
         }
         let base = Int.random(in: 21_000...39_000)
         let clientEndpoint = "tcp://127.0.0.1:\(base + 1)"
-        let coordinator = try CommandRunner.start(["coordinator", "--bind", "tcp://127.0.0.1:\(base)", "--client-bind", clientEndpoint])
+        let coordinator = try CommandRunner.start(["coordinator", "--insecure", "--bind", "tcp://127.0.0.1:\(base)", "--client-bind", clientEndpoint])
         processes.append(coordinator)
-        processes.append(try CommandRunner.start(["worker", "--coordinator", "tcp://127.0.0.1:\(base)", "--concurrency", "1", "--id", "only"]))
+        processes.append(try CommandRunner.start(["worker", "--insecure", "--coordinator", "tcp://127.0.0.1:\(base)", "--concurrency", "1", "--id", "only"]))
         XCTAssertTrue(eventually(timeout: 15) { coordinator.stderrSoFar.contains("worker only joined") }, coordinator.stderrSoFar)
 
         let manifest = work.appendingPathComponent("photos.json")

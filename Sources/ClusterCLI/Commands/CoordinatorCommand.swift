@@ -28,19 +28,47 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Directory of the SQLite journal; a restart with the same directory continues its jobs.", valueName: "dir"))
     var state: String?
 
+    @Option(name: .customLong("curve-secret"), help: ArgumentHelp("The coordinator's secret key file (from `cluster keygen`); enables CURVE on both endpoints.", valueName: "file"))
+    var curveSecret: String?
+
+    @Option(name: .customLong("authorized-keys"), help: ArgumentHelp("Public keys of workers and clients let in: a file (a key per line) or a directory of .pub files; repeat for more.", valueName: "path"))
+    var authorizedKeys: [String] = []
+
+    @Flag(help: "Listen on TCP without CURVE keys (anyone who can reach the ports can join and submit).")
+    var insecure = false
+
     func validate() throws {
         guard heartbeatMs >= 10 else { throw ValidationError("--heartbeat-ms must be at least 10") }
         guard liveness >= 1 else { throw ValidationError("--liveness must be at least 1") }
         guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
+        if curveSecret != nil && authorizedKeys.isEmpty {
+            throw ValidationError("--curve-secret needs --authorized-keys: with CURVE on, only listed workers and clients may join")
+        }
+        let network = [bind, clientBind].filter(InsecureEndpoint.isNetwork)
+        if curveSecret == nil && !insecure && !network.isEmpty {
+            throw ValidationError(InsecureEndpoint.refusal("listening", network))
+        }
+    }
+
+    func curveSettings() throws -> CurveServerSettings? {
+        guard let curveSecret else { return nil }
+        do {
+            return CurveServerSettings(
+                keys: try CurveKeyPair.load(secretFile: URL(fileURLWithPath: curveSecret)),
+                authorized: try AuthorizedKeys(contentsOf: authorizedKeys.map { URL(fileURLWithPath: $0) }))
+        } catch let error as CurveKeyError {
+            CommandFailure.usage("\(error)").exit()
+        }
     }
 
     func run() async throws {
+        let curve = try curveSettings()
         let context = try ZMQContext()
         let node = CoordinatorNode(
             configuration: CoordinatorConfiguration(
                 workerEndpoint: bind, clientEndpoint: clientBind,
                 heartbeatInterval: Double(heartbeatMs) / 1000, heartbeatLiveness: liveness, maxAttempts: UInt32(maxAttempts),
-                stateDirectory: state.map { URL(fileURLWithPath: $0, isDirectory: true) }),
+                stateDirectory: state.map { URL(fileURLWithPath: $0, isDirectory: true) }, curve: curve),
             context: context)
         node.log = { Terminal.error("coordinator: \($0)") }
         do {
@@ -52,6 +80,11 @@ struct CoordinatorCommand: AsyncParsableCommand {
             CommandFailure(message: "cannot start: \(error) (\(hint))", status: 1).exit()
         }
         Terminal.error("coordinator: workers connect to \(node.boundWorkerEndpoint), clients to \(node.boundClientEndpoint); Ctrl-C stops")
+        if let curve {
+            Terminal.error("coordinator: CURVE on; public key \(curve.keys.publicKey); \(curve.authorized.count) authorized key(s)")
+        } else if insecure {
+            Terminal.error("coordinator: warning: --insecure: no CURVE keys, anyone who can reach these ports can join and submit")
+        }
         let signal = await SignalWaiter.waitForTermination()
         Terminal.error("coordinator: signal \(signal), shutting down")
         node.stop()

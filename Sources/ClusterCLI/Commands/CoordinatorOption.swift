@@ -6,8 +6,10 @@ struct CoordinatorOption: ParsableArguments {
     @Option(help: ArgumentHelp("The coordinator's client endpoint.", valueName: "endpoint"))
     var coordinator = "tcp://127.0.0.1:7001"
 
+    @OptionGroup var security: ClientSecurityOptions
+
     func connect() throws -> ClusterClient {
-        try ClusterClient(endpoint: coordinator)
+        try ClusterClient(endpoint: coordinator, curve: try security.settings())
     }
 
     /// Runs a request, turning a failure into a message and exit status 1.

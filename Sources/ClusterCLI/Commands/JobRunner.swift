@@ -18,7 +18,7 @@ struct JobRunner {
 
     func run(_ submit: SubmitJob) async throws -> Int32 {
         if let endpoint = options.coordinator {
-            let client = try ClusterClient(endpoint: endpoint)
+            let client = try ClusterClient(endpoint: endpoint, curve: try options.security.settings())
             defer { client.close() }
             if submit.viewportMode { return try await open(submit, with: client, where: endpoint) }
             return try await follow(submit, with: client, where: endpoint)

@@ -9,14 +9,13 @@ struct StatusCommand: AsyncParsableCommand {
     @Argument(help: "A job id (default: every job).")
     var job: String?
 
-    @Option(help: ArgumentHelp("The coordinator's client endpoint.", valueName: "endpoint"))
-    var coordinator = "tcp://127.0.0.1:7001"
+    @OptionGroup var connection: CoordinatorOption
 
     @Flag(help: "Print JSON.")
     var json = false
 
     func run() async throws {
-        let client = try ClusterClient(endpoint: coordinator)
+        let client = try connection.connect()
         defer { client.close() }
         let reply: StatusReply
         do {

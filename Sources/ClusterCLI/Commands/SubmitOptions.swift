@@ -26,6 +26,8 @@ struct JobOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A directory of filter plugins for the embedded workers (and to check specs against).", valueName: "dir"))
     var plugins: String?
 
+    @OptionGroup var security: ClientSecurityOptions
+
     @Flag(help: "Print one JSON object with the outcome instead of human output.")
     var json = false
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PhotoClusterDownload
 import PhotoClusterTransport
 import PhotoClusterWorker
 
@@ -22,23 +23,44 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A directory of filter plugins (*.so) to load besides the default one.", valueName: "dir"))
     var plugins: String?
 
+    @OptionGroup var security: ClientSecurityOptions
+
+    @Flag(help: "Connect over TCP without CURVE keys.")
+    var insecure = false
+
+    @Option(name: .customLong("allow-host"), help: ArgumentHelp("Only download from these hosts, CIDR ranges or addresses (repeat; *.example.com matches subdomains).", valueName: "entry"))
+    var allowHosts: [String] = []
+
+    @Option(name: .customLong("deny-host"), help: ArgumentHelp("Never download from these hosts, CIDR ranges or addresses (repeat); link-local and cloud metadata addresses are always denied.", valueName: "entry"))
+    var denyHosts: [String] = []
+
     @Option(name: .customLong("cache-mb"), help: ArgumentHelp("Megabytes of intermediate results kept for photos that come back.", valueName: "n"))
     var cacheMB = 256
 
     func validate() throws {
         if let concurrency, !(1...1024).contains(concurrency) { throw ValidationError("--concurrency must be between 1 and 1024") }
         guard (0...1_048_576).contains(cacheMB) else { throw ValidationError("--cache-mb must be between 0 and 1048576") }
+        if security.curveSecret == nil && !insecure && InsecureEndpoint.isNetwork(coordinator) {
+            throw ValidationError(InsecureEndpoint.refusal("connecting", [coordinator]))
+        }
+        do {
+            _ = try DownloadPolicy(allow: allowHosts, deny: denyHosts)
+        } catch {
+            throw ValidationError("\(error)")
+        }
     }
 
     func run() async throws {
         let context = try ZMQContext()
-        var engine = WorkerEngine.Configuration(cacheBytes: cacheMB << 20)
+        let policy = try DownloadPolicy(allow: allowHosts, deny: denyHosts)
+        var engine = WorkerEngine.Configuration(downloadLimits: DownloadLimits(policy: policy), cacheBytes: cacheMB << 20)
         if let concurrency { engine.concurrency = concurrency }
         let (filters, report) = FilterCatalog.load(pluginDirectory: plugins)
         FilterCatalog.logRefusals(report, prefix: "worker")
         let node = WorkerNode(
             configuration: WorkerConfiguration(
-                coordinatorEndpoint: coordinator, workerID: id ?? WorkerConfiguration.defaultWorkerID(), engine: engine, filters: filters),
+                coordinatorEndpoint: coordinator, workerID: id ?? WorkerConfiguration.defaultWorkerID(), engine: engine, filters: filters,
+                curve: try security.settings()),
             context: context)
         node.log = { Terminal.error("worker: \($0)") }
         do {
