@@ -136,6 +136,14 @@ final class ManifestParserTests: XCTestCase {
         }
     }
 
+    func testASelfReferencingBinaryPropertyListIsRefusedNotALoop() throws {
+        // Found by the manifest fuzz target: an object that contains itself recursed forever.
+        let data = Data(base64Encoded: "YnBsaXN0MDDSAQIBAAAAAAAAFiB3YWJwbGlzdDAwJGh0dHBzOi8vZXhhbTpqcGcIDRgcQwAAAG5nIEAgDQouMTo4NzYQ/yX//3A6Ly8xMjcuMC4wLlVJbnQ+NS9jYXQuanBnCAACAAAAAKkAAAABAQAAAAAAAAAFAAAAAAAAAAAAAAAAAAAAYw==")!
+        let started = Date()
+        XCTAssertThrowsError(try parser.parse(data, file: "loop.plist"))
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2)
+    }
+
     func testLimits() {
         let small = ManifestParser(limits: ManifestLimits(maxBytes: 1000, maxEntries: 2, maxNameLength: 8))
         XCTAssertThrowsError(try small.parse(Data("http://h/a.jpg\nhttp://h/b.jpg\nhttp://h/c.jpg\n".utf8), file: "f")) { error in

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// `PropertyListSerialization` crashes on a binary property list holding a set (and leaks on
 /// every list it rejects), so manifests never go through it: the decoder refuses what a
-/// manifest cannot contain with an ordinary error.
+/// manifest cannot contain with an ordinary error, and nesting is bounded.
 enum PropertyListTree: Decodable {
     case string(String)
     case array([PropertyListTree])
@@ -12,7 +12,14 @@ enum PropertyListTree: Decodable {
     /// Numbers, dates, data, booleans: valid in a property list, never right in a manifest.
     case other
 
+    /// Manifests nest three deep (array → entry → filters); a binary property list can refer to
+    /// itself, so deeper means hostile and stops here rather than recursing forever.
+    static let maxDepth = 8
+
     init(from decoder: Decoder) throws {
+        guard decoder.codingPath.count <= Self.maxDepth else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "nested more than \(Self.maxDepth) levels deep"))
+        }
         if let keyed = try? decoder.container(keyedBy: AnyKey.self) {
             var dictionary: [String: PropertyListTree] = [:]
             for key in keyed.allKeys { dictionary[key.stringValue] = try keyed.decode(PropertyListTree.self, forKey: key) }
