@@ -1,0 +1,86 @@
+import Foundation
+import XCTest
+
+/// Hosts for multi-host tests: network namespaces joined through a bridge that lives in a
+/// namespace of its own, so nothing touches the machine's real network. Every address is one
+/// of the lab's; everything is removed by `tearDown()`.
+final class NetworkLab {
+    let prefix: String
+    let subnet = "10.213.0"
+    private(set) var hosts: [String: String] = [:]  // name → address
+    private var namespaces: [String] = []
+    private var switchName: String { "\(prefix)sw" }
+
+    /// Makes the switch, or throws XCTSkip where namespaces cannot be made (not root, no iproute2).
+    init() throws {
+        prefix = "pc\(getpid() % 10000)"
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") || FileManager.default.isExecutableFile(atPath: "/sbin/ip") else {
+            throw XCTSkip("multi-host tests need root and iproute2 to make network namespaces")
+        }
+        do {
+            try addNamespace(switchName)
+            try ip(["netns", "exec", switchName, "ip", "link", "add", "br0", "type", "bridge"])
+            try ip(["netns", "exec", switchName, "ip", "link", "set", "br0", "up"])
+        } catch {
+            tearDown()
+            throw XCTSkip("cannot make network namespaces here (\(error)); multi-host test skipped")
+        }
+    }
+
+    /// A host with one interface on the lab's switch at `subnet.octet`.
+    @discardableResult
+    func addHost(_ name: String, octet: Int) throws -> String {
+        let namespace = "\(prefix)\(name)"
+        let address = "\(subnet).\(octet)"
+        try addNamespace(namespace)
+        let outside = "\(prefix)\(name)s", inside = "\(prefix)\(name)h"
+        try ip(["link", "add", inside, "netns", namespace, "type", "veth", "peer", "name", outside, "netns", switchName])
+        try ip(["netns", "exec", switchName, "ip", "link", "set", outside, "master", "br0", "up"])
+        try ip(["netns", "exec", namespace, "ip", "addr", "add", "\(address)/24", "dev", inside])
+        try ip(["netns", "exec", namespace, "ip", "link", "set", inside, "up"])
+        hosts[name] = address
+        return address
+    }
+
+    /// Cuts a host's only link, as a pulled cable would.
+    func unplug(_ name: String) throws {
+        try ip(["netns", "exec", "\(prefix)\(name)", "ip", "link", "set", "\(prefix)\(name)h", "down"])
+    }
+
+    /// The command line that runs `arguments` inside a host.
+    func command(on name: String, _ arguments: [String]) -> [String] {
+        ["netns", "exec", "\(prefix)\(name)"] + arguments
+    }
+
+    func tearDown() {
+        for namespace in namespaces.reversed() { try? ip(["netns", "del", namespace]) }
+        namespaces.removeAll()
+    }
+
+    private func addNamespace(_ name: String) throws {
+        try? ip(["netns", "del", name])  // a leftover of an interrupted run
+        try ip(["netns", "add", name])
+        namespaces.append(name)
+        try ip(["netns", "exec", name, "ip", "link", "set", "lo", "up"])
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let command: String
+        let output: String
+        var description: String { "ip \(command): \(output)" }
+    }
+
+    func ip(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") ? "/usr/sbin/ip" : "/sbin/ip")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Failure(command: arguments.joined(separator: " "), output: String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        }
+    }
+}
