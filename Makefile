@@ -32,8 +32,10 @@ bench: deps
 	$(SWIFT) build -c release --product cluster
 	$(SWIFT) build -c release --product ViewportBenchmark
 	$(SWIFT) build -c release --product FilterBenchmark
+	$(SWIFT) build -c release --product DispatchBenchmark
 	.build/release/FilterBenchmark
 	.build/release/ViewportBenchmark
+	.build/release/DispatchBenchmark
 
 # libFuzzer targets for every decoder of bytes from the network; FUZZ_SECONDS per target.
 FUZZ_SECONDS ?= 30

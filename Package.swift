@@ -126,6 +126,12 @@ let package = Package(
         ),
 
         .executableTarget(
+            name: "DispatchBenchmark",
+            dependencies: ["PhotoClusterClient", "PhotoClusterProto", "PhotoClusterTransport"],
+            path: "Benchmarks/DispatchBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "FilterBenchmark",
             dependencies: ["PhotoClusterCore"],
             path: "Benchmarks/FilterBenchmark",

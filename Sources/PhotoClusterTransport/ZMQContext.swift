@@ -8,10 +8,12 @@ public final class ZMQContext: @unchecked Sendable {
     // zmq contexts are thread-safe; the pointer itself never changes.
     let handle: UnsafeMutableRawPointer
 
-    public init(ioThreads: Int32 = 1) throws {
+    /// `maxSockets` bounds the sockets of this context (libzmq's default is 1023).
+    public init(ioThreads: Int32 = 1, maxSockets: Int32? = nil) throws {
         guard let handle = zmq_ctx_new() else { throw ZMQError("zmq_ctx_new") }
         self.handle = handle
         zmq_ctx_set(handle, ZMQ_IO_THREADS, ioThreads)
+        if let maxSockets { zmq_ctx_set(handle, ZMQ_MAX_SOCKETS, maxSockets) }
     }
 
     /// Waits until every socket of the context is closed, then frees it.

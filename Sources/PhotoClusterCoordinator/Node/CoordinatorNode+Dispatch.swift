@@ -46,7 +46,7 @@ extension CoordinatorNode {
     /// intermediate results sit on another connected worker is left for that worker.
     private func nextPhoto(for worker: WorkerRecord) -> (String, PhotoRecord)? {
         for id in jobOrder {
-            guard let job = jobs[id], !job.isFinished, !job.isSuspended, job.hasPending else { continue }
+            guard jobs[id].map({ !$0.isFinished && !$0.isSuspended && $0.hasPending }) == true else { continue }
             if let photo = jobs[id]?.takeNext(window: Self.affinityWindow, where: { $0.cachedOn == worker.id && worker.canRun($0.filterNames) }) {
                 return (id, photo)
             }

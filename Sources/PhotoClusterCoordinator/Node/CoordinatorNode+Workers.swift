@@ -114,14 +114,17 @@ extension CoordinatorNode {
         release(worker, result.jobID, result.photoIndex)
         // Results are idempotent: a photo already finished (say, after a requeue) is not written
         // twice. A result from an earlier attempt is still a good result.
-        guard let job = jobs[result.jobID], let photo = job.photo(result.photoIndex), !photo.isSettled else { return }
+        // Copy out what is needed: a `Job` held while `jobs` is changed would copy all its photos.
+        guard let (photo, directory, followers) = jobs[result.jobID].flatMap({ job in
+            job.photo(result.photoIndex).map { ($0, job.outputDirectory, job.followers(of: result.photoIndex)) }
+        }), !photo.isSettled else { return }
         if photo.worker == worker { workers[worker]?.completed += 1 }
         let fileExtension = result.format == .png ? "png" : "jpg"
-        for index in [result.photoIndex] + job.followers(of: result.photoIndex) {
+        for index in [result.photoIndex] + followers {
             guard let target = jobs[result.jobID]?.photo(index), !target.isSettled else { continue }
-            let destination = job.outputDirectory.appendingPathComponent(OutputNaming.fileName(stem: target.stem, format: fileExtension))
+            let destination = directory.appendingPathComponent(OutputNaming.fileName(stem: target.stem, format: fileExtension))
             do {
-                try OutputWriter.write(result.encoded, to: destination, tag: "\(job.id)-\(result.attempt)")
+                try OutputWriter.write(result.encoded, to: destination, tag: "\(result.jobID)-\(result.attempt)")
                 jobs[result.jobID]?.markDone(index, path: destination.path, width: result.width, height: result.height)
             } catch {
                 jobs[result.jobID]?.markFailed(index, stage: "write", reason: "\(error)")
@@ -159,10 +162,10 @@ extension CoordinatorNode {
 
     /// A photo reached a terminal state: tell the clients, and finish the job when it was the last.
     func photoFinished(_ jobID: String, _ index: UInt32) {
-        guard let job = jobs[jobID], let photo = job.photo(index) else { return }
-        journaling("photo \(index) of job \(jobID)") { try $0.recordPhoto(photo, of: job) }
+        guard let photo = jobs[jobID]?.photo(index) else { return }
+        journaling("photo \(index) of job \(jobID)") { try $0.recordPhoto(photo, of: jobs[jobID]!) }
         publish(jobID, .photo(photo.status()))
-        publish(jobID, .progress(job.progress))
-        if job.allSettled && !job.isFinished { finish(jobID) }
+        publish(jobID, .progress(jobs[jobID]!.progress))
+        if jobs[jobID]!.allSettled && !jobs[jobID]!.isFinished { finish(jobID) }
     }
 }

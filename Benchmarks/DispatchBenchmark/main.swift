@@ -1,0 +1,180 @@
+import Foundation
+import PhotoClusterClient
+import PhotoClusterProto
+import PhotoClusterTransport
+
+// Coordinator capacity: one `cluster coordinator` process, many simulated workers (DEALER
+// sockets in this process that take graphs and answer at once with a tiny result), and a job
+// of N photos. Prints photo graphs per second dispatched and tracked end to end (submit →
+// every result written → summary), and the coordinator's peak memory.
+// Usage: dispatch-benchmark [--cluster PATH] [--workers N] [--photos N[,N...]]
+
+var clusterPath = ".build/release/cluster"
+var workerCount = 1000
+var sizes = [10_000, 100_000]
+var rest = CommandLine.arguments.dropFirst()
+while let flag = rest.popFirst() {
+    let value = rest.popFirst() ?? ""
+    switch flag {
+    case "--cluster": clusterPath = value
+    case "--workers": workerCount = Int(value) ?? workerCount
+    case "--photos": sizes = value.split(separator: ",").compactMap { Int($0) }
+    default:
+        FileHandle.standardError.write(Data("unknown option \(flag)\n".utf8))
+        exit(2)
+    }
+}
+func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+guard FileManager.default.isExecutableFile(atPath: clusterPath) else {
+    note("\(clusterPath) is missing: build it with `swift build -c release --product cluster` (or run `make bench`)")
+    exit(1)
+}
+
+/// Peak resident memory of a process, from /proc.
+func peakMemoryMB(_ pid: Int32) -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+    else { return .nan }
+    return (Double(line.split(separator: " ").dropFirst().first.map(String.init) ?? "") ?? .nan) / 1024
+}
+
+/// The simulated workers: every socket on one thread, answering each graph at once.
+final class SimulatedWorkers: @unchecked Sendable {
+    private let context: ZMQContext
+    private var sockets: [ZMQSocket] = []
+    private let stopFlag = LockedBoxFlag()
+    private var thread: Thread?
+    private(set) var answered = 0
+
+    init(count: Int, endpoint: String) throws {
+        context = try ZMQContext(ioThreads: 1, maxSockets: Int32(count + 16))
+        for index in 0..<count {
+            let socket = try ZMQSocket(context: context, kind: .dealer)
+            try socket.setRoutingID("sim-\(index)")
+            try socket.connect(endpoint)
+            sockets.append(socket)
+        }
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.stackSize = 4 << 20
+        self.thread = thread
+        thread.start()
+    }
+
+    func stop() {
+        stopFlag.set()
+        while thread?.isFinished == false { usleep(10_000) }
+        for socket in sockets { socket.close() }
+        context.terminate()
+    }
+
+    private func send(_ socket: ZMQSocket, _ body: Photocluster_V1_WorkerToCoordinator.OneOf_Body) {
+        var message = Photocluster_V1_WorkerToCoordinator()
+        message.body = body
+        try? socket.send([Envelope.encode(message)], dontWait: true)
+    }
+
+    private func run() {
+        for socket in sockets {
+            send(socket, .hello(.with {
+                $0.protocolVersion = 1
+                $0.workerID = ""
+                $0.host = "simulated"
+                $0.concurrency = 1
+                $0.filters = [.with { $0.name = "sepia"; $0.version = "1" }]
+            }))
+            send(socket, .credit(.with { $0.grant = 4 }))
+        }
+        var poller = ZMQPoller(sockets.map { .socket($0) })
+        var lastBeat = Date()
+        let result = Data(repeating: 0xAB, count: 64)
+        while !stopFlag.isSet {
+            guard let ready = try? poller.poll(timeoutMs: 100) else { continue }
+            for (index, isReady) in ready.enumerated() where isReady {
+                let socket = sockets[index]
+                while let frames = try? socket.receive(dontWait: true) {
+                    guard let message = Envelope.decode(Photocluster_V1_CoordinatorToWorker.self, from: frames.last ?? Data()) else { continue }
+                    if case .assign(let assign) = message.body {
+                        let graph = assign.graph
+                        send(socket, .result(.with {
+                            $0.jobID = graph.jobID
+                            $0.photoIndex = graph.photoIndex
+                            $0.attempt = graph.attempt
+                            $0.encoded = result
+                            $0.format = .jpeg
+                            $0.width = 1
+                            $0.height = 1
+                        }))
+                        send(socket, .credit(.with { $0.grant = 1 }))
+                        answered += 1
+                    } else if case .pleaseRegister = message.body {
+                        send(socket, .hello(.with { $0.protocolVersion = 1; $0.concurrency = 1; $0.filters = [.with { $0.name = "sepia" }] }))
+                        send(socket, .credit(.with { $0.grant = 4 }))
+                    }
+                }
+            }
+            if Date().timeIntervalSince(lastBeat) > 0.5 {
+                lastBeat = Date()
+                for socket in sockets { send(socket, .heartbeat(.with { $0.sequence = 1 })) }
+            }
+        }
+    }
+}
+
+/// A flag another thread may set.
+final class LockedBoxFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+    func set() { lock.lock(); value = true; lock.unlock() }
+}
+
+var rows: [String] = []
+for photos in sizes {
+    let port = Int.random(in: 40_000...50_000)
+    // Outputs go to memory when it can (/dev/shm): the figure is the coordinator, not the disk.
+    let scratch = FileManager.default.fileExists(atPath: "/dev/shm") ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
+    let out = scratch.appendingPathComponent("dispatch-bench-\(getpid())-\(photos)")
+    let coordinator = Process()
+    coordinator.executableURL = URL(fileURLWithPath: clusterPath)
+    coordinator.arguments = ["coordinator", "--insecure", "--bind", "tcp://127.0.0.1:\(port)", "--client-bind", "tcp://127.0.0.1:\(port + 1)"]
+    coordinator.standardError = FileHandle.nullDevice
+    try coordinator.run()
+    let workers = try SimulatedWorkers(count: workerCount, endpoint: "tcp://127.0.0.1:\(port)")
+    workers.start()
+    let client = try ClusterClient(endpoint: "tcp://127.0.0.1:\(port + 1)")
+    var joined = 0
+    for _ in 0..<300 {
+        joined = (try? await client.status(timeout: 5).workers.count) ?? 0
+        if joined == workerCount { break }
+        try await Task.sleep(nanoseconds: 100_000_000)
+    }
+    note("\(photos) photos: \(joined) simulated workers joined")
+    var submit = SubmitJob()
+    submit.label = "dispatch-\(photos)"
+    submit.outputDir = out.path
+    submit.filters = [.with { $0.name = "sepia" }]
+    submit.photos = (0..<photos).map { index in .with { $0.name = "p\(index)"; $0.url = "http://127.0.0.1:9/p\(index).jpg" } }
+    let started = Date()
+    let job = try await client.submit(submit, timeout: 60)
+    var summary: JobSummary?
+    for await event in job.events {
+        if case .finished(let finished) = event.body { summary = finished }
+    }
+    let elapsed = Date().timeIntervalSince(started)
+    let memory = peakMemoryMB(coordinator.processIdentifier)
+    client.close()
+    workers.stop()
+    coordinator.interrupt()
+    coordinator.waitUntilExit()
+    try? FileManager.default.removeItem(at: out)
+    let succeeded = Int(summary?.progress.succeeded ?? 0)
+    let row = String(format: "| %d | %d | %d | %.2f s | %.0f | %.0f MB |", photos, joined, succeeded, elapsed, Double(succeeded) / elapsed, memory)
+    note(row)
+    rows.append(row)
+}
+print("| photos | simulated workers | done | elapsed | graphs/s end to end | coordinator peak RSS |")
+print("|---|---|---|---|---|---|")
+for row in rows { print(row) }
