@@ -25,6 +25,7 @@ proto-check: deps
 # the example plugins' shared libraries.
 test: deps proto-check
 	$(SWIFT) build
+	CLUSTER=.build/debug/cluster scripts/check-deploy
 	$(SWIFT) test
 
 # Benchmarks print figures and write them under bench/results/; they never gate `make test`.
@@ -33,9 +34,11 @@ bench: deps
 	$(SWIFT) build -c release --product ViewportBenchmark
 	$(SWIFT) build -c release --product FilterBenchmark
 	$(SWIFT) build -c release --product DispatchBenchmark
+	$(SWIFT) build -c release --product PipelineBenchmark
 	.build/release/FilterBenchmark
 	.build/release/ViewportBenchmark
 	.build/release/DispatchBenchmark
+	BENCH_BIN=.build/release bench/run
 
 # libFuzzer targets for every decoder of bytes from the network; FUZZ_SECONDS per target.
 FUZZ_SECONDS ?= 30

@@ -132,6 +132,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "PipelineBenchmark",
+            dependencies: ["PhotoClusterCore", "PhotoClusterImaging", "LoopbackHTTP"],
+            path: "Benchmarks/PipelineBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "FilterBenchmark",
             dependencies: ["PhotoClusterCore"],
             path: "Benchmarks/FilterBenchmark",

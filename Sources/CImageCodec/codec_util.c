@@ -3,6 +3,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 void ic_set_message(char *message, size_t message_size, const char *format, ...) {
     if (message == NULL || message_size == 0) return;
@@ -37,3 +42,17 @@ ic_status ic_check_size(uint64_t width, uint64_t height, uint64_t max_pixels,
 }
 
 void ic_free(void *buffer) { free(buffer); }
+
+void *ic_alloc_pixels(size_t byte_count) {
+    void *pixels = malloc(byte_count);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    /* Only worth it (and only possible) when the buffer spans whole 2 MB pages. */
+    if (pixels != NULL && byte_count >= ((size_t)8 << 20)) {
+        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+        uintptr_t start = ((uintptr_t)pixels + page - 1) & ~(page - 1);
+        uintptr_t end = ((uintptr_t)pixels + byte_count) & ~(page - 1);
+        if (end > start) (void)madvise((void *)start, end - start, MADV_HUGEPAGE); /* advice only */
+    }
+#endif
+    return pixels;
+}

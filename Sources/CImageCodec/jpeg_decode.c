@@ -146,7 +146,7 @@ static ic_status decode(decode_job *job, const uint8_t *data, size_t size, uint6
         ic_set_message(job->message, job->message_size, "JPEG decoder produced an unexpected layout");
         return IC_CORRUPT;
     }
-    job->pixels = malloc(byte_count);
+    job->pixels = ic_alloc_pixels(byte_count);
     if (job->pixels == NULL) {
         ic_set_message(job->message, job->message_size, "no memory for %zu bytes of pixels", byte_count);
         return IC_TOO_LARGE;

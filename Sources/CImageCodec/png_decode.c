@@ -65,7 +65,7 @@ ic_status ic_decode_png(const uint8_t *data, size_t size, uint64_t max_pixels,
     /* Without gAMA/sRGB, 16-bit samples would be taken as linear light and brightened. */
     image.flags |= PNG_IMAGE_FLAG_16BIT_sRGB;
 
-    uint8_t *pixels = malloc(byte_count);
+    uint8_t *pixels = ic_alloc_pixels(byte_count);
     if (pixels == NULL) {
         ic_set_message(message, message_size, "no memory for %zu bytes of pixels", byte_count);
         png_image_free(&image);

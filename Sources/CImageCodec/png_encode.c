@@ -1,6 +1,7 @@
 #include "codec_util.h"
 
 #include <png.h>
+#include <zlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,9 +57,16 @@ static int write_png(png_structp png, png_infop info, png_sink *sink, const uint
     png_set_write_fn(png, sink, write_data, flush_data);
     png_set_IHDR(png, info, width, height, 8, alpha ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_RGB,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    /* zlib's defaults and adaptive filtering are ~20x slower for a few percent smaller files. */
+    /*
+     * zlib's defaults and adaptive filtering are ~20x slower for a few percent smaller files.
+     * Level 1 with the UP filter and the run-length strategy (matches only at distance one, which
+     * is what UP-filtered photo rows mostly are) is the fastest setting measured by bench/run:
+     * against level 1 + SUB, ~30% less encode time on the sample photos with files 1% larger,
+     * and both faster and 30% smaller on smooth 12-megapixel ones.
+     */
     png_set_compression_level(png, 1);
-    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_SUB);
+    png_set_compression_strategy(png, Z_RLE);
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_UP);
     png_write_info(png, info);
     if (!alpha) png_set_filler(png, 0, PNG_FILLER_AFTER); /* drop the 4th byte of each pixel */
     size_t stride = (size_t)width * 4;

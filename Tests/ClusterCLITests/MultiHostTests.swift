@@ -50,7 +50,7 @@ final class MultiHostTests: XCTestCase {
         let photoServer = try start(on: "coord", ["python3", "-m", "http.server", "8000", "--bind", coordinatorAddress, "--directory", Repository.samplePhotos.path])
         let coordinator = try cluster(on: "coord", [
             "coordinator", "--bind", "tcp://\(coordinatorAddress):7000", "--client-bind", "tcp://\(coordinatorAddress):7001",
-            "--heartbeat-ms", "200", "--liveness", "3",
+            "--heartbeat-ms", "200", "--liveness", "10",
             "--curve-secret", keys.appendingPathComponent("coordinator.key").path, "--authorized-keys", trusted.path,
         ])
         func curve(_ name: String) -> [String] {

@@ -43,23 +43,27 @@ extension CoordinatorNode {
     }
 
     private func register(_ id: String, _ hello: Photocluster_V1_WorkerHello) {
-        if workers[id] != nil {
-            // Same identity again: it reconnected or restarted. What it held goes back to the
-            // queue, and it is told to drop its copies so nothing runs twice on purpose.
-            let held = workers[id]!.inFlight
+        // Photos it says it still holds keep running there (a worker that only lost touch for a
+        // moment must not have its work dropped and redone, over and over under load).
+        let stillHeld = Set(hello.inFlight.map { PhotoRef(job: $0.jobID, index: $0.photoIndex) })
+        var kept: Set<PhotoRef> = []
+        if let previous = workers[id] {
+            // Same identity again: it reconnected or restarted. What it no longer holds goes back
+            // to the queue; what it holds but we did not give it, it drops.
+            kept = previous.inFlight.intersection(stillHeld)
+            workers[id]!.inFlight = previous.inFlight.subtracting(kept)
             loseWorker(id, reason: "it registered again")
-            var drop = Photocluster_V1_DropStaleWork()
-            drop.photos = held.map { ref in
-                var photo = Photocluster_V1_DropStaleWork.PhotoRef()
-                photo.jobID = ref.job
-                photo.photoIndex = ref.index
-                return photo
-            }
-            if !drop.photos.isEmpty { sendToWorker(id, .dropStale(drop)) }
+        }
+        let stale = stillHeld.subtracting(kept)
+        if !stale.isEmpty {
+            sendToWorker(id, .dropStale(.with { drop in
+                drop.photos = stale.map { ref in .with { $0.jobID = ref.job; $0.photoIndex = ref.index } }
+            }))
         }
         workers[id] = WorkerRecord(
             id: id, host: hello.host, concurrency: hello.concurrency,
             filters: Dictionary(hello.filters.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }), lastSeen: Date())
+        workers[id]!.inFlight = kept
         var welcome = Photocluster_V1_Welcome()
         welcome.coordinatorID = coordinatorID
         welcome.heartbeatIntervalMs = UInt32(configuration.heartbeatInterval * 1000)

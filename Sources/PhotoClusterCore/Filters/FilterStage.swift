@@ -8,6 +8,11 @@ public protocol FilterStage: Sendable {
     /// Filters `image`, in place or into a new image, and returns the result. Long filters call
     /// `isCancelled` between bands of rows and throw `FilterCancelled` when it returns true.
     func apply(to image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage
+
+    /// Filters a copy of `image`, leaving `image` untouched (for images that are shared, such as
+    /// cached ones). Has a default (copy, then `apply(to:)`); point filters fuse the copy into
+    /// their pass. See FilterCopying.swift.
+    func apply(toCopyOf image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage
 }
 
 /// What a filter is called and what it accepts.

@@ -66,6 +66,11 @@ public final class WorkerEngine: @unchecked Sendable {
 
     public var inFlightCount: Int { inFlight.withLock { $0.count } }
 
+    /// Photos held, not counting those already cancelled (they are on their way out).
+    var inFlightKeys: [PhotoWork.Key] {
+        inFlight.withLock { $0.values.filter { !$0.work.isCancelled }.map(\.work.key) }
+    }
+
     func inFlight(job: String) -> Set<UInt32> {
         Set(inFlight.withLock { $0.keys.filter { $0.job == job }.map(\.photo) })
     }

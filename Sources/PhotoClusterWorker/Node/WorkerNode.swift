@@ -100,6 +100,7 @@ public final class WorkerNode: @unchecked Sendable {
         hello.host = ProcessInfo.processInfo.hostName
         hello.concurrency = UInt32(configuration.engine.concurrency)
         hello.filters = configuration.filters.descriptors.map(FilterInfoMapping.info)
+        hello.inFlight = engine.inFlightKeys.map { key in .with { $0.jobID = key.job; $0.photoIndex = key.photo } }
         send(.hello(hello))
         var credit = Photocluster_V1_Credit()
         credit.grant = UInt32(max(0, configuration.window - engine.inFlightCount))

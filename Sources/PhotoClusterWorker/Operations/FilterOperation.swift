@@ -23,13 +23,11 @@ final class FilterOperation: Operation, @unchecked Sendable {
         let filter = work.filters[index]
         let started = Date()
         do {
-            // Cached images are immutable: filter a copy.
-            guard let image = shared ? input.copy() : input else {
-                throw FilterFailure(filter: filter.name, reason: "out of memory copying \(input.width)x\(input.height) pixels")
-            }
-            let output = try filter.stage.apply(to: image, parameters: filter.parameters) { [unowned self] in
-                isCancelled || work.isCancelled
-            }
+            // Cached images are immutable: filter a copy (point filters write it in one pass).
+            let check = { [unowned self] in self.isCancelled || work.isCancelled }
+            let output = shared
+                ? try filter.stage.apply(toCopyOf: input, parameters: filter.parameters, isCancelled: check)
+                : try filter.stage.apply(to: input, parameters: filter.parameters, isCancelled: check)
             cache.put(work.filteredKey(count: index + 1), .image(output, work.read { $0.inputFormat } ?? .png))
             let isLast = index == work.filters.count - 1
             work.update {

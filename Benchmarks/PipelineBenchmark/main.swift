@@ -1,0 +1,173 @@
+import Foundation
+import LoopbackHTTP
+import PhotoClusterCore
+import PhotoClusterImaging
+
+// Pipeline benchmark, the in-process figure of `bench/run`: the worker's stages on photos held in
+// memory, decode → filters → encode, through the same public pieces the worker's operations call
+// (`ImageCodec.decode`, the built-in `FilterRegistry`, `ImageCodec.encode`), on N threads.
+// Like `FilterOperation`, each filter runs on a copy of the decoded image (the worker keeps the
+// decoded image in its stage cache): `--copy worker` (the default) copies with `RGBAImage.copy()`
+// and filters the copy, as FilterOperation does today; `--copy fused` calls
+// `FilterStage.apply(toCopyOf:)`, which point filters do in one pass; `--copy none` filters the
+// decoded image itself.
+//
+//   PipelineBenchmark pipeline [--filter SPEC]... [--format jpeg|png|keep] [--quality Q]
+//                              [--threads N] [--runs R] [--copy worker|fused|none] FILE...
+//       prints one JSON object: seconds of each run (wall clock over all photos), megapixels
+//       and photos per run, bytes written by the last run, and the seconds each stage took in
+//       the last run (summed over threads).
+//   PipelineBenchmark serve DIR
+//       serves DIR on loopback with LoopbackHTTP, prints its base URL, and stops when standard
+//       input closes (`bench/run` serves the manifests' photos this way).
+
+func fail(_ text: String) -> Never {
+    FileHandle.standardError.write(Data("PipelineBenchmark: \(text)\n".utf8))
+    exit(2)
+}
+
+struct Options {
+    var filters: [String] = []
+    var format = "keep"
+    var quality = 85
+    var threads = 1
+    var runs = 5
+    var copy = "worker"
+    var files: [String] = []
+
+    init(_ arguments: ArraySlice<String>) {
+        var rest = arguments
+        while let argument = rest.popFirst() {
+            func value() -> String {
+                guard let next = rest.popFirst() else { fail("\(argument) needs a value") }
+                return next
+            }
+            switch argument {
+            case "--filter": filters.append(value())
+            case "--format": format = value()
+            case "--quality": quality = Int(value()) ?? quality
+            case "--threads": threads = max(1, Int(value()) ?? threads)
+            case "--runs": runs = max(1, Int(value()) ?? runs)
+            case "--copy": copy = value()
+            default:
+                if argument.hasPrefix("--") { fail("unknown option \(argument)") }
+                files.append(argument)
+            }
+        }
+        guard !files.isEmpty else { fail("no input files") }
+        guard ["keep", "jpeg", "png"].contains(format) else { fail("--format is jpeg, png or keep") }
+        guard ["worker", "fused", "none"].contains(copy) else { fail("--copy is worker, fused or none") }
+    }
+}
+
+/// Seconds spent in each stage, summed over threads.
+struct StageTimes {
+    var decode = 0.0, copy = 0.0, filter = 0.0, encode = 0.0
+    static func + (a: StageTimes, b: StageTimes) -> StageTimes {
+        StageTimes(decode: a.decode + b.decode, copy: a.copy + b.copy, filter: a.filter + b.filter, encode: a.encode + b.encode)
+    }
+}
+
+func now() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+}
+
+func runPipeline(_ options: Options) throws {
+    let inputs = try options.files.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+    let filters = try options.filters.map { try FilterRegistry.builtIn.resolve($0) }
+    var megapixels = 0.0
+    for data in inputs {
+        let image = try ImageCodec.decode(data).image
+        megapixels += Double(image.pixelCount) / 1e6
+    }
+
+    /// One photo through the worker's stages; returns the encoded size.
+    func process(_ data: Data, _ times: inout StageTimes) throws -> Int {
+        var t0 = now()
+        let (decoded, inputFormat) = try ImageCodec.decode(data)
+        var t1 = now()
+        times.decode += t1 - t0
+        var image = decoded
+        for filter in filters {
+            t0 = now()
+            switch options.copy {
+            case "worker":
+                let input = image.copy()!
+                t1 = now()
+                times.copy += t1 - t0
+                image = try filter.stage.apply(to: input, parameters: filter.parameters) { false }
+            case "fused":
+                t1 = t0
+                image = try filter.stage.apply(toCopyOf: image, parameters: filter.parameters) { false }
+            default:
+                t1 = t0
+                image = try filter.stage.apply(to: image, parameters: filter.parameters) { false }
+            }
+            times.filter += now() - t1
+        }
+        let format: ImageFormat = options.format == "keep" ? inputFormat : ImageFormat(rawValue: options.format)!
+        t0 = now()
+        let encoded = try ImageCodec.encode(image, as: format, quality: options.quality)
+        times.encode += now() - t0
+        return encoded.count
+    }
+
+    var seconds: [Double] = []
+    var lastBytes = 0
+    var lastTimes = StageTimes()
+    for _ in 0..<options.runs {
+        let next = LockedBox(0)
+        let totals = LockedBox((bytes: 0, times: StageTimes(), error: String?.none))
+        let start = now()
+        DispatchQueue.concurrentPerform(iterations: options.threads) { _ in
+            var bytes = 0
+            var times = StageTimes()
+            var failure: String?
+            while true {
+                let index = next.withLock { value -> Int in
+                    defer { value += 1 }
+                    return value
+                }
+                guard index < inputs.count else { break }
+                do { bytes += try process(inputs[index], &times) } catch { failure = "\(options.files[index]): \(error)" }
+            }
+            totals.withLock {
+                $0.bytes += bytes
+                $0.times = $0.times + times
+                if let failure { $0.error = failure }
+            }
+        }
+        seconds.append(now() - start)
+        let result = totals.current
+        if let error = result.error { fail(error) }
+        lastBytes = result.bytes
+        lastTimes = result.times
+    }
+    let object: [String: Any] = [
+        "megapixels": megapixels, "photos": inputs.count, "seconds": seconds, "bytes_out": lastBytes,
+        "stage_seconds": ["decode": lastTimes.decode, "copy": lastTimes.copy, "filter": lastTimes.filter, "encode": lastTimes.encode],
+    ]
+    let json = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    print(String(decoding: json, as: UTF8.self))
+}
+
+func serve(_ directory: String) throws -> Never {
+    let server = try LoopbackHTTPServer.serving(directory: URL(fileURLWithPath: directory))
+    print(server.baseURL)
+    fflush(stdout)
+    while FileHandle.standardInput.availableData.count > 0 {}  // until standard input closes
+    server.stop()
+    exit(0)
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+switch arguments.first {
+case "pipeline": try runPipeline(Options(arguments.dropFirst()))
+case "serve":
+    guard arguments.count == 2 else { fail("usage: PipelineBenchmark serve DIR") }
+    try serve(arguments.last!)
+default:
+    fail("usage: PipelineBenchmark pipeline [--filter SPEC]... [--format jpeg|png|keep] [--quality Q] [--threads N] [--runs R] [--copy worker|fused|none] FILE...\n       PipelineBenchmark serve DIR")
+}
