@@ -12,7 +12,7 @@ struct CommandResult {
 enum CommandRunner {
     static func run(_ arguments: [String], in directory: URL? = nil, timeout: TimeInterval = 60, viaIP: Bool = false) throws -> CommandResult {
         let process = viaIP
-            ? try RunningCommand(binary: URL(fileURLWithPath: FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") ? "/usr/sbin/ip" : "/sbin/ip"), arguments: arguments, directory: directory)
+            ? try RunningCommand(binary: NetworkLab.ipTool, arguments: arguments, directory: directory)
             : try start(arguments, in: directory)
         let deadline = Date().addingTimeInterval(timeout)
         while process.process.isRunning && Date() < deadline { usleep(20_000) }

@@ -24,8 +24,7 @@ final class MultiHostTests: XCTestCase {
     }
 
     private func start(on host: String, _ arguments: [String]) throws -> RunningCommand {
-        let ip = URL(fileURLWithPath: FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") ? "/usr/sbin/ip" : "/sbin/ip")
-        let process = try RunningCommand(binary: ip, arguments: lab.command(on: host, arguments), directory: nil)
+        let process = try RunningCommand(binary: NetworkLab.ipTool, arguments: lab.command(on: host, arguments), directory: nil)
         processes.append(process)
         return process
     }

@@ -14,7 +14,7 @@ final class NetworkLab {
     /// Makes the switch, or throws XCTSkip where namespaces cannot be made (not root, no iproute2).
     init() throws {
         prefix = "pc\(getpid() % 10000)"
-        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") || FileManager.default.isExecutableFile(atPath: "/sbin/ip") else {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: Self.ipTool.path) else {
             throw XCTSkip("multi-host tests need root and iproute2 to make network namespaces")
         }
         do {
@@ -70,9 +70,14 @@ final class NetworkLab {
         var description: String { "ip \(command): \(output)" }
     }
 
+    /// iproute2's `ip`, where Debian puts it.
+    static var ipTool: URL {
+        URL(fileURLWithPath: FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") ? "/usr/sbin/ip" : "/sbin/ip")
+    }
+
     func ip(_ arguments: [String]) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") ? "/usr/sbin/ip" : "/sbin/ip")
+        process.executableURL = Self.ipTool
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
