@@ -116,22 +116,46 @@ extension CoordinatorNode {
 
     private func photoSucceeded(_ result: Photocluster_V1_PhotoResult, from worker: String) {
         release(worker, result.jobID, result.photoIndex)
-        // Results are idempotent: a photo already finished (say, after a requeue) is not written
-        // twice. A result from an earlier attempt is still a good result.
+        // Results are idempotent: a photo already finished or being written (say, after a
+        // requeue) is not written twice. A result from an earlier attempt is still a good result.
         // Copy out what is needed: a `Job` held while `jobs` is changed would copy all its photos.
         guard let (photo, directory, followers) = jobs[result.jobID].flatMap({ job in
             job.photo(result.photoIndex).map { ($0, job.outputDirectory, job.followers(of: result.photoIndex)) }
-        }), !photo.isSettled else { return }
+        }), !photo.isSettled, !writing.contains(PhotoRef(job: result.jobID, index: result.photoIndex)) else { return }
         if photo.worker == worker { workers[worker]?.completed += 1 }
         let fileExtension = result.format == .png ? "png" : "jpg"
-        for index in [result.photoIndex] + followers {
-            guard let target = jobs[result.jobID]?.photo(index), !target.isSettled else { continue }
-            let destination = directory.appendingPathComponent(OutputNaming.fileName(stem: target.stem, format: fileExtension))
-            do {
-                try OutputWriter.write(result.encoded, to: destination, tag: "\(result.jobID)-\(result.attempt)")
-                jobs[result.jobID]?.markDone(index, path: destination.path, width: result.width, height: result.height)
-            } catch {
+        let targets: [(index: UInt32, destination: URL)] = ([result.photoIndex] + followers).compactMap { index in
+            guard let target = jobs[result.jobID]?.photo(index), !target.isSettled else { return nil }
+            return (index, directory.appendingPathComponent(OutputNaming.fileName(stem: target.stem, format: fileExtension)))
+        }
+        for target in targets { writing.insert(PhotoRef(job: result.jobID, index: target.index)) }
+        let tag = "\(result.jobID)-\(result.attempt)"
+        writers.addOperation { [weak self] in
+            let outcomes = targets.map { target -> (UInt32, URL, Error?) in
+                do {
+                    try OutputWriter.write(result.encoded, to: target.destination, tag: tag)
+                    return (target.index, target.destination, nil)
+                } catch {
+                    return (target.index, target.destination, error)
+                }
+            }
+            self?.loop.post { self?.resultsWritten(result, outcomes) }
+        }
+    }
+
+    /// Back on the loop thread: the files are in place (or could not be written).
+    private func resultsWritten(_ result: Photocluster_V1_PhotoResult, _ outcomes: [(UInt32, URL, Error?)]) {
+        for (index, destination, error) in outcomes {
+            writing.remove(PhotoRef(job: result.jobID, index: index))
+            guard let photo = jobs[result.jobID]?.photo(index), !photo.isSettled else {
+                // Cancelled for good while its file was written: leave no file that looks finished.
+                if error == nil { try? FileManager.default.removeItem(at: destination) }
+                continue
+            }
+            if let error {
                 jobs[result.jobID]?.markFailed(index, stage: "write", reason: "\(error)")
+            } else {
+                jobs[result.jobID]?.markDone(index, path: destination.path, width: result.width, height: result.height)
             }
             photoFinished(result.jobID, index)
         }

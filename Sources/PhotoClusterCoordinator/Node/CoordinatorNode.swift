@@ -12,7 +12,14 @@ public final class CoordinatorNode: @unchecked Sendable {
     public let configuration: CoordinatorConfiguration
     public let coordinatorID = "coordinator-\(UUID().uuidString.prefix(8).lowercased())"
     private let context: ZMQContext
-    private let loop = EventLoopThread(name: "coordinator")
+    let loop = EventLoopThread(name: "coordinator")
+    /// Writes results off the loop thread, so file creation never holds up dispatch.
+    let writers: OperationQueue = {
+        let queue = OperationQueue()
+        queue.name = "result writers"
+        queue.maxConcurrentOperationCount = 4
+        return queue
+    }()
     private var zap: ZAPHandler?
 
     // Loop-thread state.
@@ -23,6 +30,8 @@ public final class CoordinatorNode: @unchecked Sendable {
     var jobClients: [String: Set<Data>] = [:]
     var workers: [String: WorkerRecord] = [:]
     var droppedFrames = 0
+    /// Photos whose result file is being written (loop-owned): a second result for one is ignored.
+    var writing: Set<PhotoRef> = []
     /// The durable record of jobs and photos, with `--state`.
     var journal: Journal?
     /// Set when workers or jobs change, so photos no worker can run are looked for only then.
@@ -95,6 +104,7 @@ public final class CoordinatorNode: @unchecked Sendable {
 
     public func stop() {
         loop.stop()
+        writers.waitUntilAllOperationsAreFinished()
         zap?.stop()
     }
 
