@@ -79,7 +79,7 @@ let package = Package(
             name: "PhotoClusterWorker",
             dependencies: [
                 "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport",
-                "PhotoClusterImaging", "PhotoClusterDownload", "PhotoClusterPlugins",
+                "PhotoClusterImaging", "PhotoClusterDownload",
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,20 +1,18 @@
 import Foundation
 import PhotoClusterProto
 
-/// Shows a job's progress while it runs: a bar redrawn in place on a terminal, otherwise a line
-/// on stderr at most once a second. Silent with `--json` on stdout… except on stderr, which
-/// keeps the plain lines so a long job never looks stuck.
+/// Shows a job's progress while it runs: a bar redrawn in place when stdout is a terminal (and
+/// not `--json`), otherwise a line on stderr at most once a second, so a long job never looks
+/// stuck and stdout stays clean for the JSON report.
 final class ProgressReporter {
     private let total: Int
     private let live: Bool
-    private let lines: Bool
     private var lastLine = Date.distantPast
     private var drewBar = false
 
     init(total: Int, enabled: Bool) {
         self.total = total
         self.live = enabled && Terminal.stdoutIsTerminal
-        self.lines = !live
     }
 
     func started(job: String, place: String) {
@@ -26,7 +24,7 @@ final class ProgressReporter {
         if live {
             Terminal.write("\r" + Self.bar(counts, width: 30) + "\u{1B}[K")
             drewBar = true
-        } else if lines, Date().timeIntervalSince(lastLine) >= 1 || counts.done == counts.total {
+        } else if Date().timeIntervalSince(lastLine) >= 1 || counts.done == counts.total {
             lastLine = Date()
             Terminal.error("progress: \(Self.counts(counts))")
         }

@@ -31,14 +31,11 @@ final class DownloadCoalescer: @unchecked Sendable {
     }
 
     private let engine: DownloadEngine
-    private let table = LockedBox((running: [String: Shared](), nextID: UInt64(0), started: 0, joined: 0))
+    private let table = LockedBox((running: [String: Shared](), nextID: UInt64(0)))
 
     init(engine: DownloadEngine) {
         self.engine = engine
     }
-
-    /// Transfers started and requests that joined a running one.
-    var counts: (started: Int, joined: Int) { table.withLock { ($0.started, $0.joined) } }
 
     func fetch(_ url: String, completion: @escaping Completion) -> Subscription {
         let (subscription, shared, isNew) = table.withLock { t -> (Subscription, Shared, Bool) in
@@ -46,13 +43,11 @@ final class DownloadCoalescer: @unchecked Sendable {
             let subscription = Subscription(id: t.nextID, url: url, owner: self)
             if let shared = t.running[url] {
                 shared.subscribers[t.nextID] = completion
-                t.joined += 1
                 return (subscription, shared, false)
             }
             let shared = Shared()
             shared.subscribers[t.nextID] = completion
             t.running[url] = shared
-            t.started += 1
             return (subscription, shared, true)
         }
         guard isNew else { return subscription }

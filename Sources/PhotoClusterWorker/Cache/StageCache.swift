@@ -35,7 +35,7 @@ public final class StageCache: @unchecked Sendable {
     }
 
     public let capacityBytes: Int
-    private let state = LockedBox((slots: [Key: Slot](), used: 0, clock: UInt64(0), hits: 0, misses: 0))
+    private let state = LockedBox((slots: [Key: Slot](), used: 0, clock: UInt64(0)))
 
     public init(capacityBytes: Int) {
         self.capacityBytes = max(0, capacityBytes)
@@ -43,24 +43,15 @@ public final class StageCache: @unchecked Sendable {
 
     public var usedBytes: Int { state.withLock { $0.used } }
     public var count: Int { state.withLock { $0.slots.count } }
-    public var hits: Int { state.withLock { $0.hits } }
 
     public func get(_ key: Key) -> Entry? {
         state.withLock { s in
             s.clock += 1
-            guard var slot = s.slots[key] else {
-                s.misses += 1
-                return nil
-            }
+            guard var slot = s.slots[key] else { return nil }
             slot.lastUse = s.clock
             s.slots[key] = slot
-            s.hits += 1
             return slot.entry
         }
-    }
-
-    public func contains(_ key: Key) -> Bool {
-        state.withLock { $0.slots[key] != nil }
     }
 
     /// Stores an entry, evicting the least recently used ones to make room. An entry larger

@@ -19,8 +19,6 @@ final class JobQueues {
         processing.isSuspended = suspended
     }
 
-    var isSuspended: Bool { processing.isSuspended }
-
     func waitUntilIdle() {
         download.waitUntilAllOperationsAreFinished()
         processing.waitUntilAllOperationsAreFinished()

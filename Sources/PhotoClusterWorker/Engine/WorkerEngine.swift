@@ -71,10 +71,6 @@ public final class WorkerEngine: @unchecked Sendable {
         inFlight.withLock { $0.values.filter { !$0.work.isCancelled }.map(\.work.key) }
     }
 
-    func inFlight(job: String) -> Set<UInt32> {
-        Set(inFlight.withLock { $0.keys.filter { $0.job == job }.map(\.photo) })
-    }
-
     /// Checks that every filter of a graph exists here and resolves it.
     func resolveFilters(of graph: Photocluster_V1_PhotoGraph) throws -> [ConfiguredFilter] {
         try graph.filters.map { spec in
@@ -199,8 +195,6 @@ public final class WorkerEngine: @unchecked Sendable {
         }
         queues?.setSuspended(suspended)
     }
-
-    func isSuspended(job: String) -> Bool { jobs.withLock { $0.suspended.contains(job) } }
 
     /// Sets the queue priority of a photo's operations that have not started yet.
     func reprioritise(job: String, photo: UInt32, band: Photocluster_V1_PriorityBand) {
