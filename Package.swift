@@ -20,6 +20,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // C libraries.
@@ -68,6 +72,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Prometheus metrics through swift-metrics, one registry per node.
+        .target(
+            name: "PhotoClusterMetrics",
+            dependencies: [
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // Wrappers around the C libraries.
         .target(name: "PhotoClusterTransport", dependencies: ["CZeroMQ", "PhotoClusterCore"], swiftSettings: swiftSettings),
         .target(name: "PhotoClusterImaging", dependencies: ["CImageCodec", "PhotoClusterCore"], swiftSettings: swiftSettings),
@@ -79,13 +93,17 @@ let package = Package(
             name: "PhotoClusterWorker",
             dependencies: [
                 "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport",
-                "PhotoClusterImaging", "PhotoClusterDownload",
+                "PhotoClusterImaging", "PhotoClusterDownload", "PhotoClusterMetrics",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "PhotoClusterCoordinator",
-            dependencies: ["PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport", "CSQLite"],
+            dependencies: [
+                "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport", "CSQLite", "PhotoClusterMetrics",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -100,12 +118,25 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The coordinator's web dashboard and JSON API, and the /metrics endpoint of every node.
+        .target(
+            name: "PhotoClusterDashboard",
+            dependencies: [
+                "PhotoClusterCoordinator", "PhotoClusterProto",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         .executableTarget(
             name: "ClusterCLI",
             dependencies: [
                 "PhotoClusterCore", "PhotoClusterClient", "PhotoClusterCoordinator",
                 "PhotoClusterWorker", "PhotoClusterEmbedded", "PhotoClusterTransport", "PhotoClusterPlugins", "LoopbackHTTP",
+                "PhotoClusterDashboard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: swiftSettings

@@ -587,6 +587,26 @@ public nonisolated struct Photocluster_V1_Heartbeat: Sendable {
   /// photos the sender holds (worker → coordinator)
   public var inFlight: UInt32 = 0
 
+  /// the sender's operations per stage (worker → coordinator)
+  public var stages: [Photocluster_V1_StageLoad] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// One stage's operations on a worker: waiting in its queue, and running.
+public nonisolated struct Photocluster_V1_StageLoad: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var stage: Photocluster_V1_Stage = .unspecified
+
+  public var queued: UInt32 = 0
+
+  public var running: UInt32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1384,6 +1404,22 @@ public nonisolated struct Photocluster_V1_JobSummary: @unchecked Sendable {
     set {_uniqueStorage()._pixelsWasted = newValue}
   }
 
+  /// photos settled per second (megapixels: decoded)
+  public var throughput: Photocluster_V1_Throughput {
+    get {_storage._throughput ?? Photocluster_V1_Throughput()}
+    set {_uniqueStorage()._throughput = newValue}
+  }
+  /// Returns true if `throughput` has been explicitly set.
+  public var hasThroughput: Bool {_storage._throughput != nil}
+  /// Clears the value of `throughput`. Subsequent reads from it will return its default value.
+  public mutating func clearThroughput() {_uniqueStorage()._throughput = nil}
+
+  /// photos on workers now
+  public var inFlight: UInt32 {
+    get {_storage._inFlight}
+    set {_uniqueStorage()._inFlight = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1445,6 +1481,25 @@ public nonisolated struct Photocluster_V1_JobEvent: Sendable {
   public init() {}
 }
 
+/// Photos finished and megapixels decoded per second, over the last 10 seconds and the last minute.
+public nonisolated struct Photocluster_V1_Throughput: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var photosPerSecond10S: Double = 0
+
+  public var photosPerSecond60S: Double = 0
+
+  public var megapixelsPerSecond10S: Double = 0
+
+  public var megapixelsPerSecond60S: Double = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 public nonisolated struct Photocluster_V1_WorkerStatus: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -1459,6 +1514,43 @@ public nonisolated struct Photocluster_V1_WorkerStatus: Sendable {
   public var inFlight: UInt32 = 0
 
   public var completed: UInt64 = 0
+
+  public var throughput: Photocluster_V1_Throughput {
+    get {_throughput ?? Photocluster_V1_Throughput()}
+    set {_throughput = newValue}
+  }
+  /// Returns true if `throughput` has been explicitly set.
+  public var hasThroughput: Bool {self._throughput != nil}
+  /// Clears the value of `throughput`. Subsequent reads from it will return its default value.
+  public mutating func clearThroughput() {self._throughput = nil}
+
+  /// from its latest heartbeat
+  public var stages: [Photocluster_V1_StageLoad] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _throughput: Photocluster_V1_Throughput? = nil
+}
+
+/// A photo that failed lately, for operators.
+public nonisolated struct Photocluster_V1_RecentFailure: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var jobID: String = String()
+
+  public var index: UInt32 = 0
+
+  public var name: String = String()
+
+  public var stage: String = String()
+
+  public var reason: String = String()
+
+  public var atUnixSeconds: Double = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1477,9 +1569,31 @@ public nonisolated struct Photocluster_V1_StatusReply: Sendable {
   /// Frames from workers or clients that did not parse, dropped since the coordinator started.
   public var droppedFrames: UInt64 = 0
 
+  public var coordinatorID: String = String()
+
+  public var uptimeSeconds: Double = 0
+
+  /// the whole cluster
+  public var throughput: Photocluster_V1_Throughput {
+    get {_throughput ?? Photocluster_V1_Throughput()}
+    set {_throughput = newValue}
+  }
+  /// Returns true if `throughput` has been explicitly set.
+  public var hasThroughput: Bool {self._throughput != nil}
+  /// Clears the value of `throughput`. Subsequent reads from it will return its default value.
+  public mutating func clearThroughput() {self._throughput = nil}
+
+  /// photos waiting at the coordinator for a worker
+  public var queued: UInt32 = 0
+
+  /// newest first
+  public var recentFailures: [Photocluster_V1_RecentFailure] = []
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+
+  fileprivate var _throughput: Photocluster_V1_Throughput? = nil
 }
 
 public nonisolated struct Photocluster_V1_ErrorReply: Sendable {
@@ -2220,7 +2334,7 @@ nonisolated extension Photocluster_V1_DropStaleWork.PhotoRef: SwiftProtobuf.Mess
 
 nonisolated extension Photocluster_V1_Heartbeat: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Heartbeat"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{3}sent_unix_ms\0\u{3}in_flight\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{3}sent_unix_ms\0\u{3}in_flight\0\u{1}stages\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2231,6 +2345,7 @@ nonisolated extension Photocluster_V1_Heartbeat: SwiftProtobuf.Message, SwiftPro
       case 1: try { try decoder.decodeSingularUInt64Field(value: &self.sequence) }()
       case 2: try { try decoder.decodeSingularUInt64Field(value: &self.sentUnixMs) }()
       case 3: try { try decoder.decodeSingularUInt32Field(value: &self.inFlight) }()
+      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.stages) }()
       default: break
       }
     }
@@ -2246,6 +2361,9 @@ nonisolated extension Photocluster_V1_Heartbeat: SwiftProtobuf.Message, SwiftPro
     if self.inFlight != 0 {
       try visitor.visitSingularUInt32Field(value: self.inFlight, fieldNumber: 3)
     }
+    if !self.stages.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.stages, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2253,6 +2371,47 @@ nonisolated extension Photocluster_V1_Heartbeat: SwiftProtobuf.Message, SwiftPro
     if lhs.sequence != rhs.sequence {return false}
     if lhs.sentUnixMs != rhs.sentUnixMs {return false}
     if lhs.inFlight != rhs.inFlight {return false}
+    if lhs.stages != rhs.stages {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Photocluster_V1_StageLoad: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".StageLoad"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}stage\0\u{1}queued\0\u{1}running\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.stage) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.queued) }()
+      case 3: try { try decoder.decodeSingularUInt32Field(value: &self.running) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.stage != .unspecified {
+      try visitor.visitSingularEnumField(value: self.stage, fieldNumber: 1)
+    }
+    if self.queued != 0 {
+      try visitor.visitSingularUInt32Field(value: self.queued, fieldNumber: 2)
+    }
+    if self.running != 0 {
+      try visitor.visitSingularUInt32Field(value: self.running, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_StageLoad, rhs: Photocluster_V1_StageLoad) -> Bool {
+    if lhs.stage != rhs.stage {return false}
+    if lhs.queued != rhs.queued {return false}
+    if lhs.running != rhs.running {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -3734,7 +3893,7 @@ nonisolated extension Photocluster_V1_JobProgress: SwiftProtobuf.Message, SwiftP
 
 nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".JobSummary"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{1}phase\0\u{1}progress\0\u{3}elapsed_seconds\0\u{1}photos\0\u{1}viewport\0\u{1}suspended\0\u{1}label\0\u{1}requeues\0\u{1}retries\0\u{3}viewport_mode\0\u{3}output_dir\0\u{3}control_ack_ms\0\u{3}bytes_downloaded\0\u{3}bytes_wasted\0\u{3}pixels_processed\0\u{3}pixels_wasted\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{1}phase\0\u{1}progress\0\u{3}elapsed_seconds\0\u{1}photos\0\u{1}viewport\0\u{1}suspended\0\u{1}label\0\u{1}requeues\0\u{1}retries\0\u{3}viewport_mode\0\u{3}output_dir\0\u{3}control_ack_ms\0\u{3}bytes_downloaded\0\u{3}bytes_wasted\0\u{3}pixels_processed\0\u{3}pixels_wasted\0\u{1}throughput\0\u{3}in_flight\0")
 
   fileprivate class _StorageClass {
     var _jobID: String = String()
@@ -3754,6 +3913,8 @@ nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftPr
     var _bytesWasted: UInt64 = 0
     var _pixelsProcessed: UInt64 = 0
     var _pixelsWasted: UInt64 = 0
+    var _throughput: Photocluster_V1_Throughput? = nil
+    var _inFlight: UInt32 = 0
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -3781,6 +3942,8 @@ nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftPr
       _bytesWasted = source._bytesWasted
       _pixelsProcessed = source._pixelsProcessed
       _pixelsWasted = source._pixelsWasted
+      _throughput = source._throughput
+      _inFlight = source._inFlight
     }
   }
 
@@ -3816,6 +3979,8 @@ nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftPr
         case 15: try { try decoder.decodeSingularUInt64Field(value: &_storage._bytesWasted) }()
         case 16: try { try decoder.decodeSingularUInt64Field(value: &_storage._pixelsProcessed) }()
         case 17: try { try decoder.decodeSingularUInt64Field(value: &_storage._pixelsWasted) }()
+        case 18: try { try decoder.decodeSingularMessageField(value: &_storage._throughput) }()
+        case 19: try { try decoder.decodeSingularUInt32Field(value: &_storage._inFlight) }()
         default: break
         }
       }
@@ -3879,6 +4044,12 @@ nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftPr
       if _storage._pixelsWasted != 0 {
         try visitor.visitSingularUInt64Field(value: _storage._pixelsWasted, fieldNumber: 17)
       }
+      try { if let v = _storage._throughput {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 18)
+      } }()
+      if _storage._inFlight != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._inFlight, fieldNumber: 19)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -3905,6 +4076,8 @@ nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftPr
         if _storage._bytesWasted != rhs_storage._bytesWasted {return false}
         if _storage._pixelsProcessed != rhs_storage._pixelsProcessed {return false}
         if _storage._pixelsWasted != rhs_storage._pixelsWasted {return false}
+        if _storage._throughput != rhs_storage._throughput {return false}
+        if _storage._inFlight != rhs_storage._inFlight {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -4015,9 +4188,54 @@ nonisolated extension Photocluster_V1_JobEvent: SwiftProtobuf.Message, SwiftProt
   }
 }
 
+nonisolated extension Photocluster_V1_Throughput: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".Throughput"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}photos_per_second_10s\0\u{3}photos_per_second_60s\0\u{3}megapixels_per_second_10s\0\u{3}megapixels_per_second_60s\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularDoubleField(value: &self.photosPerSecond10S) }()
+      case 2: try { try decoder.decodeSingularDoubleField(value: &self.photosPerSecond60S) }()
+      case 3: try { try decoder.decodeSingularDoubleField(value: &self.megapixelsPerSecond10S) }()
+      case 4: try { try decoder.decodeSingularDoubleField(value: &self.megapixelsPerSecond60S) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.photosPerSecond10S.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.photosPerSecond10S, fieldNumber: 1)
+    }
+    if self.photosPerSecond60S.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.photosPerSecond60S, fieldNumber: 2)
+    }
+    if self.megapixelsPerSecond10S.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.megapixelsPerSecond10S, fieldNumber: 3)
+    }
+    if self.megapixelsPerSecond60S.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.megapixelsPerSecond60S, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_Throughput, rhs: Photocluster_V1_Throughput) -> Bool {
+    if lhs.photosPerSecond10S != rhs.photosPerSecond10S {return false}
+    if lhs.photosPerSecond60S != rhs.photosPerSecond60S {return false}
+    if lhs.megapixelsPerSecond10S != rhs.megapixelsPerSecond10S {return false}
+    if lhs.megapixelsPerSecond60S != rhs.megapixelsPerSecond60S {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WorkerStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}worker_id\0\u{1}host\0\u{1}concurrency\0\u{3}in_flight\0\u{1}completed\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}worker_id\0\u{1}host\0\u{1}concurrency\0\u{3}in_flight\0\u{1}completed\0\u{1}throughput\0\u{1}stages\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -4030,12 +4248,18 @@ nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, Swift
       case 3: try { try decoder.decodeSingularUInt32Field(value: &self.concurrency) }()
       case 4: try { try decoder.decodeSingularUInt32Field(value: &self.inFlight) }()
       case 5: try { try decoder.decodeSingularUInt64Field(value: &self.completed) }()
+      case 6: try { try decoder.decodeSingularMessageField(value: &self._throughput) }()
+      case 7: try { try decoder.decodeRepeatedMessageField(value: &self.stages) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
     if !self.workerID.isEmpty {
       try visitor.visitSingularStringField(value: self.workerID, fieldNumber: 1)
     }
@@ -4051,6 +4275,12 @@ nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, Swift
     if self.completed != 0 {
       try visitor.visitSingularUInt64Field(value: self.completed, fieldNumber: 5)
     }
+    try { if let v = self._throughput {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
+    } }()
+    if !self.stages.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.stages, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -4060,6 +4290,63 @@ nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, Swift
     if lhs.concurrency != rhs.concurrency {return false}
     if lhs.inFlight != rhs.inFlight {return false}
     if lhs.completed != rhs.completed {return false}
+    if lhs._throughput != rhs._throughput {return false}
+    if lhs.stages != rhs.stages {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Photocluster_V1_RecentFailure: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RecentFailure"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{1}index\0\u{1}name\0\u{1}stage\0\u{1}reason\0\u{3}at_unix_seconds\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.jobID) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.index) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.stage) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.reason) }()
+      case 6: try { try decoder.decodeSingularDoubleField(value: &self.atUnixSeconds) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.jobID.isEmpty {
+      try visitor.visitSingularStringField(value: self.jobID, fieldNumber: 1)
+    }
+    if self.index != 0 {
+      try visitor.visitSingularUInt32Field(value: self.index, fieldNumber: 2)
+    }
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 3)
+    }
+    if !self.stage.isEmpty {
+      try visitor.visitSingularStringField(value: self.stage, fieldNumber: 4)
+    }
+    if !self.reason.isEmpty {
+      try visitor.visitSingularStringField(value: self.reason, fieldNumber: 5)
+    }
+    if self.atUnixSeconds.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.atUnixSeconds, fieldNumber: 6)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_RecentFailure, rhs: Photocluster_V1_RecentFailure) -> Bool {
+    if lhs.jobID != rhs.jobID {return false}
+    if lhs.index != rhs.index {return false}
+    if lhs.name != rhs.name {return false}
+    if lhs.stage != rhs.stage {return false}
+    if lhs.reason != rhs.reason {return false}
+    if lhs.atUnixSeconds != rhs.atUnixSeconds {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -4067,7 +4354,7 @@ nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, Swift
 
 nonisolated extension Photocluster_V1_StatusReply: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".StatusReply"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}jobs\0\u{1}workers\0\u{3}dropped_frames\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}jobs\0\u{1}workers\0\u{3}dropped_frames\0\u{3}coordinator_id\0\u{3}uptime_seconds\0\u{1}throughput\0\u{1}queued\0\u{3}recent_failures\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -4078,12 +4365,21 @@ nonisolated extension Photocluster_V1_StatusReply: SwiftProtobuf.Message, SwiftP
       case 1: try { try decoder.decodeRepeatedMessageField(value: &self.jobs) }()
       case 2: try { try decoder.decodeRepeatedMessageField(value: &self.workers) }()
       case 3: try { try decoder.decodeSingularUInt64Field(value: &self.droppedFrames) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.coordinatorID) }()
+      case 5: try { try decoder.decodeSingularDoubleField(value: &self.uptimeSeconds) }()
+      case 6: try { try decoder.decodeSingularMessageField(value: &self._throughput) }()
+      case 7: try { try decoder.decodeSingularUInt32Field(value: &self.queued) }()
+      case 8: try { try decoder.decodeRepeatedMessageField(value: &self.recentFailures) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
     if !self.jobs.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.jobs, fieldNumber: 1)
     }
@@ -4093,6 +4389,21 @@ nonisolated extension Photocluster_V1_StatusReply: SwiftProtobuf.Message, SwiftP
     if self.droppedFrames != 0 {
       try visitor.visitSingularUInt64Field(value: self.droppedFrames, fieldNumber: 3)
     }
+    if !self.coordinatorID.isEmpty {
+      try visitor.visitSingularStringField(value: self.coordinatorID, fieldNumber: 4)
+    }
+    if self.uptimeSeconds.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.uptimeSeconds, fieldNumber: 5)
+    }
+    try { if let v = self._throughput {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
+    } }()
+    if self.queued != 0 {
+      try visitor.visitSingularUInt32Field(value: self.queued, fieldNumber: 7)
+    }
+    if !self.recentFailures.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.recentFailures, fieldNumber: 8)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -4100,6 +4411,11 @@ nonisolated extension Photocluster_V1_StatusReply: SwiftProtobuf.Message, SwiftP
     if lhs.jobs != rhs.jobs {return false}
     if lhs.workers != rhs.workers {return false}
     if lhs.droppedFrames != rhs.droppedFrames {return false}
+    if lhs.coordinatorID != rhs.coordinatorID {return false}
+    if lhs.uptimeSeconds != rhs.uptimeSeconds {return false}
+    if lhs._throughput != rhs._throughput {return false}
+    if lhs.queued != rhs.queued {return false}
+    if lhs.recentFailures != rhs.recentFailures {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PhotoClusterCoordinator
+import PhotoClusterDashboard
 import PhotoClusterTransport
 
 /// `cluster coordinator`: accept workers and clients until SIGINT or SIGTERM.
@@ -37,10 +38,20 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Flag(help: "Listen on TCP without CURVE keys (anyone who can reach the ports can join and submit).")
     var insecure = false
 
+    @Option(name: .customLong("metrics-bind"), help: ArgumentHelp("Where Prometheus scrapes /metrics: HOST:PORT or off (default 127.0.0.1:9464).", valueName: "address"))
+    var metricsBind: String?
+
+    @Option(name: .customLong("http"), help: ArgumentHelp("Where the web dashboard and its JSON API listen: HOST:PORT or off (default 127.0.0.1:8080).", valueName: "address"))
+    var http: String?
+
+    @OptionGroup var logging: LogOptions
+
     func validate() throws {
         guard heartbeatMs >= 10 else { throw ValidationError("--heartbeat-ms must be at least 10") }
         guard liveness >= 1 else { throw ValidationError("--liveness must be at least 1") }
         guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
+        try HTTPListenerOption.validate(metricsBind, flag: "--metrics-bind")
+        try HTTPListenerOption.validate(http, flag: "--http")
         if curveSecret != nil && authorizedKeys.isEmpty {
             throw ValidationError("--curve-secret needs --authorized-keys: with CURVE on, only listed workers and clients may join")
         }
@@ -63,6 +74,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
 
     func run() async throws {
         let curve = try curveSettings()
+        let logger = logging.start(role: "coordinator")
         let context = try ZMQContext()
         let node = CoordinatorNode(
             configuration: CoordinatorConfiguration(
@@ -70,7 +82,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
                 heartbeatInterval: Double(heartbeatMs) / 1000, heartbeatLiveness: liveness, maxAttempts: UInt32(maxAttempts),
                 stateDirectory: state.map { URL(fileURLWithPath: $0, isDirectory: true) }, curve: curve),
             context: context)
-        node.log = { Terminal.error("coordinator: \($0)") }
+        node.logger = logger
         do {
             try node.start()
         } catch {
@@ -85,8 +97,14 @@ struct CoordinatorCommand: AsyncParsableCommand {
         } else if insecure {
             Terminal.error("coordinator: warning: --insecure: no CURVE keys, anyone who can reach these ports can join and submit")
         }
+        let metrics = await HTTPListenerOption(flag: "--metrics-bind", given: metricsBind, defaultAddress: "127.0.0.1:9464")
+            .start(what: "metrics", router: MetricsRoutes.router { node.metricsExposition() }, logger: logger)
+        let dashboard = await HTTPListenerOption(flag: "--http", given: http, defaultAddress: "127.0.0.1:8080")
+            .start(what: "dashboard", router: DashboardRoutes.router(for: node), logger: logger)
         let signal = await SignalWaiter.waitForTermination()
         Terminal.error("coordinator: signal \(signal), shutting down")
+        await dashboard?.stop()
+        await metrics?.stop()
         node.stop()
         context.terminate()
     }

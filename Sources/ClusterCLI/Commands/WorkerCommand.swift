@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PhotoClusterDashboard
 import PhotoClusterDownload
 import PhotoClusterTransport
 import PhotoClusterWorker
@@ -37,9 +38,15 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .customLong("cache-mb"), help: ArgumentHelp("Megabytes of intermediate results kept for photos that come back.", valueName: "n"))
     var cacheMB = 256
 
+    @Option(name: .customLong("metrics-bind"), help: ArgumentHelp("Where Prometheus scrapes /metrics: HOST:PORT or off (default 127.0.0.1:9465; when it is taken, metrics are off).", valueName: "address"))
+    var metricsBind: String?
+
+    @OptionGroup var logging: LogOptions
+
     func validate() throws {
         if let concurrency, !(1...1024).contains(concurrency) { throw ValidationError("--concurrency must be between 1 and 1024") }
         guard (0...1_048_576).contains(cacheMB) else { throw ValidationError("--cache-mb must be between 0 and 1048576") }
+        try HTTPListenerOption.validate(metricsBind, flag: "--metrics-bind")
         if security.curveSecret == nil && !insecure && InsecureEndpoint.isNetwork(coordinator) {
             throw ValidationError(InsecureEndpoint.refusal("connecting", [coordinator]))
         }
@@ -51,6 +58,7 @@ struct WorkerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let logger = logging.start(role: "worker")
         let context = try ZMQContext()
         let policy = try DownloadPolicy(allow: allowHosts, deny: denyHosts)
         var engine = WorkerEngine.Configuration(downloadLimits: DownloadLimits(policy: policy), cacheBytes: cacheMB << 20)
@@ -62,15 +70,18 @@ struct WorkerCommand: AsyncParsableCommand {
                 coordinatorEndpoint: coordinator, workerID: id ?? WorkerConfiguration.defaultWorkerID(), engine: engine, filters: filters,
                 curve: try security.settings()),
             context: context)
-        node.log = { Terminal.error("worker: \($0)") }
+        node.logger = logger
         do {
             try node.start()
         } catch {
             CommandFailure(message: "cannot connect to \(coordinator): \(error)", status: 1).exit()
         }
         Terminal.error("worker \(node.configuration.workerID): connecting to \(coordinator) with concurrency \(engine.concurrency); Ctrl-C stops")
+        let metrics = await HTTPListenerOption(flag: "--metrics-bind", given: metricsBind, defaultAddress: "127.0.0.1:9465")
+            .start(what: "metrics", router: MetricsRoutes.router { node.metrics.exporter.exposition() }, logger: logger)
         let signal = await SignalWaiter.waitForTermination()
         Terminal.error("worker: signal \(signal), handing back work and leaving")
+        await metrics?.stop()
         node.stop()
         context.terminate()
     }

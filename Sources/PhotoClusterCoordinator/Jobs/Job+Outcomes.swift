@@ -47,8 +47,10 @@ extension Job {
         photos[Int(index)].reason = reason
     }
 
-    /// Adds a stage's work to the job's totals; work on a photo the viewport does not want is wasted.
-    mutating func account(_ progress: Photocluster_V1_StageProgress) {
+    /// Adds a stage's work to the job's totals; work on a photo the viewport does not want is
+    /// wasted, and the answer says whether this was.
+    @discardableResult
+    mutating func account(_ progress: Photocluster_V1_StageProgress) -> Bool {
         let wasted = !planner.wants(Int(progress.photoIndex))
         work.bytes += progress.bytes
         work.pixels += progress.pixels
@@ -56,6 +58,7 @@ extension Job {
             work.wastedBytes += progress.bytes
             work.wastedPixels += progress.pixels
         }
+        return wasted
     }
 
     mutating func noteCached(_ index: UInt32, on worker: String) {

@@ -80,6 +80,9 @@ struct Job {
     var total: Int { photos.count }
     var isFinished: Bool { phase == .didFinish || phase == .cancelled }
     var hasPending: Bool { pendingHead < pending.count }
+    /// Photos waiting for a worker or for a retry (an estimate: a queued photo settled meanwhile
+    /// leaves the queue only when it reaches the front).
+    var queuedCount: Int { pending.count - pendingHead + delayed.count }
     var hasDelayedRetries: Bool { !delayed.isEmpty }
     var isSuspended: Bool { suspendedByClient || viewport.scrolling }
     var planner: ViewportPlanner { ViewportPlanner(count: photos.count, viewport: viewport, runsEverything: !viewportMode) }

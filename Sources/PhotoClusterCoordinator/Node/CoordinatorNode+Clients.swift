@@ -7,6 +7,7 @@ extension CoordinatorNode {
     func receiveFromClient(_ frames: [Data]) {
         guard frames.count == 2, let request = Envelope.decode(Photocluster_V1_ClientToCoordinator.self, from: frames[1]) else {
             droppedFrames += 1
+            metrics.droppedFrame()
             return
         }
         let client = frames[0]
@@ -31,14 +32,8 @@ extension CoordinatorNode {
             cancelPhotos(of: cancel.jobID, names: Set(cancel.photoNames))
             sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
         case .viewport(let request):
-            guard let job = jobs[request.jobID] else { return refuse(client, id, "no job \(request.jobID)") }
-            guard !job.isFinished else { return refuse(client, id, "job \(job.id) has finished") }
-            let viewport = request.viewport
-            guard viewport.visibleStart <= viewport.visibleEnd, Int(viewport.visibleStart) < job.total else {
-                return refuse(client, id, "visible range \(viewport.visibleStart)..\(viewport.visibleEnd) is outside the job's photos 0..\(job.total - 1)")
-            }
-            setViewport(job.id, Viewport(from: viewport, count: job.total))
-            sendToClient(client, requestID: id, .status(statusReply(for: job.id, includePhotos: false)))
+            if let problem = applyViewport(request.viewport, to: request.jobID) { return refuse(client, id, problem.message) }
+            sendToClient(client, requestID: id, .status(statusReply(for: request.jobID, includePhotos: false)))
         case .suspend(let request):
             guard jobs[request.jobID] != nil else { return refuse(client, id, "no job \(request.jobID)") }
             setSuspendedByClient(request.jobID, true)
@@ -89,7 +84,7 @@ extension CoordinatorNode {
         accepted.jobID = jobID
         accepted.total = UInt32(submit.photos.count)
         sendToClient(client, requestID: requestID, .accepted(accepted))
-        log("job \(jobID) accepted: \(submit.photos.count) photos from \(submit.label.isEmpty ? "a client" : submit.label) → \(directory.path)")
+        log("job \(jobID) accepted: \(submit.photos.count) photos from \(submit.label.isEmpty ? "a client" : submit.label) → \(directory.path)", job: jobID)
         publish(jobID, .phase(.preparation))
         jobs[jobID]?.enter(.inProgress)
         journaling("job \(jobID)") { try $0.recordJobState(jobs[jobID]!) }
@@ -102,7 +97,18 @@ extension CoordinatorNode {
         var reply = Photocluster_V1_StatusReply()
         let selected = jobID.isEmpty ? jobOrder : [jobID]
         reply.jobs = selected.compactMap { jobs[$0]?.summary(includePhotos: includePhotos ?? !jobID.isEmpty) }
+        let inFlight = photosInFlightByJob()
+        for index in reply.jobs.indices {
+            let id = reply.jobs[index].jobID
+            reply.jobs[index].throughput = throughput(job: id)
+            reply.jobs[index].inFlight = UInt32(inFlight[id] ?? 0)
+        }
         reply.droppedFrames = UInt64(droppedFrames)
+        reply.coordinatorID = coordinatorID
+        reply.uptimeSeconds = Date().timeIntervalSince(startedAt)
+        reply.throughput = throughput()
+        reply.queued = UInt32(jobs.values.reduce(0) { $0 + ($1.isFinished ? 0 : $1.queuedCount) })
+        reply.recentFailures = recentFailures.newestFirst
         reply.workers = workers.values.sorted { $0.id < $1.id }.map { worker in
             var status = Photocluster_V1_WorkerStatus()
             status.workerID = worker.id
@@ -110,6 +116,8 @@ extension CoordinatorNode {
             status.concurrency = worker.concurrency
             status.inFlight = UInt32(worker.inFlight.count)
             status.completed = worker.completed
+            status.throughput = throughput(worker: worker.id)
+            status.stages = worker.stages
             return status
         }
         return reply

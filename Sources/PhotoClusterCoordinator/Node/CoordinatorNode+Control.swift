@@ -35,6 +35,9 @@ extension CoordinatorNode {
             }
             // Queued photos no longer wanted simply leave the queue; they were never started.
             job.rebuildQueue()
+            let parked = cancels.values.reduce(0) { $0 + $1.count }
+            metrics.cancelled(parked, reason: "viewport")
+            if parked > 0 { log(.debug, "viewport epoch \(job.epoch): \(parked) photo(s) out of view cancelled", job: jobID) }
         }
         jobs[jobID] = job
         journaling("job \(jobID)") { try $0.recordJobState(job) }
@@ -121,6 +124,7 @@ extension CoordinatorNode {
         }
         job.epoch += 1
         jobs[jobID] = job
+        metrics.cancelled(cancelled.count, reason: "client")
         for (worker, indices) in byWorker {
             sendToWorker(worker, .cancel(.with {
                 $0.jobID = jobID

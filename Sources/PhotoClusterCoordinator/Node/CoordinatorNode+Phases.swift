@@ -20,7 +20,7 @@ extension CoordinatorNode {
         guard let finished = jobs[jobID] else { return }
         journaling("job \(jobID)") { try $0.recordJobState(finished) }
         let p = finished.progress
-        log("job \(jobID) \(finished.phase == .cancelled ? "cancelled" : "finished"): \(p.succeeded) ok, \(p.failed) failed, \(p.cancelled) cancelled in \(String(format: "%.2f", finished.elapsed)) s")
+        log("job \(jobID) \(finished.phase == .cancelled ? "cancelled" : "finished"): \(p.succeeded) ok, \(p.failed) failed, \(p.cancelled) cancelled in \(String(format: "%.2f", finished.elapsed)) s", job: jobID)
         publish(jobID, .phase(finished.phase))
         publish(jobID, .finished(finished.summary(includePhotos: true)))
     }
@@ -58,7 +58,7 @@ extension CoordinatorNode {
         do {
             try OutputWriter.write(data, to: job.outputDirectory.appendingPathComponent("index.json"), tag: job.id)
         } catch {
-            log("job \(job.id): \(error)")
+            log(.error, "job \(job.id): \(error)", job: job.id)
         }
     }
 

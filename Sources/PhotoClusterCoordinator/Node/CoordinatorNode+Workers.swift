@@ -9,6 +9,7 @@ extension CoordinatorNode {
             let message = Envelope.decode(Photocluster_V1_WorkerToCoordinator.self, from: frames[1])
         else {
             droppedFrames += 1
+            metrics.droppedFrame()
             return
         }
         if case .hello(let hello) = message.body {
@@ -37,7 +38,9 @@ extension CoordinatorNode {
             controlAcknowledged(ack, by: id)
         case .goodbye:
             loseWorker(id, reason: "it left")
-        case .heartbeat, .hello, .none:
+        case .heartbeat(let beat):
+            workers[id]?.stages = beat.stages
+        case .hello, .none:
             break
         }
     }
@@ -71,7 +74,7 @@ extension CoordinatorNode {
         sendToWorker(id, .welcome(welcome))
         // Bring it up to date with every open job's control state.
         for jobID in jobOrder { if let job = jobs[jobID], !job.isFinished { sendControlState(of: job, to: id) } }
-        log("worker \(id) joined from \(hello.host) (concurrency \(hello.concurrency), filters: \(hello.filters.map(\.name).sorted().joined(separator: ", ")))")
+        log("worker \(id) joined from \(hello.host) (concurrency \(hello.concurrency), filters: \(hello.filters.map(\.name).sorted().joined(separator: ", ")))", worker: id)
         capabilitiesChanged = true
     }
 
@@ -80,13 +83,14 @@ extension CoordinatorNode {
         guard let worker = workers.removeValue(forKey: id) else { return }
         for ref in worker.inFlight where jobs[ref.job]?.photo(ref.index)?.worker == id {
             jobs[ref.job]?.requeue(ref.index)
+            metrics.requeued()
         }
         for jobID in jobOrder {
             for index in jobs[jobID]?.photos.indices ?? 0..<0 where jobs[jobID]?.photos[index].cachedOn == id {
                 jobs[jobID]?.photos[index].cachedOn = nil
             }
         }
-        log("worker \(id) lost (\(reason)); \(worker.inFlight.count) photo(s) requeued")
+        log(.warning, "worker \(id) lost (\(reason)); \(worker.inFlight.count) photo(s) requeued", worker: id)
         capabilitiesChanged = true
         dispatch()
     }
@@ -105,7 +109,9 @@ extension CoordinatorNode {
         guard let photo = jobs[progress.jobID]?.photo(progress.photoIndex) else { return }
         // Whatever attempt it was, the worker now holds this photo's intermediate results.
         jobs[progress.jobID]?.noteCached(progress.photoIndex, on: worker)
-        jobs[progress.jobID]?.account(progress)
+        let wasted = jobs[progress.jobID]?.account(progress) ?? false
+        metrics.stageReported(progress.stage.metricLabel, seconds: progress.seconds, bytes: progress.bytes, pixels: progress.pixels, wasted: wasted)
+        if progress.stage == .decode { history.decoded(pixels: progress.pixels, job: progress.jobID, worker: worker) }
         guard photo.worker == worker else { return }
         switch progress.stage {
         case .download: jobs[progress.jobID]?.markStage(progress.photoIndex, .downloaded)
@@ -139,12 +145,12 @@ extension CoordinatorNode {
                     return (target.index, target.destination, error)
                 }
             }
-            self?.loop.post { self?.resultsWritten(result, outcomes) }
+            self?.loop.post { self?.resultsWritten(result, from: worker, outcomes) }
         }
     }
 
     /// Back on the loop thread: the files are in place (or could not be written).
-    private func resultsWritten(_ result: Photocluster_V1_PhotoResult, _ outcomes: [(UInt32, URL, Error?)]) {
+    private func resultsWritten(_ result: Photocluster_V1_PhotoResult, from worker: String, _ outcomes: [(UInt32, URL, Error?)]) {
         for (index, destination, error) in outcomes {
             writing.remove(PhotoRef(job: result.jobID, index: index))
             guard let photo = jobs[result.jobID]?.photo(index), !photo.isSettled else {
@@ -157,7 +163,7 @@ extension CoordinatorNode {
             } else {
                 jobs[result.jobID]?.markDone(index, path: destination.path, width: result.width, height: result.height)
             }
-            photoFinished(result.jobID, index)
+            photoFinished(result.jobID, index, worker: worker)
         }
     }
 
@@ -170,6 +176,9 @@ extension CoordinatorNode {
             let backoff = configuration.retryBackoff * pow(2, Double(photo.attempts - 1))
             jobs[failure.jobID]?.noteFailureReason(failure.photoIndex, stage: failure.stageName, reason: failure.reason)
             jobs[failure.jobID]?.scheduleRetry(failure.photoIndex, after: min(backoff, 30))
+            metrics.retried()
+            log(.info, "photo \(failure.photoIndex) retried in \(String(format: "%.2f", min(backoff, 30))) s after \(failure.stageName): \(failure.reason)",
+                job: failure.jobID, photo: failure.photoIndex, worker: worker)
             return
         }
         let reason = photo.attempts > 1 ? "\(failure.reason) (after \(photo.attempts) attempts)" : failure.reason
@@ -185,12 +194,14 @@ extension CoordinatorNode {
         // The worker gave it up without being asked (it is shutting down, or the graph came from
         // an older viewport): run it again.
         jobs[cancelled.jobID]?.requeue(cancelled.photoIndex)
+        metrics.requeued()
         dispatch()
     }
 
     /// A photo reached a terminal state: tell the clients, and finish the job when it was the last.
-    func photoFinished(_ jobID: String, _ index: UInt32) {
+    func photoFinished(_ jobID: String, _ index: UInt32, worker: String? = nil) {
         guard let photo = jobs[jobID]?.photo(index) else { return }
+        recordEnd(of: photo, job: jobID, worker: worker)
         journaling("photo \(index) of job \(jobID)") { try $0.recordPhoto(photo, of: jobs[jobID]!) }
         publish(jobID, .photo(photo.status()))
         publish(jobID, .progress(jobs[jobID]!.progress))

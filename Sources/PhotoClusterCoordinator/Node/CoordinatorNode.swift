@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import PhotoClusterCore
+import PhotoClusterMetrics
 import PhotoClusterProto
 import PhotoClusterTransport
 
@@ -38,9 +40,16 @@ public final class CoordinatorNode: @unchecked Sendable {
     var capabilitiesChanged = false
     /// The newest control epoch sent per job and when, to time the workers' acknowledgements.
     var controlSentAt: [String: (epoch: UInt64, at: Date)] = [:]
+    /// What finished, second by second: the rates in status replies and the dashboard's charts.
+    var history = ThroughputHistory()
+    var recentFailures = RecentFailures()
+    /// Prometheus metrics; their handles are changed on the loop thread only.
+    let metrics = CoordinatorMetrics()
+    public let startedAt = Date()
 
-    /// Called on the loop thread with one line per event worth an operator's attention.
-    public var log: @Sendable (String) -> Void = { _ in }
+    /// Lines worth an operator's attention, with `job`, `photo` and `worker` metadata. Set it
+    /// before `start()`; the default discards everything (the embedded cluster stays quiet).
+    public var logger = Logger(label: "photocluster.coordinator", factory: { _ in SwiftLogNoOpLogHandler() })
 
     public private(set) var boundWorkerEndpoint = ""
     public private(set) var boundClientEndpoint = ""
@@ -58,7 +67,9 @@ public final class CoordinatorNode: @unchecked Sendable {
             for job in try journal.loadJobs() {
                 jobs[job.id] = job
                 jobOrder.append(job.id)
-                if !job.isFinished { log("job \(job.id) restored from the journal: \(job.progress.done)/\(job.total) photos settled") }
+                if !job.isFinished {
+                    log("job \(job.id) restored from the journal: \(job.progress.done)/\(job.total) photos settled", job: job.id)
+                }
             }
             self.journal = journal
             capabilitiesChanged = true
@@ -67,7 +78,9 @@ public final class CoordinatorNode: @unchecked Sendable {
             // The handler must be in place before a CURVE server binds, or anyone who knows
             // the server's public key gets in.
             let zap = ZAPHandler(context: context, authorizedKeys: curve.authorized, domain: CurveServerSettings.zapDomain) { [weak self] key, accepted, address in
-                if !accepted { self?.loop.post { self?.log("refused a connection from \(address): key \(key) is not authorized") } }
+                if !accepted {
+                    self?.loop.post { self?.log(.warning, "refused a connection from \(address): key \(key) is not authorized") }
+                }
             }
             try zap.start()
             self.zap = zap
@@ -96,6 +109,7 @@ public final class CoordinatorNode: @unchecked Sendable {
         loop.every(configuration.heartbeatInterval) { [unowned self] in tick() }
         // Retry back-offs are shorter than a heartbeat: release them on a finer clock.
         loop.every(0.05) { [unowned self] in releaseDueRetries() }
+        loop.every(1) { [unowned self] in closeSecond() }
         loop.start { [unowned self] in
             self.workerSocket.close()
             self.clientSocket.close()
@@ -125,6 +139,14 @@ public final class CoordinatorNode: @unchecked Sendable {
         return result.current!
     }
 
+    /// Runs `body` on the loop thread and resumes with its answer, without blocking a thread
+    /// of the caller's (the dashboard's handlers run on Swift concurrency's small pool).
+    func onLoop<T: Sendable>(_ body: @escaping () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            loop.post { continuation.resume(returning: body()) }
+        }
+    }
+
     /// Connected workers and their in-flight counts.
     public func workerSnapshot() -> [(id: String, inFlight: Int, completed: UInt64)] {
         onLoop { self.workers.values.map { ($0.id, $0.inFlight.count, $0.completed) }.sorted { $0.id < $1.id } }
@@ -136,6 +158,7 @@ public final class CoordinatorNode: @unchecked Sendable {
         let now = Date()
         let deadline = configuration.heartbeatInterval * Double(configuration.heartbeatLiveness)
         for worker in workers.values where now.timeIntervalSince(worker.lastSeen) > deadline {
+            metrics.heartbeatMissed()
             loseWorker(worker.id, reason: "no heartbeat for \(String(format: "%.1f", now.timeIntervalSince(worker.lastSeen))) s")
         }
         var beat = Photocluster_V1_Heartbeat()
@@ -180,8 +203,21 @@ public final class CoordinatorNode: @unchecked Sendable {
         do {
             try body(journal)
         } catch {
-            log("cannot record \(what): \(error); check the disk holding --state")
+            log(.error, "cannot record \(what): \(error); check the disk holding --state")
         }
+    }
+
+    /// Logs one line with whatever of job, photo and worker it concerns as metadata.
+    func log(_ message: String, job: String? = nil, photo: UInt32? = nil, worker: String? = nil) {
+        log(.info, message, job: job, photo: photo, worker: worker)
+    }
+
+    func log(_ level: Logger.Level, _ message: String, job: String? = nil, photo: UInt32? = nil, worker: String? = nil) {
+        var metadata: Logger.Metadata = [:]
+        if let job { metadata["job"] = "\(job)" }
+        if let photo { metadata["photo"] = "\(photo)" }
+        if let worker { metadata["worker"] = "\(worker)" }
+        logger.log(level: level, "\(message)", metadata: metadata.isEmpty ? nil : metadata)
     }
 
     /// Sends a job event to every client that submitted or watches the job.

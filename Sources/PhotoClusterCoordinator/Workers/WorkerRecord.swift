@@ -15,6 +15,8 @@ struct WorkerRecord {
     /// Photos it holds: (job, photo index).
     var inFlight: Set<PhotoRef> = []
     var completed: UInt64 = 0
+    /// Its operations per stage, from its latest heartbeat.
+    var stages: [Photocluster_V1_StageLoad] = []
     /// The newest control epoch it acknowledged, per job.
     var ackedEpoch: [String: UInt64] = [:]
 

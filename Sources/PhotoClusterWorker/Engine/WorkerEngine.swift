@@ -71,6 +71,25 @@ public final class WorkerEngine: @unchecked Sendable {
         inFlight.withLock { $0.values.filter { !$0.work.isCancelled }.map(\.work.key) }
     }
 
+    /// Operations per stage, waiting and running, over the photos held now. Walks only the
+    /// in-flight map (a few photos per core), never the queues.
+    func stageLoads() -> [Photocluster_V1_Stage: (queued: Int, running: Int)] {
+        let operations = inFlight.withLock { map in map.values.flatMap { $0.operations.dropLast() } }
+        var loads: [Photocluster_V1_Stage: (queued: Int, running: Int)] = [:]
+        for operation in operations where !operation.isFinished {
+            let stage: Photocluster_V1_Stage
+            switch operation {
+            case is DownloadOperation: stage = .download
+            case is DecodeOperation: stage = .decode
+            case is FilterOperation: stage = .filter
+            case is EncodeOperation: stage = .encode
+            default: continue
+            }
+            if operation.isExecuting { loads[stage, default: (0, 0)].running += 1 } else { loads[stage, default: (0, 0)].queued += 1 }
+        }
+        return loads
+    }
+
     /// Checks that every filter of a graph exists here and resolves it.
     func resolveFilters(of graph: Photocluster_V1_PhotoGraph) throws -> [ConfiguredFilter] {
         try graph.filters.map { spec in
@@ -134,7 +153,7 @@ public final class WorkerEngine: @unchecked Sendable {
         for index in firstFilter..<work.filters.count {
             chain.append(FilterOperation(work: work, index: index, cache: cache, report: reporter))
         }
-        chain.append(EncodeOperation(work: work))
+        chain.append(EncodeOperation(work: work, report: reporter))
         for index in chain.indices.dropFirst() { chain[index].addDependency(chain[index - 1]) }
         // The last operation reports the outcome. It depends on every stage, not only on encode:
         // a cancelled stage finishes at once, even while the stage before it still runs, and

@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import PhotoClusterCore
+import PhotoClusterMetrics
 import PhotoClusterProto
 import PhotoClusterTransport
 
@@ -31,8 +33,11 @@ public final class WorkerNode: @unchecked Sendable {
     private var monitor: SocketMonitor?
     private var refusalLogged = false
 
-    /// Called on the loop thread with one line per event worth an operator's attention.
-    public var log: @Sendable (String) -> Void = { _ in }
+    /// Prometheus metrics: recorded from stage threads and the loop (the handles are thread-safe).
+    public let metrics = WorkerMetrics()
+    /// Lines worth an operator's attention, with `job` and `photo` metadata. Set it before
+    /// `start()`; the default discards everything (the embedded cluster stays quiet).
+    public var logger = Logger(label: "photocluster.worker", factory: { _ in SwiftLogNoOpLogHandler() })
 
     public init(configuration: WorkerConfiguration, context: ZMQContext) {
         self.configuration = configuration
@@ -155,7 +160,7 @@ public final class WorkerNode: @unchecked Sendable {
             if welcome.heartbeatLiveness > 0 { heartbeatLiveness = Int(welcome.heartbeatLiveness) }
             if connectedTo != welcome.coordinatorID {
                 connectedTo = welcome.coordinatorID
-                log("registered with \(welcome.coordinatorID) at \(configuration.coordinatorEndpoint)")
+                logger.info("registered with \(welcome.coordinatorID) at \(configuration.coordinatorEndpoint)")
             }
         case .heartbeat, .none:
             break
@@ -181,7 +186,7 @@ public final class WorkerNode: @unchecked Sendable {
         lastHeartbeatSent = Date()
         if let monitor, !refusalLogged, monitor.poll().contains(where: \.isHandshakeFailure) {
             refusalLogged = true
-            log("the coordinator refused this worker's key \(configuration.curve?.keys.publicKey ?? ""): add its .pub file to the coordinator's --authorized-keys and restart the worker")
+            logger.error("the coordinator refused this worker's key \(configuration.curve?.keys.publicKey ?? ""): add its .pub file to the coordinator's --authorized-keys and restart the worker")
         }
         flushUnsent()
         heartbeatSequence += 1
@@ -189,9 +194,24 @@ public final class WorkerNode: @unchecked Sendable {
         beat.sequence = heartbeatSequence
         beat.sentUnixMs = UInt64(Date().timeIntervalSince1970 * 1000)
         beat.inFlight = UInt32(engine.inFlightCount)
+        let loads = engine.stageLoads()
+        beat.stages = loads.sorted { $0.key.rawValue < $1.key.rawValue }.map { stage, load in
+            .with {
+                $0.stage = stage
+                $0.queued = UInt32(load.queued)
+                $0.running = UInt32(load.running)
+            }
+        }
+        metrics.load(
+            Dictionary(uniqueKeysWithValues: loads.map { ($0.key.metricLabel, $0.value) }), photosInFlight: Int(beat.inFlight))
         send(.heartbeat(beat))
         let silence = Date().timeIntervalSince(lastHeardFromCoordinator)
         if silence > heartbeatInterval * Double(heartbeatLiveness) {
+            if connectedTo != nil {
+                metrics.coordinatorSilent()
+                logger.warning("no word from the coordinator for \(String(format: "%.1f", silence)) s; saying hello again")
+                connectedTo = nil
+            }
             // The coordinator may have restarted and forgotten us: introduce ourselves again.
             sayHello()
         }
@@ -219,6 +239,9 @@ public final class WorkerNode: @unchecked Sendable {
     // MARK: - Engine callbacks (operation threads)
 
     private func stageFinished(_ work: PhotoWork, _ stage: Photocluster_V1_Stage, bytes: UInt64, pixels: UInt64, seconds: Double) {
+        metrics.stageFinished(stage.metricLabel, seconds: seconds, bytes: bytes, pixels: pixels)
+        // The result itself tells the coordinator that encoding is done.
+        guard stage != .encode else { return }
         var progress = Photocluster_V1_StageProgress()
         progress.jobID = work.graph.jobID
         progress.photoIndex = work.graph.photoIndex
@@ -243,7 +266,10 @@ public final class WorkerNode: @unchecked Sendable {
             result.width = UInt32(width)
             result.height = UInt32(height)
             body = .result(result)
+            metrics.photoEnded(outcome: "succeeded")
         case .failed(let stage, let stageName, let reason, let transient):
+            metrics.photoEnded(outcome: "failed")
+            logger.info("photo failed at \(stageName): \(reason)", metadata: ["job": "\(graph.jobID)", "photo": "\(graph.photoIndex)"])
             var failure = Photocluster_V1_PhotoFailure()
             failure.jobID = graph.jobID
             failure.photoIndex = graph.photoIndex
@@ -260,6 +286,7 @@ public final class WorkerNode: @unchecked Sendable {
             cancelled.lastFinished = lastFinished
             cancelled.attempt = graph.attempt
             body = .cancelled(cancelled)
+            metrics.photoEnded(outcome: "cancelled")
         }
         loop.post { [unowned self] in
             send(body)

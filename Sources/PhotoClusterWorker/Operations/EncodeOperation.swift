@@ -6,9 +6,11 @@ import PhotoClusterProto
 /// Encodes the filtered pixels in the requested format (or the input's).
 final class EncodeOperation: Operation, @unchecked Sendable {
     private let work: PhotoWork
+    private let report: StageReporter
 
-    init(work: PhotoWork) {
+    init(work: PhotoWork, report: StageReporter) {
         self.work = work
+        self.report = report
         super.init()
         name = "encode \(work.graph.name)"
     }
@@ -24,9 +26,11 @@ final class EncodeOperation: Operation, @unchecked Sendable {
         default: format = inputFormat
         }
         do {
+            let started = Date()
             let quality = work.graph.quality == 0 ? 90 : Int(work.graph.quality)
             let data = try ImageCodec.encode(image, as: format, quality: quality)
             guard !isCancelled else { return }
+            report.stageFinished(work, .encode, bytes: UInt64(data.count), pixels: 0, seconds: Date().timeIntervalSince(started))
             work.update {
                 $0.outcome = .encoded(data: data, format: format, width: image.width, height: image.height)
                 $0.image = nil

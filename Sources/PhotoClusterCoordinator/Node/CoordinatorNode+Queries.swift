@@ -1,0 +1,49 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterProto
+
+/// Why a request about a job was refused, for callers that are not ZeroMQ clients (the web
+/// dashboard): `notFound` maps to 404, `conflict` to 409, `invalid` to 400.
+public struct JobRequestProblem: Error, CustomStringConvertible, Sendable {
+    public enum Kind: Sendable { case notFound, conflict, invalid }
+    public let kind: Kind
+    public let message: String
+    public var description: String { message }
+}
+
+/// The coordinator's state for in-process callers, answered on the loop thread.
+extension CoordinatorNode {
+    /// Jobs (every one when `jobID` is empty), workers, rates and recent failures.
+    public func status(jobID: String = "", includePhotos: Bool = false) async -> Photocluster_V1_StatusReply {
+        await onLoop { self.statusReply(for: jobID, includePhotos: includePhotos) }
+    }
+
+    /// Sets a job's viewport as `cluster viewport` does, and answers with the job's summary.
+    public func setViewport(_ viewport: Photocluster_V1_Viewport, of jobID: String) async -> Result<Photocluster_V1_JobSummary, JobRequestProblem> {
+        await onLoop {
+            if let problem = self.applyViewport(viewport, to: jobID) { return .failure(problem) }
+            return .success(self.statusReply(for: jobID, includePhotos: false).jobs[0])
+        }
+    }
+
+    /// Where a finished photo's file is, if it succeeded.
+    public func outputFile(of jobID: String, photo index: UInt32) async -> URL? {
+        await onLoop {
+            guard let photo = self.jobs[jobID]?.photo(index), photo.state == .done, !photo.outputPath.isEmpty else { return nil }
+            return URL(fileURLWithPath: photo.outputPath)
+        }
+    }
+
+    /// Checks and applies a viewport request; the problem when it cannot be applied.
+    func applyViewport(_ viewport: Photocluster_V1_Viewport, to jobID: String) -> JobRequestProblem? {
+        guard let job = jobs[jobID] else { return JobRequestProblem(kind: .notFound, message: "no job \(jobID)") }
+        guard !job.isFinished else { return JobRequestProblem(kind: .conflict, message: "job \(job.id) has finished") }
+        guard viewport.visibleStart <= viewport.visibleEnd, Int(viewport.visibleStart) < job.total else {
+            return JobRequestProblem(
+                kind: .invalid,
+                message: "visible range \(viewport.visibleStart)..\(viewport.visibleEnd) is outside the job's photos 0..\(job.total - 1)")
+        }
+        setViewport(job.id, Viewport(from: viewport, count: job.total))
+        return nil
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Hummingbird
+import PhotoClusterCoordinator
+import PhotoClusterProto
+
+/// The coordinator's web dashboard: the overview and job pages, their JSON API, and `/metrics`.
+/// Every answer comes from the coordinator's loop thread through its async queries.
+public enum DashboardRoutes {
+    public static func router(for coordinator: CoordinatorNode) -> Router<BasicRequestContext> {
+        let router = Router()
+        MetricsRoutes.add(to: router) { coordinator.metricsExposition() }
+
+        router.get("/") { _, _ in page(DashboardAssets.overviewHTML, type: "text/html; charset=utf-8") }
+        router.get("/jobs/:id") { _, _ in page(DashboardAssets.jobHTML, type: "text/html; charset=utf-8") }
+        router.get("/assets/style.css") { _, _ in page(DashboardAssets.styleCSS, type: "text/css; charset=utf-8") }
+        router.get("/assets/dashboard.js") { _, _ in page(DashboardAssets.dashboardJS, type: "text/javascript; charset=utf-8") }
+        router.get("/assets/job.js") { _, _ in page(DashboardAssets.jobJS, type: "text/javascript; charset=utf-8") }
+
+        router.get("/api/overview") { _, _ in
+            json(DashboardJSON.Overview(await coordinator.status()))
+        }
+        router.get("/api/history") { _, _ in
+            json(DashboardJSON.History(await coordinator.throughputHistory()))
+        }
+        router.get("/api/jobs/:id") { _, context in
+            let id = try context.parameters.require("id")
+            let status = await coordinator.status(jobID: id, includePhotos: true)
+            guard let job = status.jobs.first else { return problem(.notFound, "no job \(id)") }
+            return json(DashboardJSON.Job(job, includePhotos: true))
+        }
+        router.post("/api/jobs/:id/viewport") { request, context in
+            let id = try context.parameters.require("id")
+            let body: ViewportRequest
+            do {
+                body = try await request.decode(as: ViewportRequest.self, context: context)
+            } catch {
+                return problem(.badRequest, "the body must be JSON {visibleStart, visibleEnd, prefetch, scrolling}: \(error)")
+            }
+            switch await coordinator.setViewport(body.proto, of: id) {
+            case .success(let summary): return json(DashboardJSON.Job(summary, includePhotos: false))
+            case .failure(let refusal): return problem(refusal.kind.status, refusal.message)
+            }
+        }
+        router.get("/api/jobs/:id/photos/:index/image") { _, context in
+            let id = try context.parameters.require("id")
+            let index = try context.parameters.require("index", as: UInt32.self)
+            guard let file = await coordinator.outputFile(of: id, photo: index), let data = try? Data(contentsOf: file) else {
+                return problem(.notFound, "photo \(index) of job \(id) has no output (yet)")
+            }
+            let type = file.pathExtension.lowercased() == "png" ? "image/png" : "image/jpeg"
+            return Response(
+                status: .ok, headers: [.contentType: type, .cacheControl: "max-age=3600"],
+                body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+        return router
+    }
+
+    /// What the job page posts when its user scrolls.
+    struct ViewportRequest: Decodable {
+        let visibleStart: UInt32
+        let visibleEnd: UInt32
+        let prefetch: UInt32?
+        let scrolling: Bool?
+
+        var proto: Photocluster_V1_Viewport {
+            var viewport = Photocluster_V1_Viewport()
+            viewport.visibleStart = visibleStart
+            viewport.visibleEnd = visibleEnd
+            viewport.prefetch = prefetch ?? 0
+            viewport.scrolling = scrolling ?? false
+            return viewport
+        }
+    }
+
+    static func page(_ text: String, type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return Response(
+            status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func problem(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        json(DashboardJSON.Problem(error: message), status: status)
+    }
+}
+
+extension JobRequestProblem.Kind {
+    var status: HTTPResponse.Status {
+        switch self {
+        case .notFound: return .notFound
+        case .conflict: return .conflict
+        case .invalid: return .badRequest
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import CoreMetrics
+
+/// The coordinator's metrics. Used only on the coordinator's loop thread, which is what makes
+/// the per-worker and per-job handle tables safe to change.
+public final class CoordinatorMetrics {
+    /// Counts of one unfinished job, for its gauges.
+    public struct JobCounts: Equatable {
+        public var total, succeeded, failed, cancelled, inFlight: Int
+
+        public init(total: Int, succeeded: Int, failed: Int, cancelled: Int, inFlight: Int) {
+            (self.total, self.succeeded, self.failed, self.cancelled, self.inFlight) = (total, succeeded, failed, cancelled, inFlight)
+        }
+    }
+
+    public let exporter = MetricsExporter(catalog: MetricCatalog.coordinator)
+    private let photos: [String: Counter]
+    private let stageDurations: [String: Timer]
+    private let pixels: [String: Counter]
+    private let cancellations: [String: Counter]
+    private let queueDepth: [String: Gauge]
+    private let phases: [String: Gauge]
+    private let downloadedBytes, wastedBytes, wastedPixels, requeues, retries, heartbeatMisses, droppedFrames: Counter
+    private let workersConnected: Gauge
+    private var workerInFlight: [String: Gauge] = [:]
+    private var jobGauges: [String: [String: Gauge]] = [:]
+    public static let jobStates = ["total", "succeeded", "failed", "cancelled", "in_flight"]
+    public static let phaseNames = ["preparation", "in_progress", "will_finish", "did_finish", "cancelled"]
+
+    public init() {
+        let factory = exporter
+        func counter(_ definition: MetricDefinition, _ label: String) -> (String) -> Counter {
+            { Counter(label: definition.name, dimensions: [(label, $0)], factory: factory) }
+        }
+        func gauge(_ definition: MetricDefinition, _ label: String) -> (String) -> Gauge {
+            { Gauge(label: definition.name, dimensions: [(label, $0)], factory: factory) }
+        }
+        photos = .init(labels: MetricLabels.outcomes, make: counter(MetricCatalog.photos, "outcome"))
+        stageDurations = .init(labels: MetricLabels.stages) {
+            Timer(label: MetricCatalog.stageDuration.name, dimensions: [("stage", $0)], factory: factory)
+        }
+        pixels = .init(labels: ["decode", "filter"], make: counter(MetricCatalog.processedPixels, "stage"))
+        cancellations = .init(labels: ["viewport", "client"], make: counter(MetricCatalog.cancellations, "reason"))
+        queueDepth = .init(labels: ["queued"] + MetricLabels.stages, make: gauge(MetricCatalog.queueDepth, "stage"))
+        phases = .init(labels: Self.phaseNames, make: gauge(MetricCatalog.jobs, "phase"))
+        downloadedBytes = Counter(label: MetricCatalog.downloadedBytes.name, factory: factory)
+        wastedBytes = Counter(label: MetricCatalog.wastedBytes.name, factory: factory)
+        wastedPixels = Counter(label: MetricCatalog.wastedPixels.name, factory: factory)
+        requeues = Counter(label: MetricCatalog.requeues.name, factory: factory)
+        retries = Counter(label: MetricCatalog.retries.name, factory: factory)
+        heartbeatMisses = Counter(label: MetricCatalog.heartbeatMisses.name, factory: factory)
+        droppedFrames = Counter(label: MetricCatalog.droppedFrames.name, factory: factory)
+        workersConnected = Gauge(label: MetricCatalog.workersConnected.name, factory: factory)
+        for gauge in Array(queueDepth.values) + Array(phases.values) + [workersConnected] { gauge.record(0) }
+    }
+
+    // MARK: - Events
+
+    public func photoEnded(outcome: String) { photos[outcome]?.increment() }
+
+    /// A worker reported a finished stage; `wasted` when the photo was out of view at the time.
+    public func stageReported(_ stage: String, seconds: Double, bytes: UInt64, pixels count: UInt64, wasted: Bool) {
+        stageDurations[stage]?.recordNanoseconds(Int64(seconds * 1e9))
+        if stage == "download" { downloadedBytes.increment(by: Int64(clamping: bytes)) }
+        if count > 0 { pixels[stage]?.increment(by: Int64(clamping: count)) }
+        if wasted {
+            wastedBytes.increment(by: Int64(clamping: bytes))
+            wastedPixels.increment(by: Int64(clamping: count))
+        }
+    }
+
+    public func cancelled(_ count: Int, reason: String) {
+        if count > 0 { cancellations[reason]?.increment(by: count) }
+    }
+
+    public func requeued(_ count: Int = 1) { if count > 0 { requeues.increment(by: count) } }
+    public func retried() { retries.increment() }
+    public func heartbeatMissed() { heartbeatMisses.increment() }
+    public func droppedFrame() { droppedFrames.increment() }
+
+    // MARK: - Levels, set once a second
+
+    /// Photos waiting at the coordinator (`queued`) and on workers per stage.
+    public func queues(queued: Int, stages: [String: Int]) {
+        queueDepth["queued"]?.record(queued)
+        for stage in MetricLabels.stages { queueDepth[stage]?.record(stages[stage] ?? 0) }
+    }
+
+    /// Connected workers and the photos each holds; gauges of workers that left are removed.
+    public func workers(inFlight: [String: Int]) {
+        workersConnected.record(inFlight.count)
+        for (id, gauge) in workerInFlight where inFlight[id] == nil {
+            gauge.destroy()
+            workerInFlight.removeValue(forKey: id)
+        }
+        for (id, count) in inFlight {
+            let gauge = workerInFlight[id] ?? Gauge(label: MetricCatalog.photosInFlight.name, dimensions: [("worker", id)], factory: exporter)
+            workerInFlight[id] = gauge
+            gauge.record(count)
+        }
+    }
+
+    /// Unfinished jobs' counts and every job's phase; gauges of jobs that finished are removed
+    /// (their photos stay counted in `photocluster_photos_total`).
+    public func jobs(_ counts: [String: JobCounts], phases phaseCounts: [String: Int]) {
+        for name in Self.phaseNames { phases[name]?.record(phaseCounts[name] ?? 0) }
+        for (id, gauges) in jobGauges where counts[id] == nil {
+            for gauge in gauges.values { gauge.destroy() }
+            jobGauges.removeValue(forKey: id)
+        }
+        for (id, count) in counts {
+            let gauges = jobGauges[id] ?? .init(labels: Self.jobStates) {
+                Gauge(label: MetricCatalog.jobPhotos.name, dimensions: [("job", id), ("state", $0)], factory: exporter)
+            }
+            jobGauges[id] = gauges
+            gauges["total"]?.record(count.total)
+            gauges["succeeded"]?.record(count.succeeded)
+            gauges["failed"]?.record(count.failed)
+            gauges["cancelled"]?.record(count.cancelled)
+            gauges["in_flight"]?.record(count.inFlight)
+        }
+    }
+}

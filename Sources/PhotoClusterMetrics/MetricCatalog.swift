@@ -1,0 +1,54 @@
+/// Every metric PhotoCluster nodes export. Coordinator and workers share names where the meaning
+/// is the same (Prometheus's `job` label tells them apart); `deploy/prometheus/alerts.yml` relies
+/// on these names.
+public enum MetricCatalog {
+    /// Stage durations, from a few milliseconds (a cached decode) to a slow transfer.
+    static let stageBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+
+    public static let photos = MetricDefinition(
+        "photocluster_photos_total", "Photos that reached an end, by outcome (succeeded, failed, cancelled).")
+    public static let stageDuration = MetricDefinition(
+        "photocluster_stage_duration_seconds", "Time one stage of one photo took, by stage.", buckets: stageBuckets)
+    public static let downloadedBytes = MetricDefinition(
+        "photocluster_downloaded_bytes_total", "Bytes of photos downloaded.")
+    public static let processedPixels = MetricDefinition(
+        "photocluster_processed_pixels_total", "Pixels decoded or filtered, by stage.")
+    public static let queueDepth = MetricDefinition(
+        "photocluster_queue_depth",
+        "Photos waiting, by stage: on the coordinator 'queued' is its backlog and each stage counts photos there on workers; on a worker, operations queued for the stage.")
+    public static let operationsRunning = MetricDefinition(
+        "photocluster_operations_running", "Stage operations running now on this worker, by stage.")
+    public static let photosInFlight = MetricDefinition(
+        "photocluster_photos_in_flight", "Photos held by a worker (running or queued there); on the coordinator, by worker.")
+    public static let cancellations = MetricDefinition(
+        "photocluster_cancellations_total",
+        "Photos cancelled, by reason: 'viewport' (left the viewport while in flight) or 'client' (cancelled by a client).")
+    public static let wastedBytes = MetricDefinition(
+        "photocluster_wasted_bytes_total", "Bytes downloaded for photos outside the viewport at the time.")
+    public static let wastedPixels = MetricDefinition(
+        "photocluster_wasted_pixels_total", "Pixels processed for photos outside the viewport at the time.")
+    public static let requeues = MetricDefinition(
+        "photocluster_requeues_total", "Photos sent back to the queue because their worker was lost or gave them up.")
+    public static let retries = MetricDefinition(
+        "photocluster_retries_total", "Photos tried again after a transient failure (connection error, timeout, HTTP 5xx or 429).")
+    public static let heartbeatMisses = MetricDefinition(
+        "photocluster_heartbeat_misses_total",
+        "Peers declared lost for missing heartbeats: workers on the coordinator, the coordinator on a worker.")
+    public static let workersConnected = MetricDefinition(
+        "photocluster_workers_connected", "Workers registered with the coordinator now.")
+    public static let jobPhotos = MetricDefinition(
+        "photocluster_job_photos", "Photos of each unfinished job, by state (total, succeeded, failed, cancelled, in_flight).")
+    public static let jobs = MetricDefinition(
+        "photocluster_jobs", "Jobs the coordinator knows, by phase.")
+    public static let droppedFrames = MetricDefinition(
+        "photocluster_dropped_frames_total", "Messages dropped because they did not parse.")
+
+    public static let coordinator: [MetricDefinition] = [
+        photos, stageDuration, downloadedBytes, processedPixels, queueDepth, photosInFlight, cancellations,
+        wastedBytes, wastedPixels, requeues, retries, heartbeatMisses, workersConnected, jobPhotos, jobs, droppedFrames,
+    ]
+
+    public static let worker: [MetricDefinition] = [
+        photos, stageDuration, downloadedBytes, processedPixels, queueDepth, operationsRunning, photosInFlight, heartbeatMisses,
+    ]
+}
