@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 /// A running Hummingbird server: `start` returns once it listens (or throws why it cannot),
 /// `stop` shuts it down.
@@ -8,11 +9,13 @@ public final class HTTPServer: Sendable {
     /// The port it listens on (the one chosen by the system when started with port 0).
     public let port: Int
     public let host: String
+    private let group: ServiceGroup
     private let task: Task<Void, Never>
 
-    private init(host: String, port: Int, task: Task<Void, Never>) {
+    private init(host: String, port: Int, group: ServiceGroup, task: Task<Void, Never>) {
         self.host = host
         self.port = port
+        self.group = group
         self.task = task
     }
 
@@ -26,9 +29,11 @@ public final class HTTPServer: Sendable {
             configuration: .init(address: .hostname(host, port: port), serverName: "photocluster"),
             onServerRunning: { channel in continuation.yield(.success(channel.localAddress?.port ?? port)) },
             logger: logger)
+        // A group of one, so `stop` can shut the server down gracefully (open requests finish).
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         let task = Task {
             do {
-                try await app.run()
+                try await group.run()
             } catch {
                 continuation.yield(.failure(error))
             }
@@ -36,7 +41,7 @@ public final class HTTPServer: Sendable {
         }
         for await event in events {
             switch event {
-            case .success(let bound): return HTTPServer(host: host, port: bound, task: task)
+            case .success(let bound): return HTTPServer(host: host, port: bound, group: group, task: task)
             case .failure(let error): throw error
             }
         }
@@ -44,7 +49,7 @@ public final class HTTPServer: Sendable {
     }
 
     public func stop() async {
-        task.cancel()
+        await group.triggerGracefulShutdown()
         await task.value
     }
 }

@@ -99,7 +99,8 @@ public final class CoordinatorMetrics {
         }
     }
 
-    /// Unfinished jobs' counts and every job's phase; gauges of jobs that finished are removed
+    /// Unfinished jobs' counts (labelled `job_id`: Prometheus keeps `job` for the scrape job)
+    /// and every job's phase; gauges of jobs that finished are removed
     /// (their photos stay counted in `photocluster_photos_total`).
     public func jobs(_ counts: [String: JobCounts], phases phaseCounts: [String: Int]) {
         for name in Self.phaseNames { phases[name]?.record(phaseCounts[name] ?? 0) }
@@ -109,7 +110,7 @@ public final class CoordinatorMetrics {
         }
         for (id, count) in counts {
             let gauges = jobGauges[id] ?? .init(labels: Self.jobStates) {
-                Gauge(label: MetricCatalog.jobPhotos.name, dimensions: [("job", id), ("state", $0)], factory: exporter)
+                Gauge(label: MetricCatalog.jobPhotos.name, dimensions: [("job_id", id), ("state", $0)], factory: exporter)
             }
             jobGauges[id] = gauges
             gauges["total"]?.record(count.total)

@@ -15,9 +15,9 @@ public enum MetricCatalog {
         "photocluster_processed_pixels_total", "Pixels decoded or filtered, by stage.")
     public static let queueDepth = MetricDefinition(
         "photocluster_queue_depth",
-        "Photos waiting, by stage: on the coordinator 'queued' is its backlog and each stage counts photos there on workers; on a worker, operations queued for the stage.")
+        "Photos by stage: on the coordinator, 'queued' is its backlog and each stage counts photos at that stage on workers (waiting or running); on a worker, photos waiting for the stage.")
     public static let operationsRunning = MetricDefinition(
-        "photocluster_operations_running", "Stage operations running now on this worker, by stage.")
+        "photocluster_operations_running", "Photos whose stage is running now on this worker, by stage.")
     public static let photosInFlight = MetricDefinition(
         "photocluster_photos_in_flight", "Photos held by a worker (running or queued there); on the coordinator, by worker.")
     public static let cancellations = MetricDefinition(

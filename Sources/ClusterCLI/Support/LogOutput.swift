@@ -14,15 +14,12 @@ struct LogOutput: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    // swift-log's own signature, which its newer overloads forward to.
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
-        file: String, function: String, line: UInt
-    ) {
-        let merged = metadata.merging(explicit ?? [:]) { _, new in new }
+    func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
         let pairs = merged.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
+        let error = event.error.map { " error=\($0)" } ?? ""
         let time = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
-        Terminal.error("\(time) \(level) \(label): \(message)\(pairs)")
+        Terminal.error("\(time)Z \(event.level) \(label): \(event.message)\(pairs)\(error)")
     }
 
     /// Sends every logger of the process here (once, at start-up), at `level`.

@@ -71,12 +71,12 @@ public final class WorkerEngine: @unchecked Sendable {
         inFlight.withLock { $0.values.filter { !$0.work.isCancelled }.map(\.work.key) }
     }
 
-    /// Operations per stage, waiting and running, over the photos held now. Walks only the
-    /// in-flight map (a few photos per core), never the queues.
+    /// Photos per stage, waiting for it or running it: each photo counts once, at the first of
+    /// its stages that has not finished. Walks only the in-flight map (a few photos per core).
     func stageLoads() -> [Photocluster_V1_Stage: (queued: Int, running: Int)] {
-        let operations = inFlight.withLock { map in map.values.flatMap { $0.operations.dropLast() } }
+        let current = inFlight.withLock { map in map.values.compactMap { $0.operations.dropLast().first { !$0.isFinished } } }
         var loads: [Photocluster_V1_Stage: (queued: Int, running: Int)] = [:]
-        for operation in operations where !operation.isFinished {
+        for operation in current {
             let stage: Photocluster_V1_Stage
             switch operation {
             case is DownloadOperation: stage = .download
