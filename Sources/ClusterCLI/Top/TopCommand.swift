@@ -38,15 +38,13 @@ struct TopCommand: AsyncParsableCommand {
                 if done < (count ?? .max) { try? await Task.sleep(nanoseconds: UInt64(interval * 1e9)) }
             }
         }
-        let interrupted = Task { _ = await SignalWaiter.waitForTermination() }
-        // Whichever ends first: the refreshes (--count) or Ctrl-C.
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await refreshes.value }
-            group.addTask { await interrupted.value }
-            await group.next()
+        // Ctrl-C ends the refreshes (the waiter itself is simply left behind at exit).
+        let interrupt = Task {
+            _ = await SignalWaiter.waitForTermination()
             refreshes.cancel()
-            interrupted.cancel()
         }
+        await refreshes.value
+        interrupt.cancel()
         screen?.leave()
     }
 

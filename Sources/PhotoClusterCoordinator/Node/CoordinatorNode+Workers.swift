@@ -74,7 +74,8 @@ extension CoordinatorNode {
         sendToWorker(id, .welcome(welcome))
         // Bring it up to date with every open job's control state.
         for jobID in jobOrder { if let job = jobs[jobID], !job.isFinished { sendControlState(of: job, to: id) } }
-        log("worker \(id) joined from \(hello.host) (concurrency \(hello.concurrency), filters: \(hello.filters.map(\.name).sorted().joined(separator: ", ")))", worker: id)
+        metrics.workers(inFlight: workers.mapValues { $0.inFlight.count })
+                log("worker \(id) joined from \(hello.host) (concurrency \(hello.concurrency), filters: \(hello.filters.map(\.name).sorted().joined(separator: ", ")))", worker: id)
         capabilitiesChanged = true
     }
 
@@ -92,6 +93,7 @@ extension CoordinatorNode {
         }
         log(.warning, "worker \(id) lost (\(reason)); \(worker.inFlight.count) photo(s) requeued", worker: id)
         capabilitiesChanged = true
+        metrics.workers(inFlight: workers.mapValues { $0.inFlight.count })
         dispatch()
     }
 

@@ -1,0 +1,62 @@
+import Foundation
+import PhotoClusterTestSupport
+import XCTest
+
+/// The dashboard's JSON API as its pages use it: the overview, a job's photos, setting the
+/// viewport (which suspends, cancels out-of-view work and reprioritises like `cluster viewport`),
+/// the filtered photos, and clear errors.
+final class DashboardAPITests: XCTestCase {
+    func testViewportPostedToTheDashboardSteersTheJob() throws {
+        let cluster = try ObservedCluster(label: "dashboard-api", photoDelay: 0.4)
+        defer { cluster.stop() }
+        let job = try cluster.submitViewportJob(count: 40, visible: "0..3", prefetch: 2)
+        let api = cluster.dashboard + "/api/jobs/\(job)"
+
+        let overview = try HTTP.json(cluster.dashboard + "/api/overview")
+        let listed = (overview["jobs"] as? [[String: Any]])?.first { $0["id"] as? String == job }
+        XCTAssertEqual(listed?["total"] as? Int, 40, "\(overview)")
+        XCTAssertEqual((overview["workers"] as? [[String: Any]])?.first?["id"] as? String, "w1")
+        XCTAssertTrue(eventually(timeout: 10) { ((try? HTTP.json(api))?["inFlight"] as? Int ?? 0) > 0 }, "photos in view start")
+
+        // While the user scrolls the job is suspended everywhere.
+        let scrolling = try HTTP.post(api + "/viewport", json: ["visibleStart": 30, "visibleEnd": 33, "prefetch": 0, "scrolling": true])
+        XCTAssertEqual(scrolling.status, 200, String(decoding: scrolling.body, as: UTF8.self))
+        XCTAssertEqual(try cluster.status(of: job)["suspended"] as? Bool, true)
+
+        // Settled: photos in flight outside 30..33 are cancelled where they run, 30..33 start.
+        let settled = try HTTP.post(api + "/viewport", json: ["visibleStart": 30, "visibleEnd": 33, "prefetch": 0, "scrolling": false])
+        XCTAssertEqual(settled.status, 200)
+        let summary = try cluster.status(of: job)
+        let viewport = summary["viewport"] as? [String: Any]
+        XCTAssertEqual(viewport?["visibleStart"] as? Int, 30, "\(summary)")
+        XCTAssertEqual(viewport?["visibleEnd"] as? Int, 33)
+        XCTAssertNotEqual(summary["suspended"] as? Bool, true)
+        let parked = ((summary["photos"] as? [[String: Any]]) ?? []).filter { $0["reason"] as? String == "left the viewport" }
+        XCTAssertFalse(parked.isEmpty, "photos in flight out of view were cancelled: \(summary)")
+        let metrics = try HTTP.text(cluster.coordinatorMetrics + "/metrics")
+        XCTAssertEqual(sample(#"photocluster_cancellations_total{reason="viewport"}"#, in: metrics), Double(parked.count), metrics)
+
+        func photo(_ index: Int) -> [String: Any]? {
+            ((try? HTTP.json(api))?["photos"] as? [[String: Any]])?.first { $0["index"] as? Int == index }
+        }
+        XCTAssertTrue(eventually(timeout: 20) { photo(30)?["state"] as? String == "done" }, "\(photo(30) ?? [:])")
+        let image = try HTTP.get(api + "/photos/30/image")
+        XCTAssertEqual(image.status, 200)
+        XCTAssertTrue(image.body.starts(with: [0xFF, 0xD8]) || image.body.starts(with: [0x89, 0x50]), "a JPEG or PNG")
+
+        XCTAssertEqual(try HTTP.get(api + "/photos/39/image").status, 404, "not done yet")
+        XCTAssertEqual(try HTTP.get(cluster.dashboard + "/api/jobs/job-none").status, 404)
+        let outside = try HTTP.post(api + "/viewport", json: ["visibleStart": 50, "visibleEnd": 60])
+        XCTAssertEqual(outside.status, 400)
+        XCTAssertTrue(String(decoding: outside.body, as: UTF8.self).contains("outside the job's photos 0..39"))
+        XCTAssertEqual(try HTTP.post(api + "/viewport", json: ["visible": "all"]).status, 400)
+
+        XCTAssertTrue(try HTTP.text(cluster.dashboard + "/").contains("PhotoCluster"))
+        XCTAssertTrue(try HTTP.text(cluster.dashboard + "/jobs/\(job)").contains("job.js"))
+        XCTAssertEqual(sample("photocluster_workers_connected", in: try HTTP.text(cluster.dashboard + "/metrics")), 1)
+        XCTAssertTrue(eventually(timeout: 5) {
+            let samples = (try? HTTP.json(cluster.dashboard + "/api/history"))?["samples"] as? [[String: Any]] ?? []
+            return samples.contains { ($0["photosPerSecond"] as? Double ?? 0) > 0 && ($0["workers"] as? [String: Any])?["w1"] != nil }
+        }, "a sample per second, with the worker's photos")
+    }
+}

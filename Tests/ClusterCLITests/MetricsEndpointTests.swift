@@ -1,0 +1,64 @@
+import Foundation
+import PhotoClusterTestSupport
+import XCTest
+
+/// `/metrics` on a coordinator and a worker process after a real job: the counts match the job,
+/// and `promtool check metrics` accepts both expositions.
+final class MetricsEndpointTests: XCTestCase {
+    func testMetricsCountTheJobAndPassPromtool() throws {
+        let promtool = try requireTool("promtool")
+        let cluster = try ObservedCluster(label: "metrics", photoDelay: 0, workerConcurrency: 2)
+        defer { cluster.stop() }
+
+        let job = try cluster.startBatchJob(count: 12, broken: true).finish()
+        XCTAssertEqual(job.status, 1, "one photo is missing: \(job.stderr)")
+
+        let coordinator = try HTTP.text(cluster.coordinatorMetrics + "/metrics")
+        let worker = try HTTP.text(cluster.workerMetrics + "/metrics")
+        XCTAssertEqual(sample(#"photocluster_photos_total{outcome="succeeded"}"#, in: coordinator), 12, coordinator)
+        XCTAssertEqual(sample(#"photocluster_photos_total{outcome="failed"}"#, in: coordinator), 1)
+        XCTAssertEqual(sample("photocluster_workers_connected", in: coordinator), 1)
+        XCTAssertEqual(sample(#"photocluster_stage_duration_seconds_count{stage="decode"}"#, in: coordinator), 12)
+        XCTAssertGreaterThan(sample("photocluster_downloaded_bytes_total", in: coordinator) ?? 0, 100_000)
+        XCTAssertGreaterThan(sample(#"photocluster_processed_pixels_total{stage="decode"}"#, in: coordinator) ?? 0, 1_000_000)
+
+        XCTAssertEqual(sample(#"photocluster_photos_total{outcome="succeeded"}"#, in: worker), 12, worker)
+        XCTAssertEqual(sample(#"photocluster_photos_total{outcome="failed"}"#, in: worker), 1)
+        XCTAssertEqual(sample(#"photocluster_stage_duration_seconds_count{stage="encode"}"#, in: worker), 12)
+        XCTAssertEqual(sample(#"photocluster_stage_duration_seconds_count{stage="filter"}"#, in: worker), 12)
+        XCTAssertTrue(worker.contains("# TYPE photocluster_stage_duration_seconds histogram"), worker)
+        XCTAssertTrue(worker.contains("# HELP photocluster_queue_depth "), worker)
+
+        for (role, text) in [("coordinator", coordinator), ("worker", worker)] {
+            let check = try Tool.run(promtool, ["check", "metrics"], input: text)
+            XCTAssertEqual(check.status, 0, "promtool check metrics on the \(role): \(check.output)")
+        }
+        XCTAssertEqual(try HTTP.text(cluster.workerMetrics + "/healthz"), "ok\n")
+    }
+}
+
+/// Runs a program with `input` on its standard input; output and error together.
+enum Tool {
+    static func run(_ path: String, _ arguments: [String], input: String = "", timeout: TimeInterval = 60) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let stdin = Pipe()
+        let output = Repository.temporaryDirectory("tool").appendingPathComponent("output")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: output)
+        process.standardInput = stdin
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(at: output.deletingLastPathComponent())
+        return (process.terminationStatus, text)
+    }
+}

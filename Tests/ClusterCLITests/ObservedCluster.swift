@@ -1,0 +1,185 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LoopbackHTTP
+import PhotoClusterTestSupport
+import XCTest
+
+/// A coordinator and one worker as `cluster` processes with their metrics and dashboard on free
+/// loopback ports, and a photo server that answers each request after `photoDelay` seconds (so
+/// photos stay in flight long enough to be watched, scrolled away from, or cancelled).
+final class ObservedCluster {
+    let photos: LoopbackHTTPServer
+    let work: URL
+    let clientEndpoint: String
+    let coordinatorMetrics: String
+    let workerMetrics: String
+    let dashboard: String
+    let coordinator: RunningCommand
+    let worker: RunningCommand
+    private var others: [RunningCommand] = []
+
+    init(label: String, photoDelay: Double, workerConcurrency: Int = 1) throws {
+        let directory = Repository.samplePhotos
+        photos = try LoopbackHTTPServer { request in
+            guard let name = request.path.split(separator: "?").first.map({ String($0.dropFirst()) }),
+                  let body = try? Data(contentsOf: directory.appendingPathComponent(name)) else { return .notFound() }
+            let type = name.hasSuffix(".png") ? "image/png" : "image/jpeg"
+            return HTTPResponse(headers: ["Content-Type": type], body: body, delayBeforeHeaders: photoDelay)
+        }
+        work = Repository.temporaryDirectory(label)
+        let ports = FreePort.take(5)
+        clientEndpoint = "tcp://127.0.0.1:\(ports[1])"
+        coordinatorMetrics = "http://127.0.0.1:\(ports[2])"
+        dashboard = "http://127.0.0.1:\(ports[3])"
+        workerMetrics = "http://127.0.0.1:\(ports[4])"
+        coordinator = try CommandRunner.start([
+            "coordinator", "--insecure", "--bind", "tcp://127.0.0.1:\(ports[0])", "--client-bind", clientEndpoint,
+            "--metrics-bind", "127.0.0.1:\(ports[2])", "--http", "127.0.0.1:\(ports[3])", "--heartbeat-ms", "250",
+        ])
+        worker = try CommandRunner.start([
+            "worker", "--insecure", "--coordinator", "tcp://127.0.0.1:\(ports[0])", "--concurrency", "\(workerConcurrency)",
+            "--id", "w1", "--metrics-bind", "127.0.0.1:\(ports[4])",
+        ])
+        guard eventually(timeout: 20, { self.coordinator.stderrSoFar.contains("worker w1 joined") && self.coordinator.stderrSoFar.contains("dashboard at") }) else {
+            stop()
+            throw XCTSkip("the cluster did not start: \(coordinator.stderrSoFar)\n\(worker.stderrSoFar)")
+        }
+    }
+
+    /// A JSON manifest of `count` sample photos (each URL unique), plus one that does not exist.
+    func manifest(count: Int, broken: Bool = false) throws -> URL {
+        var entries = (0..<count).map { index -> [String: String] in
+            let file = Repository.samplePhotoFiles[index % Repository.samplePhotoFiles.count]
+            return ["name": "p\(index)", "url": "\(photos.baseURL)/\(file)?n=\(index)"]
+        }
+        if broken { entries.append(["name": "missing", "url": "\(photos.baseURL)/missing.jpg"]) }
+        let url = work.appendingPathComponent("photos-\(UUID().uuidString.prefix(6)).json")
+        try JSONSerialization.data(withJSONObject: entries).write(to: url)
+        return url
+    }
+
+    /// Submits a viewport job and returns its id (the job stays open until cancelled or done).
+    func submitViewportJob(count: Int, visible: String, prefetch: Int) throws -> String {
+        let submit = try CommandRunner.run([
+            "submit", try manifest(count: count).path, "--coordinator", clientEndpoint, "--visible", visible,
+            "--prefetch", "\(prefetch)", "--out", work.appendingPathComponent("out-\(UUID().uuidString.prefix(6))").path,
+        ])
+        XCTAssertEqual(submit.status, 0, submit.stderr)
+        return submit.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Starts a batch job in the background; `finish()` on the result waits for it.
+    func startBatchJob(count: Int, broken: Bool = false, filter: String = "sepia") throws -> RunningCommand {
+        let submit = try CommandRunner.start([
+            "submit", try manifest(count: count, broken: broken).path, "--coordinator", clientEndpoint, "--filter", filter,
+            "--out", work.appendingPathComponent("out-\(UUID().uuidString.prefix(6))").path, "--json",
+        ])
+        others.append(submit)
+        return submit
+    }
+
+    /// `cluster status JOB --json`: the job's summary.
+    func status(of job: String) throws -> [String: Any] {
+        let result = try CommandRunner.run(["status", job, "--coordinator", clientEndpoint, "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let reply = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        return (reply?["jobs"] as? [[String: Any]])?.first ?? [:]
+    }
+
+    func adopt(_ process: RunningCommand) { others.append(process) }
+
+    func stop() {
+        for process in others + [worker, coordinator] { process.stop() }
+        photos.stop()
+        try? FileManager.default.removeItem(at: work)
+    }
+}
+
+/// Plain HTTP for the tests, through URLSession.
+enum HTTP {
+    static func get(_ url: String) throws -> (status: Int, body: Data) {
+        try send(URLRequest(url: URL(string: url)!))
+    }
+
+    static func post(_ url: String, json: [String: Any]) throws -> (status: Int, body: Data) {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try JSONSerialization.data(withJSONObject: json)
+        return try send(request)
+    }
+
+    static func text(_ url: String) throws -> String {
+        String(decoding: try get(url).body, as: UTF8.self)
+    }
+
+    /// The JSON object at `url`; throws (without failing the test) when there is none, so it
+    /// can be polled while a server starts.
+    static func json(_ url: String) throws -> [String: Any] {
+        let body = try get(url).body
+        guard let object = try JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+            throw URLError(.cannotParseResponse)
+        }
+        return object
+    }
+
+    private static func send(_ request: URLRequest) throws -> (status: Int, body: Data) {
+        var request = request
+        request.timeoutInterval = 10
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var outcome: Result<(Int, Data), Error> = .failure(URLError(.timedOut))
+        URLSession.shared.dataTask(with: request) { data, response, error in
+            if let error {
+                outcome = .failure(error)
+            } else {
+                outcome = .success(((response as? HTTPURLResponse)?.statusCode ?? 0, data ?? Data()))
+            }
+            done.signal()
+        }.resume()
+        done.wait()
+        return try outcome.get()
+    }
+}
+
+/// Value of one series in a Prometheus exposition, e.g. `photocluster_photos_total{outcome="failed"}`.
+func sample(_ series: String, in exposition: String) -> Double? {
+    for line in exposition.split(separator: "\n") where line.hasPrefix(series + " ") {
+        return Double(line.dropFirst(series.count + 1))
+    }
+    return nil
+}
+
+/// Ports that were free a moment ago (bound to port 0, read back, released).
+enum FreePort {
+    static func take(_ count: Int) -> [Int] {
+        var ports: Set<Int> = []
+        while ports.count < count { ports.insert(one()) }
+        return Array(ports)
+    }
+
+    private static func one() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = bind(fd, $0, length) }
+        }
+        withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// A tool the test needs, or a skip that says how to install it.
+func requireTool(_ path: String, install: String = "scripts/install-test-tools") throws -> String {
+    let found = ["/usr/bin", "/usr/local/bin", "/bin"].map { "\($0)/\(path)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    guard let found else { throw XCTSkip("\(path) is missing: run \(install) (make test does)") }
+    return found
+}
