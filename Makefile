@@ -2,7 +2,7 @@
 SWIFT ?= swift
 RELEASE_CLUSTER := .build/release/cluster
 
-.PHONY: demo test deps build release proto-check bench fuzz clean
+.PHONY: demo test test-tools deps build release proto-check bench fuzz clean
 
 deps:
 	@scripts/install-deps
@@ -21,9 +21,14 @@ demo: release
 proto-check: deps
 	proto/generate --check
 
+# Prometheus, Chromium and tmux for the observability tests (the Prometheus scrape, the dashboard
+# in a browser, `cluster top` in a terminal).
+test-tools:
+	@scripts/install-test-tools
+
 # Everything is built first: the CLI tests run the `cluster` binary and the plugin tests load
 # the example plugins' shared libraries.
-test: deps proto-check
+test: deps test-tools proto-check
 	$(SWIFT) build
 	CLUSTER=.build/debug/cluster scripts/check-deploy
 	$(SWIFT) test
