@@ -28,9 +28,15 @@ struct StatusCommand: AsyncParsableCommand {
             Terminal.write("\n")
             return
         }
+        let t = reply.throughput
+        Terminal.write(String(
+            format: "throughput: %.1f photos/s (10 s), %.1f (1 min); %.1f megapixels/s (10 s); %d queued\n",
+            t.photosPerSecond10S, t.photosPerSecond60S, t.megapixelsPerSecond10S, reply.queued))
         Terminal.write("workers: \(reply.workers.count)\n")
         for worker in reply.workers {
-            Terminal.write("  \(worker.workerID)  host \(worker.host)  concurrency \(worker.concurrency)  in flight \(worker.inFlight)  completed \(worker.completed)\n")
+            Terminal.write(
+                "  \(worker.workerID)  host \(worker.host)  concurrency \(worker.concurrency)  in flight \(worker.inFlight)  completed \(worker.completed)"
+                    + String(format: "  %.1f photos/s\n", worker.throughput.photosPerSecond10S))
         }
         Terminal.write("jobs: \(reply.jobs.count)\n")
         for summary in reply.jobs {
