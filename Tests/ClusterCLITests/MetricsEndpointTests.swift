@@ -34,6 +34,20 @@ final class MetricsEndpointTests: XCTestCase {
             XCTAssertEqual(check.status, 0, "promtool check metrics on the \(role): \(check.output)")
         }
         XCTAssertEqual(try HTTP.text(cluster.workerMetrics + "/healthz"), "ok\n")
+
+        // Structured logs: the failure names its photo, with job and photo ids as metadata.
+        let failure = #"notice coordinator: photo 12 \(missing\) failed at download: HTTP 404[^\n]* job=job-[0-9a-f]+ photo=12"#
+        XCTAssertNotNil(cluster.coordinator.stderrSoFar.range(of: failure, options: .regularExpression), cluster.coordinator.stderrSoFar)
+        XCTAssertNotNil(cluster.worker.stderrSoFar.range(of: #"info worker: photo failed at download[^\n]* job=job-[0-9a-f]+ photo=12"#, options: .regularExpression), cluster.worker.stderrSoFar)
+    }
+
+    func testLogLevelAndListenAddressesAreChecked() throws {
+        let level = try CommandRunner.run(["coordinator", "--insecure", "--log-level", "chatty"])
+        XCTAssertEqual(level.status, 2)
+        XCTAssertTrue(level.stderr.contains("--log-level"), level.stderr)
+        let address = try CommandRunner.run(["worker", "--insecure", "--metrics-bind", "9464"])
+        XCTAssertEqual(address.status, 2)
+        XCTAssertTrue(address.stderr.contains("--metrics-bind takes HOST:PORT"), address.stderr)
     }
 }
 
