@@ -38,6 +38,23 @@ func peakMemoryMB(_ pid: Int32) -> Double {
     return (Double(line.split(separator: " ").dropFirst().first.map(String.init) ?? "") ?? .nan) / 1024
 }
 
+/// CPU seconds the coordinator's loop thread (named "coordinator") has used, from /proc: the
+/// share of a core it is busy tells how far the coordinator itself is from being the limit.
+func loopCPUSeconds(_ pid: Int32) -> Double {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    for task in tasks {
+        guard (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?.hasPrefix("coordinator") == true,
+            let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { continue }
+        // Fields after the command name: state is field 3, utime and stime are fields 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+    return .nan
+}
+
 /// The simulated workers: every socket on one thread, answering each graph at once.
 final class SimulatedWorkers: @unchecked Sendable {
     private let context: ZMQContext
@@ -158,12 +175,14 @@ for photos in sizes {
     submit.filters = [.with { $0.name = "sepia" }]
     submit.photos = (0..<photos).map { index in .with { $0.name = "p\(index)"; $0.url = "http://127.0.0.1:9/p\(index).jpg" } }
     let started = Date()
+    let loopBefore = loopCPUSeconds(coordinator.processIdentifier)
     let job = try await client.submit(submit, timeout: 60)
     var summary: JobSummary?
     for await event in job.events {
         if case .finished(let finished) = event.body { summary = finished }
     }
     let elapsed = Date().timeIntervalSince(started)
+    let loopBusy = (loopCPUSeconds(coordinator.processIdentifier) - loopBefore) / elapsed
     let memory = peakMemoryMB(coordinator.processIdentifier)
     client.close()
     workers.stop()
@@ -171,10 +190,15 @@ for photos in sizes {
     coordinator.waitUntilExit()
     try? FileManager.default.removeItem(at: out)
     let succeeded = Int(summary?.progress.succeeded ?? 0)
-    let row = String(format: "| %d | %d | %d | %.2f s | %.0f | %.0f MB |", photos, joined, succeeded, elapsed, Double(succeeded) / elapsed, memory)
+    let rate = Double(succeeded) / elapsed
+    let row = String(
+        format: "| %d | %d | %d | %.2f s | %.0f | %.0f%% | %.0f | %.0f MB |", photos, joined, succeeded, elapsed, rate, loopBusy * 100,
+        rate / loopBusy, memory)
     note(row)
     rows.append(row)
 }
-print("| photos | simulated workers | done | elapsed | graphs/s end to end | coordinator peak RSS |")
-print("|---|---|---|---|---|---|")
+// "loop busy": the coordinator's loop thread's share of one core during the job; "loop limit":
+// graphs/s it would reach busy all the time (the rate divided by that share).
+print("| photos | simulated workers | done | elapsed | graphs/s end to end | loop busy | loop limit, graphs/s | coordinator peak RSS |")
+print("|---|---|---|---|---|---|---|---|")
 for row in rows { print(row) }

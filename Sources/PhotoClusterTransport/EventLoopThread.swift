@@ -41,15 +41,20 @@ public final class EventLoopThread: @unchecked Sendable {
 
     /// Starts the loop. `cleanup` runs on the loop thread after it stops (close sockets there).
     public func start(cleanup: @escaping () -> Void = {}) {
+        // The thread names itself once start() has returned: on Linux a name given earlier is
+        // lost. The kernel keeps 15 bytes, which `top -H` and /proc/PID/task/*/comm show.
+        let started = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
+            started.wait()
+            Thread.current.name = name
             run()
             cleanup()
             finished.signal()
         }
-        thread.name = name
         thread.stackSize = 1 << 20
         self.thread = thread
         thread.start()
+        started.signal()
     }
 
     /// Asks the loop to stop and waits until it has.

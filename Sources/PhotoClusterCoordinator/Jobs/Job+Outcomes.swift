@@ -61,7 +61,7 @@ extension Job {
         return wasted
     }
 
-    mutating func noteCached(_ index: UInt32, on worker: String) {
+    mutating func noteCached(_ index: UInt32, on worker: String?) {
         photos[Int(index)].cachedOn = worker
     }
 }

@@ -45,9 +45,13 @@ extension CoordinatorNode {
     /// Jobs are served in submission order; suspended jobs start nothing. A photo whose
     /// intermediate results sit on another connected worker is left for that worker.
     private func nextPhoto(for worker: WorkerRecord) -> (String, PhotoRecord)? {
+        // A queued photo cached on this worker is among its cached photos and not in flight there;
+        // when there is none, the affinity scan of the queue is skipped.
+        let holdsQueuedPhotos = worker.cached.contains { !worker.inFlight.contains($0) }
         for id in jobOrder {
             guard jobs[id].map({ !$0.isFinished && !$0.isSuspended && $0.hasPending }) == true else { continue }
-            if let photo = jobs[id]?.takeNext(window: Self.affinityWindow, where: { $0.cachedOn == worker.id && worker.canRun($0.filterNames) }) {
+            if holdsQueuedPhotos,
+                let photo = jobs[id]?.takeNext(window: Self.affinityWindow, where: { $0.cachedOn == worker.id && worker.canRun($0.filterNames) }) {
                 return (id, photo)
             }
             let elsewhere = { (photo: PhotoRecord) in photo.cachedOn.map { $0 != worker.id && self.workers[$0] != nil } ?? false }

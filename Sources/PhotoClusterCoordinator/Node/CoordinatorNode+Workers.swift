@@ -86,10 +86,8 @@ extension CoordinatorNode {
             jobs[ref.job]?.requeue(ref.index)
             metrics.requeued()
         }
-        for jobID in jobOrder {
-            for index in jobs[jobID]?.photos.indices ?? 0..<0 where jobs[jobID]?.photos[index].cachedOn == id {
-                jobs[jobID]?.photos[index].cachedOn = nil
-            }
+        for ref in worker.cached where jobs[ref.job]?.photo(ref.index)?.cachedOn == id {
+            jobs[ref.job]?.noteCached(ref.index, on: nil)
         }
         log(.warning, "worker \(id) lost (\(reason)); \(worker.inFlight.count) photo(s) requeued", worker: id)
         capabilitiesChanged = true
@@ -111,6 +109,7 @@ extension CoordinatorNode {
         guard let photo = jobs[progress.jobID]?.photo(progress.photoIndex) else { return }
         // Whatever attempt it was, the worker now holds this photo's intermediate results.
         jobs[progress.jobID]?.noteCached(progress.photoIndex, on: worker)
+        workers[worker]?.cached.insert(PhotoRef(job: progress.jobID, index: progress.photoIndex))
         let wasted = jobs[progress.jobID]?.account(progress) ?? false
         metrics.stageReported(progress.stage.metricLabel, seconds: progress.seconds, bytes: progress.bytes, pixels: progress.pixels, wasted: wasted)
         if progress.stage == .decode { history.decoded(pixels: progress.pixels, job: progress.jobID, worker: worker) }
@@ -134,7 +133,8 @@ extension CoordinatorNode {
         let fileExtension = result.format == .png ? "png" : "jpg"
         let targets: [(index: UInt32, destination: URL)] = ([result.photoIndex] + followers).compactMap { index in
             guard let target = jobs[result.jobID]?.photo(index), !target.isSettled else { return nil }
-            return (index, directory.appendingPathComponent(OutputNaming.fileName(stem: target.stem, format: fileExtension)))
+            // `isDirectory: false`: without it Foundation asks the file system (a stat per photo, on the loop).
+            return (index, directory.appendingPathComponent(OutputNaming.fileName(stem: target.stem, format: fileExtension), isDirectory: false))
         }
         for target in targets { writing.insert(PhotoRef(job: result.jobID, index: target.index)) }
         let tag = "\(result.jobID)-\(result.attempt)"
@@ -203,6 +203,8 @@ extension CoordinatorNode {
     /// A photo reached a terminal state: tell the clients, and finish the job when it was the last.
     func photoFinished(_ jobID: String, _ index: UInt32, worker: String? = nil) {
         guard let photo = jobs[jobID]?.photo(index) else { return }
+        // Settled: no longer a reason to send it back to the worker that holds its stages.
+        if let holder = photo.cachedOn { workers[holder]?.cached.remove(PhotoRef(job: jobID, index: index)) }
         recordEnd(of: photo, job: jobID, worker: worker)
         journaling("photo \(index) of job \(jobID)") { try $0.recordPhoto(photo, of: jobs[jobID]!) }
         publish(jobID, .photo(photo.status()))

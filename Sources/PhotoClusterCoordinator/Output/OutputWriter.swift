@@ -11,7 +11,7 @@ enum OutputWriter {
 
     static func write(_ data: Data, to destination: URL, tag: String) throws {
         let directory = destination.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(destination.lastPathComponent).\(tag).tmp")
+        let temporary = directory.appendingPathComponent(".\(destination.lastPathComponent).\(tag).tmp", isDirectory: false)
         do {
             try data.write(to: temporary)
         } catch {
