@@ -63,4 +63,42 @@ final class EngineCancellationRaceTests: XCTestCase {
         }
         XCTAssertEqual(engine.inFlightCount, 0)
     }
+
+    /// Scrolled away and straight back: the photo is sent again while its cancelled graph is
+    /// still winding down. The second graph must run after the first ends, not be dropped.
+    func testAGraphSentAgainWhileItsCancelledOneWindsDownRunsAfterIt() throws {
+        let photo = try Data(contentsOf: Repository.samplePhotos.appendingPathComponent("retina.jpg"))
+        let server = try LoopbackHTTPServer { _ in HTTPResponse(body: photo, trickle: (chunk: 20_000, interval: 0.005)) }
+        defer { server.stop() }
+        let outcomes = LockedBox<[(attempt: UInt32, encoded: Bool)]>([])
+        let engine = WorkerEngine(
+            configuration: .init(concurrency: 1, downloadSlots: 4), filters: .builtIn,
+            onStage: { _, _, _, _, _ in },
+            onOutcome: { work, outcome in
+                if case .encoded = outcome {
+                    outcomes.withLock { $0.append((work.graph.attempt, true)) }
+                } else {
+                    outcomes.withLock { $0.append((work.graph.attempt, false)) }
+                }
+            })
+        defer { engine.shutdown() }
+        for round in 0..<20 {
+            var graph = Photocluster_V1_PhotoGraph()
+            graph.jobID = "again-\(round)"
+            graph.photoIndex = 0
+            graph.url = "\(server.baseURL)/p\(round)"
+            graph.filters = [.with { $0.name = "sepia" }]
+            graph.attempt = 1
+            engine.submit(graph)
+            Thread.sleep(forTimeInterval: Double(round % 5) * 0.01)
+            engine.cancel(job: graph.jobID, photos: [0])
+            graph.attempt = 2
+            engine.submit(graph)
+        }
+        XCTAssertTrue(eventually(timeout: 60) { outcomes.withLock { $0.count } == 40 }, "both graphs of every round ended: \(outcomes.current.count)")
+        let second = outcomes.current.filter { $0.attempt == 2 }
+        XCTAssertEqual(second.count, 20)
+        XCTAssertTrue(second.allSatisfy(\.encoded), "every second graph ran to the end")
+        XCTAssertEqual(engine.inFlightCount, 0)
+    }
 }

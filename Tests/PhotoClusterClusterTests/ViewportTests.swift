@@ -166,6 +166,26 @@ final class ViewportTests: XCTestCase {
         XCTAssertEqual(summary?.photos.first?.attempts, 2, "it was sent twice")
     }
 
+    func testAPhotoScrolledBackIntoViewGoesBackToTheWorkerThatHoldsItsDownload() async throws {
+        // Two workers: the idle one would take the photo if the coordinator did not route it
+        // back to the worker whose cache holds its download.
+        try startWorkers(2, concurrency: 1)
+        let job = try await submit(["/big/0", "/fast/1"], visible: 0...0, filters: ["blur:sigma=40"])
+        var holder = ""
+        for _ in 0..<200 where holder.isEmpty {
+            if let photo = try await photos(job.id).first, photo.state == .downloaded { holder = photo.workerID }
+            if holder.isEmpty { try await Task.sleep(nanoseconds: 20_000_000) }
+        }
+        XCTAssertFalse(holder.isEmpty, "photo 0 reached the filter stage")
+        try await client.setViewport(job: job.id, visible: 1...1)
+        try await client.setViewport(job: job.id, visible: 0...1)
+        var summary: JobSummary?
+        for await event in job.events { if case .finished(let finished) = event.body { summary = finished } }
+        XCTAssertEqual(summary?.progress.succeeded, 2)
+        XCTAssertEqual(server.requests(forPath: "/big/0"), 1, "sent back to \(holder), it resumed from the cached download")
+        XCTAssertEqual(summary?.photos.first?.attempts, 2)
+    }
+
     func testCancellingAJobRunsItsCancelHandlers() async throws {
         try startWorkers(1)
         let job = try await submit((0..<6).map { "/slow/\($0)" } + ["/fast/6"], visible: 0...6, viewportMode: false)

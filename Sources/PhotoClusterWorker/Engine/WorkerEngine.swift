@@ -41,6 +41,9 @@ public final class WorkerEngine: @unchecked Sendable {
     private struct Running {
         let work: PhotoWork
         let operations: [Operation]
+        /// The same photo sent again while this cancelled graph was still winding down: it
+        /// starts when this one has ended (from the stages this one left in the cache).
+        var successor: Photocluster_V1_PhotoGraph?
     }
 
     public let configuration: Configuration
@@ -100,7 +103,8 @@ public final class WorkerEngine: @unchecked Sendable {
     // MARK: - Graphs
 
     /// Builds the graph's operations from its first uncached stage, linked by dependencies, and
-    /// queues them. A graph for a photo already in flight is ignored (the coordinator re-sent it).
+    /// queues them. A graph for a photo already in flight is ignored (the coordinator re-sent it),
+    /// unless that one was cancelled: then it waits for it to end and starts after it.
     func submit(_ graph: Photocluster_V1_PhotoGraph) {
         let configured: [ConfiguredFilter]
         do {
@@ -111,8 +115,12 @@ public final class WorkerEngine: @unchecked Sendable {
         }
         let work = PhotoWork(graph: graph, filters: configured)
         let operations = makeOperations(for: work)
+        // Decided under the lock that `complete` takes too, so a successor is never left behind.
         let accepted = inFlight.withLock { map -> Bool in
-            guard map[work.key] == nil else { return false }
+            if let running = map[work.key] {
+                if running.work.isCancelled { map[work.key]!.successor = graph }
+                return false
+            }
             map[work.key] = Running(work: work, operations: operations)
             return true
         }
@@ -176,7 +184,8 @@ public final class WorkerEngine: @unchecked Sendable {
 
     /// Runs last, always: turns whatever the stages left into exactly one outcome.
     private func complete(_ work: PhotoWork) {
-        inFlight.withLock { _ = $0.removeValue(forKey: work.key) }
+        let successor = inFlight.withLock { $0.removeValue(forKey: work.key)?.successor }
+        defer { if let successor { submit(successor) } }
         let (outcome, lastFinished) = work.read { ($0.outcome, $0.lastFinished) }
         if case .encoded = outcome {
             // Finished before the cancel reached it: the work is done, so deliver it.
