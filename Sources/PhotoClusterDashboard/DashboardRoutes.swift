@@ -10,11 +10,13 @@ public enum DashboardRoutes {
         let router = Router()
         MetricsRoutes.add(to: router) { coordinator.metricsExposition() }
 
-        router.get("/") { _, _ in page(DashboardAssets.overviewHTML, type: "text/html; charset=utf-8") }
-        router.get("/jobs/:id") { _, _ in page(DashboardAssets.jobHTML, type: "text/html; charset=utf-8") }
-        router.get("/assets/style.css") { _, _ in page(DashboardAssets.styleCSS, type: "text/css; charset=utf-8") }
-        router.get("/assets/dashboard.js") { _, _ in page(DashboardAssets.dashboardJS, type: "text/javascript; charset=utf-8") }
-        router.get("/assets/job.js") { _, _ in page(DashboardAssets.jobJS, type: "text/javascript; charset=utf-8") }
+        router.get("/") { _, _ in page(DashboardAssets.overviewHTML, type: DashboardAssets.htmlContentType) }
+        router.get("/jobs/:id") { _, _ in page(DashboardAssets.jobHTML, type: DashboardAssets.htmlContentType) }
+        router.get("/assets/:name") { _, context in
+            let name = try context.parameters.require("name")
+            guard let asset = DashboardAssets.asset(named: name) else { return problem(.notFound, "no asset \(name)") }
+            return page(asset.body, type: asset.contentType)
+        }
 
         router.get("/api/overview") { _, _ in
             json(DashboardJSON.Overview(await coordinator.status()))

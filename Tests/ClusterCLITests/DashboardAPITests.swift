@@ -53,6 +53,8 @@ final class DashboardAPITests: XCTestCase {
 
         XCTAssertTrue(try HTTP.text(cluster.dashboard + "/").contains("PhotoCluster"))
         XCTAssertTrue(try HTTP.text(cluster.dashboard + "/jobs/\(job)").contains("job.js"))
+        XCTAssertTrue(try HTTP.text(cluster.dashboard + "/assets/job.js").contains("viewport"))
+        XCTAssertEqual(try HTTP.get(cluster.dashboard + "/assets/nope.js").status, 404)
         XCTAssertEqual(sample("photocluster_workers_connected", in: try HTTP.text(cluster.dashboard + "/metrics")), 1)
         XCTAssertTrue(eventually(timeout: 5) {
             let samples = (try? HTTP.json(cluster.dashboard + "/api/history"))?["samples"] as? [[String: Any]] ?? []
