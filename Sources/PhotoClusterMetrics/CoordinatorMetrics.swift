@@ -13,13 +13,11 @@ public final class CoordinatorMetrics {
     }
 
     public let exporter = MetricsExporter(catalog: MetricCatalog.coordinator)
-    private let photos: [String: Counter]
-    private let stageDurations: [String: Timer]
-    private let pixels: [String: Counter]
+    private let work: WorkMetrics
     private let cancellations: [String: Counter]
     private let queueDepth: [String: Gauge]
     private let phases: [String: Gauge]
-    private let downloadedBytes, wastedBytes, wastedPixels, requeues, retries, heartbeatMisses, droppedFrames: Counter
+    private let wastedBytes, wastedPixels, requeues, retries, heartbeatMisses, droppedFrames: Counter
     private let workersConnected: Gauge
     private var workerInFlight: [String: Gauge] = [:]
     private var jobGauges: [String: [String: Gauge]] = [:]
@@ -34,15 +32,10 @@ public final class CoordinatorMetrics {
         func gauge(_ definition: MetricDefinition, _ label: String) -> (String) -> Gauge {
             { Gauge(label: definition.name, dimensions: [(label, $0)], factory: factory) }
         }
-        photos = .init(labels: MetricLabels.outcomes, make: counter(MetricCatalog.photos, "outcome"))
-        stageDurations = .init(labels: MetricLabels.stages) {
-            Timer(label: MetricCatalog.stageDuration.name, dimensions: [("stage", $0)], factory: factory)
-        }
-        pixels = .init(labels: ["decode", "filter"], make: counter(MetricCatalog.processedPixels, "stage"))
+        work = WorkMetrics(factory: factory)
         cancellations = .init(labels: ["viewport", "client"], make: counter(MetricCatalog.cancellations, "reason"))
         queueDepth = .init(labels: ["queued"] + MetricLabels.stages, make: gauge(MetricCatalog.queueDepth, "stage"))
         phases = .init(labels: Self.phaseNames, make: gauge(MetricCatalog.jobs, "phase"))
-        downloadedBytes = Counter(label: MetricCatalog.downloadedBytes.name, factory: factory)
         wastedBytes = Counter(label: MetricCatalog.wastedBytes.name, factory: factory)
         wastedPixels = Counter(label: MetricCatalog.wastedPixels.name, factory: factory)
         requeues = Counter(label: MetricCatalog.requeues.name, factory: factory)
@@ -55,13 +48,11 @@ public final class CoordinatorMetrics {
 
     // MARK: - Events
 
-    public func photoEnded(outcome: String) { photos[outcome]?.increment() }
+    public func photoEnded(outcome: String) { work.photoEnded(outcome: outcome) }
 
     /// A worker reported a finished stage; `wasted` when the photo was out of view at the time.
     public func stageReported(_ stage: String, seconds: Double, bytes: UInt64, pixels count: UInt64, wasted: Bool) {
-        stageDurations[stage]?.recordNanoseconds(Int64(seconds * 1e9))
-        if stage == "download" { downloadedBytes.increment(by: Int64(clamping: bytes)) }
-        if count > 0 { pixels[stage]?.increment(by: Int64(clamping: count)) }
+        work.stageFinished(stage, seconds: seconds, bytes: bytes, pixels: count)
         if wasted {
             wastedBytes.increment(by: Int64(clamping: bytes))
             wastedPixels.increment(by: Int64(clamping: count))

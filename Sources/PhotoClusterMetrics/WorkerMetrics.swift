@@ -4,29 +4,19 @@ import CoreMetrics
 /// thread-safe, so stage operations on any thread may record into them.
 public final class WorkerMetrics: Sendable {
     public let exporter = MetricsExporter(catalog: MetricCatalog.worker)
-    private let photos: [String: Counter]
-    private let stageDurations: [String: Timer]
-    private let pixels: [String: Counter]
+    private let work: WorkMetrics
     private let queued: [String: Gauge]
     private let running: [String: Gauge]
-    private let downloadedBytes: Counter
     private let inFlight: Gauge
     private let heartbeatMisses: Counter
 
     public init() {
         let factory = exporter
-        photos = .init(labels: MetricLabels.outcomes) { Counter(label: MetricCatalog.photos.name, dimensions: [("outcome", $0)], factory: factory) }
-        stageDurations = .init(labels: MetricLabels.stages) {
-            Timer(label: MetricCatalog.stageDuration.name, dimensions: [("stage", $0)], factory: factory)
-        }
-        pixels = .init(labels: ["decode", "filter"]) {
-            Counter(label: MetricCatalog.processedPixels.name, dimensions: [("stage", $0)], factory: factory)
-        }
+        work = WorkMetrics(factory: factory)
         queued = .init(labels: MetricLabels.stages) { Gauge(label: MetricCatalog.queueDepth.name, dimensions: [("stage", $0)], factory: factory) }
         running = .init(labels: MetricLabels.stages) {
             Gauge(label: MetricCatalog.operationsRunning.name, dimensions: [("stage", $0)], factory: factory)
         }
-        downloadedBytes = Counter(label: MetricCatalog.downloadedBytes.name, factory: factory)
         inFlight = Gauge(label: MetricCatalog.photosInFlight.name, factory: factory)
         heartbeatMisses = Counter(label: MetricCatalog.heartbeatMisses.name, factory: factory)
         // Zeroes are series too: a counter that never moved still answers `rate()`.
@@ -34,13 +24,11 @@ public final class WorkerMetrics: Sendable {
     }
 
     /// A stage finished: its duration, and the bytes or pixels it handled.
-    public func stageFinished(_ stage: String, seconds: Double, bytes: UInt64, pixels count: UInt64) {
-        stageDurations[stage]?.recordNanoseconds(Int64(seconds * 1e9))
-        if stage == "download" { downloadedBytes.increment(by: Int64(clamping: bytes)) }
-        if count > 0 { pixels[stage]?.increment(by: Int64(clamping: count)) }
+    public func stageFinished(_ stage: String, seconds: Double, bytes: UInt64, pixels: UInt64) {
+        work.stageFinished(stage, seconds: seconds, bytes: bytes, pixels: pixels)
     }
 
-    public func photoEnded(outcome: String) { photos[outcome]?.increment() }
+    public func photoEnded(outcome: String) { work.photoEnded(outcome: outcome) }
 
     public func coordinatorSilent() { heartbeatMisses.increment() }
 
