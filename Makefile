@@ -27,11 +27,14 @@ test-tools:
 	@scripts/install-test-tools
 
 # Everything is built first: the CLI tests run the `cluster` binary and the plugin tests load
-# the example plugins' shared libraries.
+# the example plugins' shared libraries. The test output is line-buffered so a log always shows
+# the test that is running, and a suite that hangs is stopped after TEST_TIMEOUT.
+TEST_TIMEOUT ?= 30m
 test: deps test-tools proto-check
 	$(SWIFT) build
 	CLUSTER=.build/debug/cluster scripts/check-deploy
-	$(SWIFT) test
+	$(SWIFT) build --build-tests
+	timeout --kill-after=30s $(TEST_TIMEOUT) stdbuf -oL -eL $(SWIFT) test --skip-build
 
 # Benchmarks print figures and write them under bench/results/; they never gate `make test`.
 bench: deps

@@ -14,10 +14,8 @@ enum CommandRunner {
         let process = viaIP
             ? try RunningCommand(binary: NetworkLab.ipTool, arguments: arguments, directory: directory)
             : try start(arguments, in: directory)
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.process.isRunning {
-            process.process.terminate()
+        guard process.waitForExit(timeout: timeout) else {
+            process.stop()
             throw XCTSkip("cluster \(arguments.joined(separator: " ")) did not finish in \(timeout) s")
         }
         return process.finish()
@@ -47,26 +45,45 @@ final class RunningCommand {
         process.executableURL = binary
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
-        process.standardOutput = try FileHandle(forWritingTo: stdoutFile)
-        process.standardError = try FileHandle(forWritingTo: stderrFile)
+        let output = try FileHandle(forWritingTo: stdoutFile)
+        let error = try FileHandle(forWritingTo: stderrFile)
+        defer {
+            try? output.close()   // the child has its own copies
+            try? error.close()
+        }
+        process.standardOutput = output
+        process.standardError = error
         process.standardInput = FileHandle.nullDevice
         try process.run()
     }
 
     var stderrSoFar: String { (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? "" }
 
+    /// Whether the process ended within `timeout` seconds.
+    func waitForExit(timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        return !process.isRunning
+    }
+
+    /// Asks the process to stop (SIGINT, as Ctrl-C), and kills it if it has not within 5 s.
     func stop() {
         if process.isRunning { process.interrupt() }
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if !waitForExit(timeout: 5) { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 
-    func finish() -> CommandResult {
-        process.waitUntilExit()
+    /// Waits for the process to end and collects its output. A process still running after
+    /// `timeout` seconds is a hang: it is stopped, the test fails with its output, and its
+    /// status reads as -1.
+    func finish(timeout: TimeInterval = 120, file: StaticString = #filePath, line: UInt = #line) -> CommandResult {
+        let ended = waitForExit(timeout: timeout)
+        if !ended {
+            stop()
+            XCTFail("\(process.arguments?.joined(separator: " ") ?? "") still ran after \(Int(timeout)) s: \(stderrSoFar.suffix(4000))", file: file, line: line)
+        }
         let result = CommandResult(
-            status: process.terminationStatus,
+            status: ended ? process.terminationStatus : -1,
             stdout: (try? String(contentsOf: stdoutFile, encoding: .utf8)) ?? "",
             stderr: stderrSoFar)
         try? FileManager.default.removeItem(at: stdoutFile.deletingLastPathComponent())

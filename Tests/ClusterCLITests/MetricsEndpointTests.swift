@@ -50,29 +50,3 @@ final class MetricsEndpointTests: XCTestCase {
         XCTAssertTrue(address.stderr.contains("--metrics-bind takes HOST:PORT"), address.stderr)
     }
 }
-
-/// Runs a program with `input` on its standard input; output and error together.
-enum Tool {
-    static func run(_ path: String, _ arguments: [String], input: String = "", timeout: TimeInterval = 60) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let stdin = Pipe()
-        let output = Repository.temporaryDirectory("tool").appendingPathComponent("output")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: output)
-        process.standardInput = stdin
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-        try? FileManager.default.removeItem(at: output.deletingLastPathComponent())
-        return (process.terminationStatus, text)
-    }
-}

@@ -129,17 +129,21 @@ enum HTTP {
         var request = request
         request.timeoutInterval = 10
         let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var outcome: Result<(Int, Data), Error> = .failure(URLError(.timedOut))
+        let lock = NSLock()
+        nonisolated(unsafe) var outcome: Result<(Int, Data), Error> = .failure(URLError(.timedOut))  // guarded by lock
         URLSession.shared.dataTask(with: request) { data, response, error in
-            if let error {
-                outcome = .failure(error)
-            } else {
-                outcome = .success(((response as? HTTPURLResponse)?.statusCode ?? 0, data ?? Data()))
+            lock.withLock {
+                if let error {
+                    outcome = .failure(error)
+                } else {
+                    outcome = .success(((response as? HTTPURLResponse)?.statusCode ?? 0, data ?? Data()))
+                }
             }
             done.signal()
         }.resume()
-        done.wait()
-        return try outcome.get()
+        // URLSession's own timeout should answer first; this bounds the test if it never does.
+        guard done.wait(timeout: .now() + 30) == .success else { throw URLError(.timedOut) }
+        return try lock.withLock { try outcome.get() }
     }
 }
 

@@ -10,11 +10,16 @@ final class TopCommandTests: XCTestCase {
         let cluster = try ObservedCluster(label: "top", photoDelay: 0.2)
         defer { cluster.stop() }
         let job = try cluster.startBatchJob(count: 40)
-        let session = "top-\(UUID().uuidString.prefix(6))"
-        defer { _ = try? Tool.run(tmux, ["kill-session", "-t", session]) }
+        // A tmux server of the test's own, on its own socket, ended with the test.
+        let server = "photocluster-top-\(UUID().uuidString.prefix(6))"
+        func tmuxRun(_ arguments: [String]) throws -> (status: Int32, output: String) {
+            try Tool.run(tmux, ["-L", server] + arguments, timeout: 20)
+        }
+        defer { _ = try? tmuxRun(["kill-server"]) }
+        let session = "top"
         let command = "\(Repository.clusterBinary.path) top --coordinator \(cluster.clientEndpoint) --interval 0.3"
-        XCTAssertEqual(try Tool.run(tmux, ["new-session", "-d", "-s", session, "-x", "160", "-y", "40", command]).status, 0)
-        func screen() -> String { (try? Tool.run(tmux, ["capture-pane", "-p", "-t", session]).output) ?? "" }
+        XCTAssertEqual(try tmuxRun(["-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "160", "-y", "40", command]).status, 0)
+        func screen() -> String { (try? tmuxRun(["capture-pane", "-p", "-t", session]).output) ?? "" }
 
         var first = ""
         XCTAssertTrue(eventually(timeout: 15) {
@@ -34,8 +39,8 @@ final class TopCommandTests: XCTestCase {
         }, "the view refreshes")
         XCTAssertEqual(later.components(separatedBy: "PhotoCluster top").count, 2, "one screen redrawn in place, not appended: \(later)")
 
-        _ = try Tool.run(tmux, ["send-keys", "-t", session, "C-c"])
-        XCTAssertTrue(eventually(timeout: 5) { (try? Tool.run(tmux, ["has-session", "-t", session]).status) != 0 }, "Ctrl-C ends top")
+        _ = try tmuxRun(["send-keys", "-t", session, "C-c"])
+        XCTAssertTrue(eventually(timeout: 5) { (try? tmuxRun(["has-session", "-t", session]).status) != 0 }, "Ctrl-C ends top")
 
         let plain = try CommandRunner.run(["top", "--coordinator", cluster.clientEndpoint, "--count", "2", "--interval", "0.2"])
         XCTAssertEqual(plain.status, 0, plain.stderr)

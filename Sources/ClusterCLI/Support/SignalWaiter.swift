@@ -1,6 +1,8 @@
 import Foundation
 
-/// Blocks until SIGINT or SIGTERM arrives, so long-running roles can shut down cleanly.
+/// Blocks until SIGINT or SIGTERM arrives, so long-running roles can shut down cleanly. Once one
+/// has arrived, both signals act as usual again: a second Ctrl-C or SIGTERM ends a shutdown that
+/// hangs.
 enum SignalWaiter {
     static func waitForTermination() async -> Int32 {
         await withCheckedContinuation { continuation in
@@ -16,6 +18,8 @@ enum SignalWaiter {
                     guard !resumed else { return }
                     resumed = true
                     for source in sources { source.cancel() }
+                    signal(SIGINT, SIG_DFL)
+                    signal(SIGTERM, SIG_DFL)
                     continuation.resume(returning: signalNumber)
                 }
                 source.resume()
