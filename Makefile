@@ -31,9 +31,8 @@ test-tools:
 # the test that is running, and a suite that hangs is stopped after TEST_TIMEOUT.
 TEST_TIMEOUT ?= 30m
 test: deps test-tools proto-check
-	$(SWIFT) build
-	CLUSTER=.build/debug/cluster scripts/check-deploy
 	$(SWIFT) build --build-tests
+	CLUSTER=.build/debug/cluster scripts/check-deploy
 	timeout --kill-after=30s $(TEST_TIMEOUT) stdbuf -oL -eL $(SWIFT) test --skip-build
 
 # Benchmarks print figures and write them under bench/results/; they never gate `make test`.
