@@ -39,9 +39,9 @@ TOOLS = [
     # key, label
     ("floor", "floor: libjpeg-turbo decode + encode (C)"),
     ("floor-sepia", "C reference: floor + plain C sepia"),
-    ("pipeline", "PhotoCluster in-process pipeline"),
-    ("pipeline-fused", "  same, copy fused into the filter (proposed)"),
-    ("pipeline-nocopy", "  same, without the worker's cache copy"),
+    ("pipeline", "PhotoCluster in-process pipeline (point filters inside the encode, as the worker)"),
+    ("pipeline-copy", "  same, the filter as a stage of its own on a one-pass copy"),
+    ("pipeline-nocopy", "  same, the filter in place on the decoded image"),
     ("embedded", "PhotoCluster `cluster submit` embedded"),
     ("tcp", "PhotoCluster coordinator + worker over TCP"),
     ("pillow", "Pillow (in-process)"),
@@ -52,7 +52,7 @@ TOOLS = [
 
 SHORT = {
     "floor": "floor (libjpeg-turbo)", "floor-sepia": "C: floor + plain sepia", "pipeline": "PhotoCluster in-process",
-    "pipeline-fused": "  in-process, fused copy", "pipeline-nocopy": "  in-process, no copy", "embedded": "PhotoCluster embedded",
+    "pipeline-copy": "  in-process, filter stage", "pipeline-nocopy": "  in-process, in place", "embedded": "PhotoCluster embedded",
     "tcp": "PhotoCluster over TCP", "pillow": "Pillow", "vips": "libvips", "vips-fast": "libvips compression=1",
     "magick": "ImageMagick",
 }
@@ -384,12 +384,12 @@ class Bench:
             command += ["--out", "png"] if png else []
             command += ["--sepia"] if tool == "floor-sepia" else []
             self.in_process(work, set_key, files, tool, cores, command + files)
-        elif tool in ("pipeline", "pipeline-fused", "pipeline-nocopy"):
-            if tool == "pipeline-nocopy" and work != "sepia-jpeg":
+        elif tool in ("pipeline", "pipeline-copy", "pipeline-nocopy"):
+            if tool != "pipeline" and work != "sepia-jpeg":
                 return
             command = [a.pipeline, "pipeline", "--filter", spec["filter"], "--format", spec["format"], "--quality", str(QUALITY),
                        "--threads", str(cores), "--runs", str(self.runs_for_in_process(mp / 60))]
-            command += ["--copy", {"pipeline": "worker", "pipeline-fused": "fused", "pipeline-nocopy": "none"}[tool]]
+            command += ["--copy", {"pipeline": "stream", "pipeline-copy": "fused", "pipeline-nocopy": "none"}[tool]]
             self.in_process(work, set_key, files, tool, cores, command + files)
         elif tool == "embedded":
             self.embedded(work, set_key, files, cores)
@@ -499,7 +499,7 @@ class Bench:
             for cores in sorted({1, multi}):
                 floor = self.find("sepia-jpeg", set_key, "floor", cores)
                 ours = self.find("sepia-jpeg", set_key, "pipeline", cores)
-                for variant, how in (("pipeline", "worker as it is"), ("pipeline-fused", "copy fused into the filter, proposed")):
+                for variant, how in (("pipeline", "as the worker runs it"), ("pipeline-copy", "filter as a stage of its own")):
                     mine = self.find("sepia-jpeg", set_key, variant, cores)
                     r = ratio(mine, floor)
                     if r is not None:

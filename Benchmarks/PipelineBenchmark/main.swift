@@ -10,10 +10,11 @@ import PhotoClusterImaging
 // decoded image in its stage cache): `--copy worker` (the default) copies with `RGBAImage.copy()`
 // and filters the copy, as FilterOperation does today; `--copy fused` calls
 // `FilterStage.apply(toCopyOf:)`, which point filters do in one pass; `--copy none` filters the
-// decoded image itself.
+// decoded image itself; `--copy stream` is what the worker does: the chain's trailing point
+// filters run inside the encoder, band by band, and any filter before them as with `fused`.
 //
 //   PipelineBenchmark pipeline [--filter SPEC]... [--format jpeg|png|keep] [--quality Q]
-//                              [--threads N] [--runs R] [--copy worker|fused|none] FILE...
+//                              [--threads N] [--runs R] [--copy worker|fused|none|stream] FILE...
 //       prints one JSON object: seconds of each run (wall clock over all photos), megapixels
 //       and photos per run, bytes written by the last run, and the seconds each stage took in
 //       the last run (summed over threads).
@@ -56,7 +57,7 @@ struct Options {
         }
         guard !files.isEmpty else { fail("no input files") }
         guard ["keep", "jpeg", "png"].contains(format) else { fail("--format is jpeg, png or keep") }
-        guard ["worker", "fused", "none"].contains(copy) else { fail("--copy is worker, fused or none") }
+        guard ["worker", "fused", "none", "stream"].contains(copy) else { fail("--copy is worker, fused, none or stream") }
     }
 }
 
@@ -90,7 +91,9 @@ func runPipeline(_ options: Options) throws {
         var t1 = now()
         times.decode += t1 - t0
         var image = decoded
-        for filter in filters {
+        let pointTail = options.copy == "stream" ? (filters.lastIndex { !($0.stage is PointFilter) }.map { $0 + 1 } ?? 0) : filters.count
+        let fused = filters[pointTail...].compactMap { ($0.stage as? PointFilter)?.pixelTransform(parameters: $0.parameters) }
+        for filter in filters[..<pointTail] {
             t0 = now()
             switch options.copy {
             case "worker":
@@ -98,7 +101,7 @@ func runPipeline(_ options: Options) throws {
                 t1 = now()
                 times.copy += t1 - t0
                 image = try filter.stage.apply(to: input, parameters: filter.parameters) { false }
-            case "fused":
+            case "fused", "stream":
                 t1 = t0
                 image = try filter.stage.apply(toCopyOf: image, parameters: filter.parameters) { false }
             default:
@@ -109,7 +112,7 @@ func runPipeline(_ options: Options) throws {
         }
         let format: ImageFormat = options.format == "keep" ? inputFormat : ImageFormat(rawValue: options.format)!
         t0 = now()
-        let encoded = try ImageCodec.encode(image, as: format, quality: options.quality)
+        let encoded = try ImageCodec.encode(image, as: format, quality: options.quality, transform: chained(fused))
         times.encode += now() - t0
         return encoded.count
     }

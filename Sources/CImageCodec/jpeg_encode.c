@@ -9,10 +9,12 @@ typedef struct {
     ic_jpeg_error err;
     unsigned char *buffer; /* grown by libjpeg's memory destination with malloc */
     unsigned long buffer_size;
+    uint8_t *band;         /* IC_BAND_ROWS transformed rows, when the hooks transform */
 } encode_job;
 
 static ic_status encode(encode_job *job, const uint8_t *rgba, uint32_t width, uint32_t height,
-                        int quality, char *message, size_t message_size) {
+                        int quality, const ic_encode_hooks *hooks, char *message,
+                        size_t message_size) {
     j_compress_ptr cinfo = &job->cinfo;
     if (setjmp(job->err.jump)) {
         ic_set_message(message, message_size, "JPEG encoding failed: %s", job->err.message);
@@ -33,16 +35,28 @@ static ic_status encode(encode_job *job, const uint8_t *rgba, uint32_t width, ui
     cinfo->comp_info[1].h_samp_factor = cinfo->comp_info[1].v_samp_factor = 1;
     cinfo->comp_info[2].h_samp_factor = cinfo->comp_info[2].v_samp_factor = 1;
 
-    jpeg_start_compress(cinfo, TRUE);
     size_t stride = (size_t)width * 4;
+    int transforms = hooks != NULL && hooks->band != NULL && hooks->transforms;
+    if (transforms && (job->band = malloc(stride * IC_BAND_ROWS)) == NULL) {
+        ic_set_message(message, message_size, "JPEG encoding failed: no memory for a band of rows");
+        return IC_ENCODE_FAILED;
+    }
+
+    jpeg_start_compress(cinfo, TRUE);
     while (cinfo->next_scanline < cinfo->image_height) {
-        JSAMPROW rows[16];
-        JDIMENSION count = 0;
-        while (count < 16 && cinfo->next_scanline + count < cinfo->image_height) {
-            /* libjpeg only reads input rows; its row type just is not const. */
-            rows[count] = (JSAMPROW)(rgba + (size_t)(cinfo->next_scanline + count) * stride);
-            count++;
+        JDIMENSION first = cinfo->next_scanline;
+        JDIMENSION count = cinfo->image_height - first < IC_BAND_ROWS ? cinfo->image_height - first : IC_BAND_ROWS;
+        const uint8_t *source = rgba + (size_t)first * stride;
+        if (hooks != NULL && hooks->band != NULL &&
+            hooks->band(hooks->context, source, transforms ? job->band : NULL, count, width) != 0) {
+            jpeg_abort_compress(cinfo);
+            ic_set_message(message, message_size, "JPEG encoding stopped");
+            return IC_STOPPED;
         }
+        /* libjpeg only reads input rows; its row type just is not const. */
+        const uint8_t *band = transforms ? job->band : source;
+        JSAMPROW rows[IC_BAND_ROWS];
+        for (JDIMENSION i = 0; i < count; i++) rows[i] = (JSAMPROW)(band + (size_t)i * stride);
         jpeg_write_scanlines(cinfo, rows, count);
     }
     jpeg_finish_compress(cinfo);
@@ -51,6 +65,13 @@ static ic_status encode(encode_job *job, const uint8_t *rgba, uint32_t width, ui
 
 ic_status ic_encode_jpeg(const uint8_t *rgba, uint32_t width, uint32_t height, int quality,
                          uint8_t **out, size_t *out_size, char *message, size_t message_size) {
+    return ic_encode_jpeg_banded(rgba, width, height, quality, NULL, out, out_size, message,
+                                 message_size);
+}
+
+ic_status ic_encode_jpeg_banded(const uint8_t *rgba, uint32_t width, uint32_t height, int quality,
+                                const ic_encode_hooks *hooks, uint8_t **out, size_t *out_size,
+                                char *message, size_t message_size) {
     *out = NULL;
     *out_size = 0;
     ic_set_message(message, message_size, "%s", "");
@@ -70,9 +91,10 @@ ic_status ic_encode_jpeg(const uint8_t *rgba, uint32_t width, uint32_t height, i
     memset(&job, 0, sizeof job);
     job.cinfo.err = ic_jpeg_error_init(&job.err);
 
-    ic_status status = encode(&job, rgba, width, height, quality, message, message_size);
+    ic_status status = encode(&job, rgba, width, height, quality, hooks, message, message_size);
 
     jpeg_destroy_compress(&job.cinfo);
+    free(job.band);
     if (status == IC_OK) {
         *out = job.buffer;
         *out_size = job.buffer_size;

@@ -50,9 +50,13 @@ static int has_transparency(const uint8_t *rgba, size_t pixel_count) {
     return 0;
 }
 
-/* Kept apart from ic_encode_png so setjmp sits in a frame with nothing to lose on longjmp. */
+/*
+ * Kept apart from ic_encode_png so setjmp sits in a frame with nothing to lose on longjmp.
+ * Returns 1 when written, 0 on a libpng error, -1 when the band callback stopped it.
+ */
 static int write_png(png_structp png, png_infop info, png_sink *sink, const uint8_t *rgba,
-                     uint32_t width, uint32_t height, int alpha) {
+                     uint32_t width, uint32_t height, int alpha, const ic_encode_hooks *hooks,
+                     uint8_t *band) {
     if (setjmp(png_jmpbuf(png))) return 0;
     png_set_write_fn(png, sink, write_data, flush_data);
     png_set_IHDR(png, info, width, height, 8, alpha ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_RGB,
@@ -70,18 +74,38 @@ static int write_png(png_structp png, png_infop info, png_sink *sink, const uint
     png_write_info(png, info);
     if (!alpha) png_set_filler(png, 0, PNG_FILLER_AFTER); /* drop the 4th byte of each pixel */
     size_t stride = (size_t)width * 4;
-    for (uint32_t y = 0; y < height; y++) png_write_row(png, rgba + (size_t)y * stride);
+    for (uint32_t first = 0; first < height; first += IC_BAND_ROWS) {
+        uint32_t count = height - first < IC_BAND_ROWS ? height - first : IC_BAND_ROWS;
+        const uint8_t *rows = rgba + (size_t)first * stride;
+        if (hooks != NULL && hooks->band != NULL &&
+            hooks->band(hooks->context, rows, band, count, width) != 0)
+            return -1;
+        if (band != NULL) rows = band;
+        for (uint32_t y = 0; y < count; y++) png_write_row(png, rows + (size_t)y * stride);
+    }
     png_write_end(png, NULL);
     return 1;
 }
 
 ic_status ic_encode_png(const uint8_t *rgba, uint32_t width, uint32_t height,
                         uint8_t **out, size_t *out_size, char *message, size_t message_size) {
+    return ic_encode_png_banded(rgba, width, height, NULL, out, out_size, message, message_size);
+}
+
+ic_status ic_encode_png_banded(const uint8_t *rgba, uint32_t width, uint32_t height,
+                               const ic_encode_hooks *hooks, uint8_t **out, size_t *out_size,
+                               char *message, size_t message_size) {
     *out = NULL;
     *out_size = 0;
     ic_set_message(message, message_size, "%s", "");
     if (rgba == NULL || width == 0 || height == 0) {
         ic_set_message(message, message_size, "cannot encode a %ux%u image", width, height);
+        return IC_ENCODE_FAILED;
+    }
+    uint8_t *band = NULL;
+    if (hooks != NULL && hooks->band != NULL && hooks->transforms &&
+        (band = malloc((size_t)width * 4 * IC_BAND_ROWS)) == NULL) {
+        ic_set_message(message, message_size, "PNG encoding failed: no memory for a band of rows");
         return IC_ENCODE_FAILED;
     }
     png_sink sink;
@@ -90,12 +114,19 @@ ic_status ic_encode_png(const uint8_t *rgba, uint32_t width, uint32_t height,
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (info == NULL) {
         png_destroy_write_struct(&png, NULL);
+        free(band);
         ic_set_message(message, message_size, "PNG encoding failed: no memory for libpng");
         return IC_ENCODE_FAILED;
     }
     int alpha = has_transparency(rgba, (size_t)width * height);
-    int ok = write_png(png, info, &sink, rgba, width, height, alpha);
+    int ok = write_png(png, info, &sink, rgba, width, height, alpha, hooks, band);
     png_destroy_write_struct(&png, &info);
+    free(band);
+    if (ok < 0) {
+        free(sink.data);
+        ic_set_message(message, message_size, "PNG encoding stopped");
+        return IC_STOPPED;
+    }
     if (!ok) {
         free(sink.data);
         ic_set_message(message, message_size, "PNG encoding failed: %s", sink.error);

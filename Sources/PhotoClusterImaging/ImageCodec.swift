@@ -47,7 +47,14 @@ public enum ImageCodec {
 
     /// Encodes RGBA8 pixels. JPEG drops alpha, subsamples chroma 4:2:0 and clamps `quality`
     /// to 1...100; PNG is lossless (RGB when fully opaque) and ignores `quality`.
-    public static func encode(_ image: RGBAImage, as format: ImageFormat, quality: Int = 90) throws -> Data {
+    ///
+    /// `transform` (colour only, alpha kept) is applied to each band of rows just before it is
+    /// compressed, so the image itself is left as it was. `shouldStop` is asked before each band;
+    /// when it returns true the encode ends by throwing `EncodeStopped`.
+    public static func encode(
+        _ image: RGBAImage, as format: ImageFormat, quality: Int = 90,
+        transform: PixelTransform? = nil, shouldStop: (() -> Bool)? = nil
+    ) throws -> Data {
         guard image.width > 0, image.height > 0, image.width <= UInt32.max, image.height <= UInt32.max else {
             throw ImageCodecError(
                 kind: .encodeFailed, message: "cannot encode a \(image.width)x\(image.height) image")
@@ -55,18 +62,48 @@ public enum ImageCodec {
         let width = UInt32(image.width), height = UInt32(image.height)
         var output: UnsafeMutablePointer<UInt8>?
         var outputSize = 0
-        try CodecCall.check { message, messageSize in
-            switch format {
-            case .jpeg:
-                return ic_encode_jpeg(
-                    image.pixels, width, height, Int32(clamping: quality), &output, &outputSize, message, messageSize)
-            case .png:
-                return ic_encode_png(image.pixels, width, height, &output, &outputSize, message, messageSize)
+        let stopped = try withoutActuallyEscaping(shouldStop ?? { false }) { shouldStop in
+            var bands = EncodeBands(transform: transform, shouldStop: shouldStop)
+            return try withUnsafeMutablePointer(to: &bands) { context in
+                var hooks = ic_encode_hooks(band: EncodeBands.callback, context: UnsafeMutableRawPointer(context), transforms: transform == nil ? 0 : 1)
+                var bandSaidStop = false
+                try CodecCall.check { message, messageSize in
+                    let status: ic_status
+                    switch format {
+                    case .jpeg:
+                        status = ic_encode_jpeg_banded(
+                            image.pixels, width, height, Int32(clamping: quality), &hooks, &output, &outputSize, message, messageSize)
+                    case .png:
+                        status = ic_encode_png_banded(image.pixels, width, height, &hooks, &output, &outputSize, message, messageSize)
+                    }
+                    bandSaidStop = status == IC_STOPPED
+                    return bandSaidStop ? IC_OK : status
+                }
+                return bandSaidStop
             }
         }
+        if stopped { throw EncodeStopped() }
         guard let output else {
             throw ImageCodecError(kind: .encodeFailed, message: "encoder returned no data")
         }
         return Data(bytesNoCopy: output, count: outputSize, deallocator: .free)
+    }
+}
+
+/// Thrown by `ImageCodec.encode` when its `shouldStop` returned true.
+public struct EncodeStopped: Error, Sendable {}
+
+/// What the C encoder's band callback reaches through its context pointer.
+private struct EncodeBands {
+    let transform: PixelTransform?
+    let shouldStop: () -> Bool
+
+    static let callback: ic_band_callback = { context, source, destination, rows, width in
+        let bands = context!.assumingMemoryBound(to: EncodeBands.self).pointee
+        if bands.shouldStop() { return 1 }
+        if let transform = bands.transform, let source, let destination {
+            transform(source, destination, Int(rows) * Int(width))
+        }
+        return 0
     }
 }

@@ -24,7 +24,8 @@ typedef enum {
     IC_UNSUPPORTED,      /* not a format (or a variant) this codec handles */
     IC_CORRUPT,          /* malformed, truncated or failing a checksum */
     IC_TOO_LARGE,        /* over the pixel cap, overflowing, or out of memory */
-    IC_ENCODE_FAILED     /* bad input to an encoder or an encoder error */
+    IC_ENCODE_FAILED,    /* bad input to an encoder or an encoder error */
+    IC_STOPPED           /* an encoder's band callback asked it to stop */
 } ic_status;
 
 typedef enum {
@@ -66,6 +67,34 @@ ic_status ic_encode_jpeg(const uint8_t *rgba, uint32_t width, uint32_t height, i
                          uint8_t **out, size_t *out_size, char *message, size_t message_size);
 ic_status ic_encode_png(const uint8_t *rgba, uint32_t width, uint32_t height,
                         uint8_t **out, size_t *out_size, char *message, size_t message_size);
+
+/*
+ * Called by an encoder for each band of up to IC_BAND_ROWS rows just before it compresses them:
+ * `source` is the band in the caller's image, `row_count` rows of `width` * 4 bytes. When the
+ * hooks transform, the callback writes the pixels to compress into `destination` (a buffer of
+ * the same shape that stays in cache, so a point filter done here costs no pass over the whole
+ * image); otherwise `destination` is NULL and the call is only a chance to stop. Returns 0 to go
+ * on, nonzero to stop: the encoder then returns IC_STOPPED and no output.
+ * A transform may change colour only: PNG decides RGB or RGBA from the source's alpha.
+ */
+typedef int (*ic_band_callback)(void *context, const uint8_t *source, uint8_t *destination,
+                                uint32_t row_count, uint32_t width);
+
+typedef struct {
+    ic_band_callback band;
+    void *context;
+    int transforms; /* nonzero: `band` writes every band into `destination` */
+} ic_encode_hooks;
+
+#define IC_BAND_ROWS 16
+
+/* The encoders above, calling `hooks->band` (when hooks is not NULL) for every band of rows. */
+ic_status ic_encode_jpeg_banded(const uint8_t *rgba, uint32_t width, uint32_t height, int quality,
+                                const ic_encode_hooks *hooks, uint8_t **out, size_t *out_size,
+                                char *message, size_t message_size);
+ic_status ic_encode_png_banded(const uint8_t *rgba, uint32_t width, uint32_t height,
+                               const ic_encode_hooks *hooks, uint8_t **out, size_t *out_size,
+                               char *message, size_t message_size);
 
 /* Frees a buffer returned by this library. */
 void ic_free(void *buffer);

@@ -1,6 +1,6 @@
 /// Sepia tone: per pixel s = M·(r, g, b), each channel clamped to 255, then
 /// out = round((1 − i)·in + i·s) with intensity i. Alpha is unchanged.
-public struct SepiaFilter: FilterStage {
+public struct SepiaFilter: PointFilter {
     public static let matrix: [[Double]] = [
         [0.393, 0.769, 0.189],
         [0.349, 0.686, 0.168],
@@ -17,25 +17,17 @@ public struct SepiaFilter: FilterStage {
     }
 
     public func apply(to image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage {
-        let intensity = Float(parameters["intensity"])
-        try RowBands.forEach(in: image, isCancelled: isCancelled) { rows in
-            let start = image.pixels + rows.lowerBound * image.width * 4
-            Self.tone(start, into: start, count: rows.count * image.width, intensity: intensity)
-        }
-        return image
+        try applyInPlace(to: image, parameters: parameters, isCancelled: isCancelled)
     }
 
     /// One pass that reads `image` and writes the toned copy (no separate copy pass).
     public func apply(toCopyOf image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage {
-        guard let output = FilterPixels.allocate(width: image.width, height: image.height) else {
-            throw FilterFailure(filter: "sepia", reason: "out of memory for \(image.width)x\(image.height) pixels")
-        }
+        try applyToCopy(of: image, parameters: parameters, isCancelled: isCancelled)
+    }
+
+    public func pixelTransform(parameters: FilterParameters) -> PixelTransform {
         let intensity = Float(parameters["intensity"])
-        try RowBands.forEach(in: image, isCancelled: isCancelled) { rows in
-            let offset = rows.lowerBound * image.width * 4
-            Self.tone(image.pixels + offset, into: output.pixels + offset, count: rows.count * image.width, intensity: intensity)
-        }
-        return output
+        return { source, destination, count in Self.tone(source, into: destination, count: count, intensity: intensity) }
     }
 
     /// The inner loop, written so the release build vectorises it (`bench/run` and FilterBenchmark

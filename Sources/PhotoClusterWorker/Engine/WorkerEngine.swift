@@ -158,10 +158,13 @@ public final class WorkerEngine: @unchecked Sendable {
             }
             chain.append(DecodeOperation(work: work, maxPixels: configuration.maxPixels, cache: cache, report: reporter))
         }
-        for index in firstFilter..<work.filters.count {
+        // Trailing point filters run inside the encode, band by band (see EncodeOperation).
+        let pointTail = work.filters.lastIndex { !($0.stage is PointFilter) }.map { $0 + 1 } ?? 0
+        let fusedStart = max(firstFilter, pointTail)
+        for index in firstFilter..<fusedStart {
             chain.append(FilterOperation(work: work, index: index, cache: cache, report: reporter))
         }
-        chain.append(EncodeOperation(work: work, report: reporter))
+        chain.append(EncodeOperation(work: work, fused: Array(work.filters[fusedStart...]), report: reporter))
         for index in chain.indices.dropFirst() { chain[index].addDependency(chain[index - 1]) }
         // The last operation reports the outcome. It depends on every stage, not only on encode:
         // a cancelled stage finishes at once, even while the stage before it still runs, and

@@ -4,12 +4,19 @@ import PhotoClusterImaging
 import PhotoClusterProto
 
 /// Encodes the filtered pixels in the requested format (or the input's).
+///
+/// The chain's trailing point filters (`fused`) run here, band by band just before each band is
+/// compressed, instead of as filter operations of their own: that saves a pass over the whole
+/// image and an image's worth of memory (see `PointFilter`). The encode checks for cancellation
+/// between bands.
 final class EncodeOperation: Operation, @unchecked Sendable {
     private let work: PhotoWork
+    private let fused: [ConfiguredFilter]
     private let report: StageReporter
 
-    init(work: PhotoWork, report: StageReporter) {
+    init(work: PhotoWork, fused: [ConfiguredFilter], report: StageReporter) {
         self.work = work
+        self.fused = fused
         self.report = report
         super.init()
         name = "encode \(work.graph.name)"
@@ -25,19 +32,49 @@ final class EncodeOperation: Operation, @unchecked Sendable {
         case .png: format = .png
         default: format = inputFormat
         }
+        let transforms = fused.compactMap { ($0.stage as? PointFilter)?.pixelTransform(parameters: $0.parameters) }
+        let filterTime = FusedFilterClock(transform: chained(transforms))
         do {
             let started = Date()
             let quality = work.graph.quality == 0 ? 90 : Int(work.graph.quality)
-            let data = try ImageCodec.encode(image, as: format, quality: quality)
+            let data = try ImageCodec.encode(
+                image, as: format, quality: quality, transform: filterTime.timedTransform,
+                shouldStop: { [unowned self] in self.isCancelled || self.work.isCancelled })
             guard !isCancelled else { return }
-            report.stageFinished(work, .encode, bytes: UInt64(data.count), pixels: 0, seconds: Date().timeIntervalSince(started))
+            let seconds = Date().timeIntervalSince(started)
+            if !fused.isEmpty {
+                report.stageFinished(work, .filter, bytes: 0, pixels: UInt64(image.pixelCount), seconds: filterTime.seconds)
+            }
+            report.stageFinished(work, .encode, bytes: UInt64(data.count), pixels: 0, seconds: seconds - filterTime.seconds)
             work.update {
                 $0.outcome = .encoded(data: data, format: format, width: image.width, height: image.height)
                 $0.image = nil
                 $0.lastFinished = .encode
             }
+        } catch is EncodeStopped {
+            return
         } catch {
             work.fail(stage: .encode, name: "encode", reason: "\(error)")
+        }
+    }
+}
+
+/// Adds up the time the fused filters take inside an encode, so the filter and encode stages
+/// keep reporting their own durations. Used by one encode on one thread.
+private final class FusedFilterClock: @unchecked Sendable {
+    private let transform: PixelTransform?
+    private(set) var seconds = 0.0
+
+    init(transform: PixelTransform?) {
+        self.transform = transform
+    }
+
+    var timedTransform: PixelTransform? {
+        guard let transform else { return nil }
+        return { [self] source, destination, count in
+            let start = DispatchTime.now().uptimeNanoseconds
+            transform(source, destination, count)
+            seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         }
     }
 }

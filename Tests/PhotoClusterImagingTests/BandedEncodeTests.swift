@@ -1,0 +1,78 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterImaging
+import XCTest
+
+/// Point filters applied by the encoder band by band give exactly the file that filtering the
+/// whole image first gives, leave the image as it was, and an encode can be stopped between bands.
+final class BandedEncodeTests: XCTestCase {
+    /// Random pixels with some transparency, an odd size and more rows than one band.
+    private func randomImage(width: Int = 37, height: Int = 53, seed: UInt64) -> RGBAImage {
+        var generator = SplitMix(seed: seed)
+        let image = RGBAImage(width: width, height: height)!
+        for index in 0..<image.byteCount { image.pixels[index] = UInt8(truncatingIfNeeded: generator.next()) }
+        for pixel in stride(from: 3, to: image.byteCount, by: 8) { image.pixels[pixel] = 255 }
+        return image
+    }
+
+    private let sepia = SepiaFilter()
+    private func parameters(_ intensity: Double) -> FilterParameters { FilterParameters(["intensity": intensity]) }
+
+    func testATransformInTheEncoderGivesTheSameFileAsFilteringFirst() throws {
+        for format in [ImageFormat.jpeg, .png] {
+            for (seed, intensity) in [(1, 0.8), (2, 1.0), (3, 0.35)] {
+                let image = randomImage(seed: UInt64(seed))
+                let before = Data(UnsafeBufferPointer(start: image.pixels, count: image.byteCount))
+                let filtered = try sepia.apply(toCopyOf: image, parameters: parameters(intensity)) { false }
+                let expected = try ImageCodec.encode(filtered, as: format, quality: 85)
+                let banded = try ImageCodec.encode(image, as: format, quality: 85, transform: sepia.pixelTransform(parameters: parameters(intensity)))
+                XCTAssertEqual(banded, expected, "\(format) at intensity \(intensity)")
+                XCTAssertEqual(Data(UnsafeBufferPointer(start: image.pixels, count: image.byteCount)), before, "the source image is left as it was")
+            }
+        }
+    }
+
+    func testChainedTransformsRunInOrder() throws {
+        let image = randomImage(seed: 9)
+        let once = try sepia.apply(toCopyOf: image, parameters: parameters(0.5)) { false }
+        let twice = try sepia.apply(to: once, parameters: parameters(0.9)) { false }
+        let chain = chained([sepia.pixelTransform(parameters: parameters(0.5)), sepia.pixelTransform(parameters: parameters(0.9))])
+        XCTAssertEqual(try ImageCodec.encode(image, as: .png, transform: chain), try ImageCodec.encode(twice, as: .png))
+        XCTAssertNil(chained([]))
+    }
+
+    func testAnEncodeStopsBetweenBandsWhenAsked() throws {
+        let image = randomImage(width: 64, height: 200, seed: 4)
+        for format in [ImageFormat.jpeg, .png] {
+            for transform in [nil, sepia.pixelTransform(parameters: parameters(0.8))] {
+                var asked = 0
+                XCTAssertThrowsError(try ImageCodec.encode(image, as: format, transform: transform, shouldStop: {
+                    asked += 1
+                    return asked == 3
+                })) { error in
+                    XCTAssertTrue(error is EncodeStopped, "\(error)")
+                }
+                XCTAssertEqual(asked, 3, "asked once per band until it said stop")
+            }
+            var bands = 0
+            _ = try ImageCodec.encode(image, as: format, shouldStop: {
+                bands += 1
+                return false
+            })
+            XCTAssertEqual(bands, (200 + 15) / 16, "one question per band of 16 rows")
+        }
+    }
+}
+
+/// A small deterministic generator for test pixels.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
