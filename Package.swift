@@ -5,6 +5,14 @@ import PackageDescription
 /// wrappers sit above it; worker, coordinator and client build on those; `cluster` is on top.
 let swiftSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
 
+/// Code generation for CPUs with AVX2 (Haswell, 2013, and later), used by one module only and
+/// picked at run time (`KernelSet`). Nothing to add on other architectures.
+#if arch(x86_64)
+let avx2Settings: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"])]
+#else
+let avx2Settings: [SwiftSetting] = []
+#endif
+
 let package = Package(
     name: "PhotoCluster",
     platforms: [.macOS(.v13)],
@@ -63,7 +71,10 @@ let package = Package(
         ),
 
         // Pure model: manifests, names, filters, pixels. No I/O.
-        .target(name: "PhotoClusterCore", swiftSettings: swiftSettings),
+        .target(name: "PhotoClusterCore", dependencies: ["PhotoClusterKernels", "PhotoClusterKernelsAVX2"], swiftSettings: swiftSettings),
+        // The pixel loops, built for the baseline CPU and again for AVX2 (same source, a link).
+        .target(name: "PhotoClusterKernels", swiftSettings: swiftSettings),
+        .target(name: "PhotoClusterKernelsAVX2", swiftSettings: swiftSettings + avx2Settings),
 
         // Generated from proto/cluster.proto by proto/generate.
         .target(

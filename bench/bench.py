@@ -173,7 +173,7 @@ class Bench:
         """Tools that time their own runs on photos in memory and print JSON."""
         wall, rss, out = self.timed(self.pin(cores) + command, env=env)
         result = json.loads(out.strip().splitlines()[-1])
-        extra = {"stage_seconds": result["stage_seconds"]} if "stage_seconds" in result else None
+        extra = {key: result[key] for key in ("stage_seconds", "kernels") if key in result} or None
         self.record(work, set_key, tool, cores, result["seconds"], result["megapixels"], result["photos"], rss, extra)
 
     def per_photo(self, work, set_key, files, tool, cores, make_command, env):

@@ -16,8 +16,9 @@ import PhotoClusterImaging
 //   PipelineBenchmark pipeline [--filter SPEC]... [--format jpeg|png|keep] [--quality Q]
 //                              [--threads N] [--runs R] [--copy worker|fused|none|stream] FILE...
 //       prints one JSON object: seconds of each run (wall clock over all photos), megapixels
-//       and photos per run, bytes written by the last run, and the seconds each stage took in
-//       the last run (summed over threads).
+//       and photos per run, bytes written by the last run, the seconds each stage took in
+//       the last run (summed over threads), and which build of the pixel loops ran
+//       (`kernels`: avx2 or baseline; PHOTOCLUSTER_KERNELS=baseline forces the baseline).
 //   PipelineBenchmark serve DIR
 //       serves DIR on loopback with LoopbackHTTP, prints its base URL, and stops when standard
 //       input closes (`bench/run` serves the manifests' photos this way).
@@ -150,6 +151,7 @@ func runPipeline(_ options: Options) throws {
     }
     let object: [String: Any] = [
         "megapixels": megapixels, "photos": inputs.count, "seconds": seconds, "bytes_out": lastBytes,
+        "kernels": KernelSet.current.rawValue,
         "stage_seconds": ["decode": lastTimes.decode, "copy": lastTimes.copy, "filter": lastTimes.filter, "encode": lastTimes.encode],
     ]
     let json = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
