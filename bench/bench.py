@@ -143,6 +143,12 @@ class Bench:
         """The command prefix that keeps a one-core measurement on core 0."""
         return ["taskset", "-c", "0"] if cores == 1 else []
 
+    def pin_elsewhere(self, cores):
+        """For the tcp cluster's coordinator and client: the cores the worker does not use, as if
+        they ran on a host of their own; all cores when the worker uses them all."""
+        total = os.cpu_count() or 1
+        return ["taskset", "-c", f"{cores}-{total - 1}"] if cores < total else []
+
     def timed(self, command, env=None):
         """Runs a command under /usr/bin/time; returns (wall seconds, max RSS MB, stdout)."""
         stats = os.path.join(self.tmp, "time.txt")
@@ -275,13 +281,13 @@ class Bench:
             return s.getsockname()[1]
 
     def start_cluster(self, cores, concurrency, cache_mb=None):
-        """A coordinator and one worker process on loopback TCP; both pinned to core 0 for one core."""
+        """A coordinator and one worker process on loopback TCP; the worker on the cores counted, the coordinator elsewhere when it can."""
         port = self.free_port()
         client_port = self.free_port()
         workers_ep, client_ep = f"tcp://127.0.0.1:{port}", f"tcp://127.0.0.1:{client_port}"
         logs = open(os.path.join(self.tmp, "cluster.log"), "a")
         # Plain TCP on loopback (--insecure), metrics served as in a deployment, no dashboard.
-        coordinator = subprocess.Popen(self.pin(cores) + [self.args.cluster, "coordinator", "--insecure", "--bind", workers_ep, "--client-bind", client_ep,
+        coordinator = subprocess.Popen(self.pin_elsewhere(cores) + [self.args.cluster, "coordinator", "--insecure", "--bind", workers_ep, "--client-bind", client_ep,
                                                           "--heartbeat-ms", "250", "--metrics-bind", f"127.0.0.1:{self.free_port()}", "--http", "off"],
                                        stdout=logs, stderr=logs)
         worker = subprocess.Popen(self.pin(cores) + [self.args.cluster, "worker", "--insecure", "--coordinator", workers_ep, "--concurrency", str(concurrency),
@@ -331,7 +337,7 @@ class Bench:
                 out = os.path.join(self.tmp, "out-tcp")
                 shutil.rmtree(out, ignore_errors=True)
                 manifest = self.manifest(files, f"t{work}{set_key}{cores}{run}", copies=self.args.job_copies)
-                wall, _, stdout = self.timed(self.pin(cores) + [self.args.cluster] + self.submit_args(work, manifest, out) + ["--coordinator", client_ep])
+                wall, _, stdout = self.timed(self.pin_elsewhere(cores) + [self.args.cluster] + self.submit_args(work, manifest, out) + ["--coordinator", client_ep])
                 report = json.loads(stdout)
                 if report["succeeded"] != len(files) * self.args.job_copies:
                     raise RuntimeError(f"tcp submit: {report['failed']}")
@@ -344,7 +350,8 @@ class Bench:
             self.stop(worker, coordinator)
         self.record(work, set_key, "tcp", cores, seconds, mp * self.args.job_copies, len(files) * self.args.job_copies, worker_rss,
                     {"job_seconds": inner, "coordinator_rss_mb": coordinator_rss,
-                     "note": f"wall time of `cluster submit --coordinator`, the set {self.args.job_copies}× in one job; memory is the worker's peak"})
+                     "note": f"wall time of `cluster submit --coordinator`, the set {self.args.job_copies}× in one job; the worker pinned to the "
+                             "cores counted, the coordinator and client on the others (their own host) where there are any; memory is the worker's peak"})
 
     def memory_bound(self):
         """Worker peak memory for a job of n and of 4n 12-MP photos, with the default stage cache
