@@ -12,7 +12,8 @@ public final class EmbeddedCluster: @unchecked Sendable {
     public let workers: [WorkerNode]
     public let clientEndpoint: String
 
-    /// `workers` local workers sharing `concurrency` photos at a time between them.
+    /// `workers` local workers sharing `concurrency` photos at a time and the engine's cache
+    /// budget between them (they share one host's memory).
     public init(
         workers count: Int, totalConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
         engine: WorkerEngine.Configuration = .init(), filters: FilterRegistry = .builtIn
@@ -30,6 +31,7 @@ public final class EmbeddedCluster: @unchecked Sendable {
         workers = (0..<max(1, count)).map { index in
             var configuration = engine
             configuration.concurrency = perWorker
+            configuration.cacheBytes = engine.cacheBytes / max(1, count)
             return WorkerNode(
                 configuration: WorkerConfiguration(
                     coordinatorEndpoint: workerEndpoint, workerID: "local-\(index + 1)", engine: configuration, filters: filters),
