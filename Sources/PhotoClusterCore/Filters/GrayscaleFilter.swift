@@ -1,6 +1,6 @@
 /// Grayscale by Rec. 709 luma Y = 0.2126·R + 0.7152·G + 0.0722·B. Each of r, g, b becomes
 /// round((1 − a)·in + a·Y) for amount a, so amount 1 writes round(Y) to all three. Alpha is unchanged.
-public struct GrayscaleFilter: FilterStage {
+public struct GrayscaleFilter: PointFilter {
     public init() {}
 
     public var descriptor: FilterDescriptor {
@@ -11,24 +11,16 @@ public struct GrayscaleFilter: FilterStage {
     }
 
     public func apply(to image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage {
-        let amount = Float(parameters["amount"])
-        try RowBands.forEach(in: image, isCancelled: isCancelled) { rows in
-            Self.gray(image.pixels + rows.lowerBound * image.width * 4, count: rows.count * image.width, amount: amount)
-        }
-        return image
+        try applyInPlace(to: image, parameters: parameters, isCancelled: isCancelled)
     }
 
-    @inline(__always)
-    static func gray(_ p: UnsafeMutablePointer<UInt8>, count: Int, amount a: Float) {
-        let keep = 1 - a
-        let kr = Float(0.2126) * a, kg = Float(0.7152) * a, kb = Float(0.0722) * a
-        for n in 0..<count {
-            let q = p + n &* 4
-            let r = Float(q[0]), g = Float(q[1]), b = Float(q[2])
-            let y = kr * r + kg * g + kb * b
-            q[0] = UInt8(min(keep * r + y + 0.5, 255))
-            q[1] = UInt8(min(keep * g + y + 0.5, 255))
-            q[2] = UInt8(min(keep * b + y + 0.5, 255))
-        }
+    public func apply(toCopyOf image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage {
+        try applyToCopy(of: image, parameters: parameters, isCancelled: isCancelled)
+    }
+
+    public func pixelTransform(parameters: FilterParameters) -> PixelTransform {
+        let amount = Float(parameters["amount"])
+        let kernels = KernelSet.current
+        return { source, destination, count in kernels.grayscale(source, into: destination, count: count, amount: amount) }
     }
 }

@@ -32,6 +32,14 @@ public enum KernelSet: String, Sendable {
         #endif
     }()
 
+    /// Rec. 709 grayscale of `count` pixels (see `GrayscaleKernel.gray`).
+    public func grayscale(_ source: UnsafePointer<UInt8>, into destination: UnsafeMutablePointer<UInt8>, count: Int, amount: Float) {
+        switch self {
+        case .baseline: PhotoClusterKernels.GrayscaleKernel.gray(source, into: destination, count: count, amount: amount)
+        case .avx2: PhotoClusterKernelsAVX2.GrayscaleKernel.gray(source, into: destination, count: count, amount: amount)
+        }
+    }
+
     /// Sepia tone of `count` pixels (see `SepiaKernel.tone`).
     public func sepiaTone(_ source: UnsafePointer<UInt8>, into destination: UnsafeMutablePointer<UInt8>, count: Int, intensity: Float) {
         switch self {
