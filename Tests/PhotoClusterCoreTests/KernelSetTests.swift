@@ -34,4 +34,37 @@ final class KernelSetTests: XCTestCase {
     func testBothBuildsOfTheGrayscaleLoopGiveTheSameBytes() throws {
         try assertBothBuildsAgree("grayscale") { $0.grayscale($1, into: $2, count: $3, amount: $4) }
     }
+
+    func testBothBuildsOfTheBlurSumsGiveTheSameFloatsAsThePlainSum() throws {
+        guard KernelSet.cpuHasAVX2 else { throw XCTSkip("this CPU has no AVX2: only the baseline loops run here") }
+        let taps = 13, count = 4 * 101  // a tail after the blocks of 32
+        var state: UInt32 = 99
+        func next() -> Float {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return Float(state >> 24)
+        }
+        let weights = (0..<taps).map { _ in next() / 3000 }
+        let padded = (0..<count + 4 * (taps - 1)).map { _ in next() }
+        let rows = (0..<taps).map { _ in (0..<count).map { _ in next() } }
+        var plainRow = [Float](repeating: 0, count: count), plainSum = [Float](repeating: 0, count: count)
+        for k in 0..<taps {
+            for i in 0..<count {
+                plainRow[i] += weights[k] * padded[i + 4 * k]
+                plainSum[i] += weights[k] * rows[k][i]
+            }
+        }
+        for kernels in [KernelSet.baseline, .avx2] {
+            var row = [Float](repeating: -1, count: count), sum = [Float](repeating: -1, count: count)
+            kernels.blurHorizontal(padded, weights: weights, taps: taps, into: &row, count: count)
+            let pointers = rows.map { _ in UnsafeMutablePointer<Float>.allocate(capacity: count) }
+            defer { pointers.forEach { $0.deallocate() } }
+            for (pointer, values) in zip(pointers, rows) { pointer.initialize(from: values, count: count) }
+            let sources: [UnsafePointer<Float>] = pointers.map { UnsafePointer<Float>($0) }
+            sources.withUnsafeBufferPointer { buffer in
+                kernels.blurVertical(buffer.baseAddress!, weights: weights, taps: taps, into: &sum, count: count)
+            }
+            XCTAssertEqual(row, plainRow, "\(kernels) horizontal")
+            XCTAssertEqual(sum, plainSum, "\(kernels) vertical")
+        }
+    }
 }

@@ -18,10 +18,22 @@ public struct BlurFilter: FilterStage {
     public func apply(to image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage {
         let count = image.width * 4
         try Self.convolve(image, sigma: parameters["sigma"], isCancelled: isCancelled) { y, blurred in
-            let row = image.pixels + y * count
-            for i in 0..<count { row[i] = UInt8(min(blurred[i] + 0.5, 255)) }
+            Self.storeRounded(blurred, into: image.pixels + y * count, count: count)
         }
         return image
+    }
+
+    /// bytes[i] = round(floats[i]) for sums of weights that add up to one over bytes (so within
+    /// 0...255 up to float error, which the clamp takes off). Rounds through the low mantissa
+    /// bits of 1.5·2²³ + v, so the loop vectorises (a trapping conversion would not); halves go to
+    /// even where the definition rounds them up: they differ only on an exact .5, by one.
+    @inline(__always)
+    static func storeRounded(_ floats: UnsafePointer<Float>, into bytes: UnsafeMutablePointer<UInt8>, count: Int) {
+        let magic: Float = 12_582_912
+        for i in 0..<count {
+            let v = min(max(floats[i], 0), 255) + magic
+            bytes[i] = UInt8(truncatingIfNeeded: v.bitPattern)
+        }
     }
 
     /// Blurs `image` row by row and hands each blurred row (width·4 floats, channels as stored)
@@ -42,12 +54,15 @@ public struct BlurFilter: FilterStage {
         let padded = UnsafeMutablePointer<Float>.allocate(capacity: (width + 2 * radius) * 4)
         let ring = UnsafeMutablePointer<Float>.allocate(capacity: slots * count)
         let sum = UnsafeMutablePointer<Float>.allocate(capacity: count)
+        let tapRows = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: taps)
         defer {
             weights.deallocate()
             padded.deallocate()
             ring.deallocate()
             sum.deallocate()
+            tapRows.deallocate()
         }
+        let kernels = KernelSet.current
         Self.fillWeights(weights, radius: radius, sigma: sigma)
 
         // A row pass costs about `taps` multiply-adds per byte, so a band carries as much work
@@ -59,16 +74,16 @@ public struct BlurFilter: FilterStage {
             while next <= min(height - 1, y + radius) {
                 if rowsDone % rowsPerCheck == 0, isCancelled() { throw FilterCancelled() }
                 rowsDone += 1
-                horizontal(image.pixels + next * count, width: width, radius: radius, weights: weights, padded: padded, into: ring + (next % slots) * count)
+                horizontal(image.pixels + next * count, width: width, radius: radius, weights: weights, padded: padded, into: ring + (next % slots) * count, kernels: kernels)
                 next += 1
             }
             if rowsDone % rowsPerCheck == 0, isCancelled() { throw FilterCancelled() }
             rowsDone += 1
-            sum.initialize(repeating: 0, count: count)
             for k in 0..<taps {
                 let source = min(max(y - radius + k, 0), height - 1)
-                accumulate(ring + (source % slots) * count, weight: weights[k], into: sum, count: count)
+                tapRows[k] = UnsafePointer(ring + (source % slots) * count)
             }
+            kernels.blurVertical(tapRows, weights: weights, taps: taps, into: sum, count: count)
             emit(y, sum)
         }
     }
@@ -88,7 +103,7 @@ public struct BlurFilter: FilterStage {
     @inline(__always)
     static func horizontal(
         _ source: UnsafePointer<UInt8>, width: Int, radius: Int, weights: UnsafePointer<Float>,
-        padded: UnsafeMutablePointer<Float>, into row: UnsafeMutablePointer<Float>
+        padded: UnsafeMutablePointer<Float>, into row: UnsafeMutablePointer<Float>, kernels: KernelSet
     ) {
         let count = width * 4
         for k in 0..<radius {
@@ -99,15 +114,6 @@ public struct BlurFilter: FilterStage {
         }
         let middle = padded + radius * 4
         for i in 0..<count { middle[i] = Float(source[i]) }
-        row.initialize(repeating: 0, count: count)
-        for k in 0..<(2 * radius + 1) {
-            accumulate(padded + k * 4, weight: weights[k], into: row, count: count)
-        }
-    }
-
-    /// sum[i] += weight · source[i]: the loop every tap of both passes runs.
-    @inline(__always)
-    static func accumulate(_ source: UnsafePointer<Float>, weight: Float, into sum: UnsafeMutablePointer<Float>, count: Int) {
-        for i in 0..<count { sum[i] += weight * source[i] }
+        kernels.blurHorizontal(padded, weights: weights, taps: 2 * radius + 1, into: row, count: count)
     }
 }

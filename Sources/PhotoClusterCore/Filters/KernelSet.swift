@@ -32,6 +32,22 @@ public enum KernelSet: String, Sendable {
         #endif
     }()
 
+    /// The blur's horizontal pass over one padded row (see `BlurKernel.horizontal`).
+    public func blurHorizontal(_ padded: UnsafePointer<Float>, weights: UnsafePointer<Float>, taps: Int, into row: UnsafeMutablePointer<Float>, count: Int) {
+        switch self {
+        case .baseline: PhotoClusterKernels.BlurKernel.horizontal(padded, weights: weights, taps: taps, into: row, count: count)
+        case .avx2: PhotoClusterKernelsAVX2.BlurKernel.horizontal(padded, weights: weights, taps: taps, into: row, count: count)
+        }
+    }
+
+    /// The blur's vertical pass over `taps` rows (see `BlurKernel.vertical`).
+    public func blurVertical(_ rows: UnsafePointer<UnsafePointer<Float>>, weights: UnsafePointer<Float>, taps: Int, into sum: UnsafeMutablePointer<Float>, count: Int) {
+        switch self {
+        case .baseline: PhotoClusterKernels.BlurKernel.vertical(rows, weights: weights, taps: taps, into: sum, count: count)
+        case .avx2: PhotoClusterKernelsAVX2.BlurKernel.vertical(rows, weights: weights, taps: taps, into: sum, count: count)
+        }
+    }
+
     /// Rec. 709 grayscale of `count` pixels (see `GrayscaleKernel.gray`).
     public func grayscale(_ source: UnsafePointer<UInt8>, into destination: UnsafeMutablePointer<UInt8>, count: Int, amount: Float) {
         switch self {
