@@ -7,13 +7,7 @@ public enum GrayscaleKernel {
     /// result never exceeds 255 (the weights sum to one), so no channel carries into the next.
     @inline(never)  // never inlined into a module built for another CPU (see KernelSet)
     public static func gray(_ source: UnsafePointer<UInt8>, into destination: UnsafeMutablePointer<UInt8>, count: Int, amount: Float) {
-        // One pointer for both when in place, or the vectoriser's overlap check runs the loop
-        // one pixel at a time (see SepiaKernel.tone).
-        if UnsafeMutablePointer(mutating: source) == destination {
-            grayLoop(UnsafePointer(destination), into: destination, count: count, amount: amount)
-        } else {
-            grayLoop(source, into: destination, count: count, amount: amount)
-        }
+        PixelLoop.run(source, destination) { grayLoop($0, into: $1, count: count, amount: amount) }
     }
 
     @inline(__always)

@@ -13,14 +13,7 @@ public enum SepiaKernel {
     /// exact .5, by one.
     @inline(never)  // never inlined into a module built for another CPU (see KernelSet)
     public static func tone(_ source: UnsafePointer<UInt8>, into destination: UnsafeMutablePointer<UInt8>, count: Int, intensity: Float) {
-        // The vectoriser guards the loop with an overlap check and runs it one pixel at a time
-        // when the buffers overlap, in place included (6x slower); one pointer for both tells it
-        // that each pixel is read before it is written.
-        if UnsafeMutablePointer(mutating: source) == destination {
-            toneLoop(UnsafePointer(destination), into: destination, count: count, intensity: intensity)
-        } else {
-            toneLoop(source, into: destination, count: count, intensity: intensity)
-        }
+        PixelLoop.run(source, destination) { toneLoop($0, into: $1, count: count, intensity: intensity) }
     }
 
     @inline(__always)
@@ -54,6 +47,23 @@ public enum SepiaKernel {
                 results[n] = ((rgb & 0x00FF_FFFF) | (word & 0xFF00_0000)).littleEndian
             }
             }
+        }
+    }
+}
+
+/// How the pixel loops are called.
+enum PixelLoop {
+    /// Runs `loop(source, destination)`, passing one pointer for both when they are the same.
+    /// The vectoriser guards a loop over two pointers with an overlap check and runs it one pixel
+    /// at a time when they overlap, in place included (6x slower); one pointer for both tells it
+    /// that each pixel is read before it is written.
+    @inline(__always)
+    static func run(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt8>,
+                    _ loop: (UnsafePointer<UInt8>, UnsafeMutablePointer<UInt8>) -> Void) {
+        if UnsafeMutablePointer(mutating: source) == destination {
+            loop(UnsafePointer(destination), destination)
+        } else {
+            loop(source, destination)
         }
     }
 }

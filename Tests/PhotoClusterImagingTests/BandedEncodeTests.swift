@@ -8,7 +8,7 @@ import XCTest
 final class BandedEncodeTests: XCTestCase {
     /// Random pixels with some transparency, an odd size and more rows than one band.
     private func randomImage(width: Int = 37, height: Int = 53, seed: UInt64) -> RGBAImage {
-        var generator = SplitMix(seed: seed)
+        var generator = SeededRandom(state: seed)
         let image = RGBAImage(width: width, height: height)!
         for index in 0..<image.byteCount { image.pixels[index] = UInt8(truncatingIfNeeded: generator.next()) }
         for pixel in stride(from: 3, to: image.byteCount, by: 8) { image.pixels[pixel] = 255 }
@@ -61,18 +61,5 @@ final class BandedEncodeTests: XCTestCase {
             })
             XCTAssertEqual(bands, (200 + 15) / 16, "one question per band of 16 rows")
         }
-    }
-}
-
-/// A small deterministic generator for test pixels.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

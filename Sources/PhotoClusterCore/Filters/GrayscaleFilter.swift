@@ -10,14 +10,6 @@ public struct GrayscaleFilter: PointFilter {
         )
     }
 
-    public func apply(to image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage {
-        try applyInPlace(to: image, parameters: parameters, isCancelled: isCancelled)
-    }
-
-    public func apply(toCopyOf image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage {
-        try applyToCopy(of: image, parameters: parameters, isCancelled: isCancelled)
-    }
-
     public func pixelTransform(parameters: FilterParameters) -> PixelTransform {
         let amount = Float(parameters["amount"])
         let kernels = KernelSet.current

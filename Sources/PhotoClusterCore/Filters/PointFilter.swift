@@ -12,9 +12,10 @@ public protocol PointFilter: FilterStage {
     func pixelTransform(parameters: FilterParameters) -> PixelTransform
 }
 
+/// Both ways of filtering a whole image, from the transform.
 extension PointFilter {
-    /// `apply(to:)` for point filters: the transform in place, band by band.
-    public func applyInPlace(to image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage {
+    /// The transform in place, band by band.
+    public func apply(to image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage {
         let transform = pixelTransform(parameters: parameters)
         try RowBands.forEach(in: image, isCancelled: isCancelled) { rows in
             let start = image.pixels + rows.lowerBound * image.width * 4
@@ -23,8 +24,8 @@ extension PointFilter {
         return image
     }
 
-    /// `apply(toCopyOf:)` for point filters: reads the image and writes the copy in one pass.
-    public func applyToCopy(of image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage {
+    /// Reads the image and writes the copy in one pass (no separate copy pass).
+    public func apply(toCopyOf image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage {
         guard let output = FilterPixels.allocate(width: image.width, height: image.height) else {
             throw FilterFailure(filter: descriptor.name, reason: "out of memory for \(image.width)x\(image.height) pixels")
         }

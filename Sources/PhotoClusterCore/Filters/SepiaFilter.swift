@@ -16,15 +16,6 @@ public struct SepiaFilter: PointFilter {
         )
     }
 
-    public func apply(to image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage {
-        try applyInPlace(to: image, parameters: parameters, isCancelled: isCancelled)
-    }
-
-    /// One pass that reads `image` and writes the toned copy (no separate copy pass).
-    public func apply(toCopyOf image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage {
-        try applyToCopy(of: image, parameters: parameters, isCancelled: isCancelled)
-    }
-
     public func pixelTransform(parameters: FilterParameters) -> PixelTransform {
         let intensity = Float(parameters["intensity"])
         let kernels = KernelSet.current
