@@ -581,13 +581,17 @@ class Bench:
                         "met": growth < 1.25 or b["worker_peak_rss_mb"] <= bound})
         return out
 
-    def viewport(self):
-        path = os.path.join(self.root, "bench", "results", "viewport.json")
+    def earlier_figures(self, name):
+        """bench/results/NAME.json from another benchmark of `make bench`, if it ran."""
+        path = os.path.join(self.root, "bench", "results", name + ".json")
         try:
             with open(path) as f:
                 return json.load(f)
         except (OSError, ValueError):
             return None
+
+    def viewport(self):
+        return self.earlier_figures("viewport")
 
     def report(self):
         results_dir = os.path.join(self.root, "bench", "results")
@@ -669,6 +673,18 @@ class Bench:
                 text.append(f"  {k}: {v}")
             md.append("")
             text.append("")
+        dispatch = self.earlier_figures("dispatch")
+        if dispatch and dispatch.get("rows"):
+            md += [f"## Coordinator dispatch (from bench/results/dispatch.json, DispatchBenchmark; outputs on {dispatch.get('outputs_on', '?')})", "",
+                   "| photos | simulated workers | graphs/s end to end | loop busy | loop limit, graphs/s | coordinator peak MB |", "|---|---|---|---|---|---|"]
+            text.append("Coordinator dispatch (bench/results/dispatch.json)")
+            for r in dispatch["rows"]:
+                md.append(f"| {r['photos']} | {r['simulated_workers']} | {r['graphs_per_second']:.0f} | {r['loop_busy'] * 100:.0f}% | "
+                          f"{r['loop_limit_graphs_per_second']:.0f} | {r['coordinator_peak_rss_mb']:.0f} |")
+                text.append(f"  {r['photos']} photos, {r['simulated_workers']} workers: {r['graphs_per_second']:.0f} graphs/s, loop {r['loop_busy'] * 100:.0f}% busy, "
+                            f"{r['coordinator_peak_rss_mb']:.0f} MB")
+            md.append("")
+            text.append("")
         if self.notes:
             md += ["## Notes", ""] + [f"- {n}" for n in self.notes] + [""]
             text.append("Notes")
@@ -684,7 +700,7 @@ class Bench:
         data = {
             "machine": {"cores": self.cores, "cpu": cpu_name()}, "quality": QUALITY, "runs": self.args.runs,
             "elapsed_seconds": self.elapsed, "load_average": [self.load_before, self.load_after], "sets": {k: [os.path.basename(p) for p in v] for k, v in self.sets},
-            "results": self.results, "memory": self.memory, "targets": targets, "viewport": viewport, "notes": self.notes,
+            "results": self.results, "memory": self.memory, "targets": targets, "viewport": viewport, "dispatch": dispatch, "notes": self.notes,
         }
         with open(os.path.join(results_dir, "throughput.json"), "w") as f:
             json.dump(data, f, indent=2, ensure_ascii=False)

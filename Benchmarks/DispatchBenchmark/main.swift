@@ -149,6 +149,7 @@ final class LockedBoxFlag: @unchecked Sendable {
 }
 
 var rows: [String] = []
+var figures: [[String: Any]] = []  // the same rows for bench/run's report
 for photos in sizes {
     let port = Int.random(in: 40_000...50_000)
     // Outputs go to memory when it can (/dev/shm): the figure is the coordinator, not the disk.
@@ -156,7 +157,7 @@ for photos in sizes {
     let out = scratch.appendingPathComponent("dispatch-bench-\(getpid())-\(photos)")
     let coordinator = Process()
     coordinator.executableURL = URL(fileURLWithPath: clusterPath)
-    coordinator.arguments = ["coordinator", "--insecure", "--bind", "tcp://127.0.0.1:\(port)", "--client-bind", "tcp://127.0.0.1:\(port + 1)"]
+    coordinator.arguments = ["coordinator", "--insecure", "--bind", "tcp://127.0.0.1:\(port)", "--client-bind", "tcp://127.0.0.1:\(port + 1)", "--metrics-bind", "off", "--http", "off"]
     coordinator.standardError = FileHandle.nullDevice
     try coordinator.run()
     let workers = try SimulatedWorkers(count: workerCount, endpoint: "tcp://127.0.0.1:\(port)")
@@ -196,7 +197,18 @@ for photos in sizes {
         rate / loopBusy, memory)
     note(row)
     rows.append(row)
+    figures.append([
+        "photos": photos, "simulated_workers": joined, "done": succeeded, "elapsed_seconds": elapsed,
+        "graphs_per_second": rate, "loop_busy": loopBusy, "loop_limit_graphs_per_second": rate / loopBusy,
+        "coordinator_peak_rss_mb": memory,
+    ])
 }
+// bench/run puts these figures in its report.
+let results = URL(fileURLWithPath: "bench/results")
+try FileManager.default.createDirectory(at: results, withIntermediateDirectories: true)
+try JSONSerialization.data(withJSONObject: ["outputs_on": ProcessInfo.processInfo.environment["DISPATCH_BENCH_DISK"] == nil ? "tmpfs" : "disk", "rows": figures],
+                           options: [.prettyPrinted, .sortedKeys]).write(to: results.appendingPathComponent("dispatch.json"))
+note("wrote bench/results/dispatch.json")
 // "loop busy": the coordinator's loop thread's share of one core during the job; "loop limit":
 // graphs/s it would reach busy all the time (the rate divided by that share).
 print("| photos | simulated workers | done | elapsed | graphs/s end to end | loop busy | loop limit, graphs/s | coordinator peak RSS |")
