@@ -1,15 +1,51 @@
 #include "codec_util.h"
 #include "jpeg_error.h"
 
+#include <jerror.h>
+
 #include <stdlib.h>
 #include <string.h>
+
+/*
+ * A growing malloc'd output. libjpeg's own memory destination (jpeg_mem_dest) frees its buffer
+ * when it grows it but tells the caller the new address only when compression finishes, so
+ * after an abort or an error part way the caller holds a pointer that was already freed; this
+ * one always knows its current buffer.
+ */
+typedef struct {
+    struct jpeg_destination_mgr pub;
+    uint8_t *data;
+    size_t capacity;
+} growing_output;
+
+static void output_init(j_compress_ptr cinfo) {
+    growing_output *out = (growing_output *)cinfo->dest;
+    out->capacity = 64 * 1024;
+    out->data = malloc(out->capacity);
+    if (out->data == NULL) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 0);
+    out->pub.next_output_byte = out->data;
+    out->pub.free_in_buffer = out->capacity;
+}
+
+static boolean output_grow(j_compress_ptr cinfo) {
+    growing_output *out = (growing_output *)cinfo->dest;
+    size_t used = out->capacity;
+    uint8_t *grown = used <= SIZE_MAX / 2 ? realloc(out->data, used * 2) : NULL;
+    if (grown == NULL) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 1); /* out->data stays valid */
+    out->data = grown;
+    out->capacity = used * 2;
+    out->pub.next_output_byte = grown + used;
+    out->pub.free_in_buffer = out->capacity - used;
+    return TRUE;
+}
+
+static void output_term(j_compress_ptr cinfo) { (void)cinfo; }
 
 typedef struct {
     struct jpeg_compress_struct cinfo;
     ic_jpeg_error err;
-    unsigned char *buffer; /* grown by libjpeg's memory destination with malloc */
-    unsigned long buffer_size;
-    uint8_t *band;         /* IC_BAND_ROWS transformed rows, when the hooks transform */
+    growing_output output;
+    uint8_t *band; /* IC_BAND_ROWS transformed rows, when the hooks transform */
 } encode_job;
 
 static ic_status encode(encode_job *job, const uint8_t *rgba, uint32_t width, uint32_t height,
@@ -21,7 +57,10 @@ static ic_status encode(encode_job *job, const uint8_t *rgba, uint32_t width, ui
         return IC_ENCODE_FAILED;
     }
     jpeg_create_compress(cinfo);
-    jpeg_mem_dest(cinfo, &job->buffer, &job->buffer_size);
+    job->output.pub.init_destination = output_init;
+    job->output.pub.empty_output_buffer = output_grow;
+    job->output.pub.term_destination = output_term;
+    cinfo->dest = &job->output.pub;
 
     cinfo->image_width = width;
     cinfo->image_height = height;
@@ -96,10 +135,10 @@ ic_status ic_encode_jpeg_banded(const uint8_t *rgba, uint32_t width, uint32_t he
     jpeg_destroy_compress(&job.cinfo);
     free(job.band);
     if (status == IC_OK) {
-        *out = job.buffer;
-        *out_size = job.buffer_size;
+        *out = job.output.data;
+        *out_size = job.output.capacity - job.output.pub.free_in_buffer;
     } else {
-        free(job.buffer);
+        free(job.output.data);
     }
     return status;
 }

@@ -62,4 +62,20 @@ final class BandedEncodeTests: XCTestCase {
             XCTAssertEqual(bands, (200 + 15) / 16, "one question per band of 16 rows")
         }
     }
+
+    /// The encoder's output buffer grows as it goes; a stop after it has grown must free the
+    /// buffer it has now, once (libjpeg's memory destination would have freed it twice).
+    func testAnEncodeStoppedAfterItsOutputGrewFreesItOnce() throws {
+        let image = randomImage(width: 512, height: 512, seed: 5)  // noise: ~20 KB per band at quality 100
+        for format in [ImageFormat.jpeg, .png] {
+            for _ in 0..<20 {
+                var bands = 0
+                XCTAssertThrowsError(try ImageCodec.encode(image, as: format, quality: 100, shouldStop: {
+                    bands += 1
+                    return bands == 12
+                })) { XCTAssertTrue($0 is EncodeStopped, "\($0)") }
+            }
+            XCTAssertGreaterThan(try ImageCodec.encode(image, as: format, quality: 100).count, 64 * 1024, "the output outgrew its first buffer")
+        }
+    }
 }
