@@ -13,6 +13,10 @@ let avx2Settings: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"])]
 let avx2Settings: [SwiftSetting] = []
 #endif
 
+/// The pixel loops are optimised in debug builds too: unoptimised SIMD code is tens of times
+/// slower than the plain loops, and the tests should run the code that ships.
+let kernelSettings: [SwiftSetting] = swiftSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let package = Package(
     name: "PhotoCluster",
     platforms: [.macOS(.v13)],
@@ -73,8 +77,8 @@ let package = Package(
         // Pure model: manifests, names, filters, pixels. No I/O.
         .target(name: "PhotoClusterCore", dependencies: ["PhotoClusterKernels", "PhotoClusterKernelsAVX2"], swiftSettings: swiftSettings),
         // The pixel loops, built for the baseline CPU and again for AVX2 (same source, a link).
-        .target(name: "PhotoClusterKernels", swiftSettings: swiftSettings),
-        .target(name: "PhotoClusterKernelsAVX2", swiftSettings: swiftSettings + avx2Settings),
+        .target(name: "PhotoClusterKernels", swiftSettings: kernelSettings),
+        .target(name: "PhotoClusterKernelsAVX2", swiftSettings: kernelSettings + avx2Settings),
 
         // Generated from proto/cluster.proto by proto/generate.
         .target(
