@@ -195,7 +195,7 @@ let package = Package(
         .testTarget(name: "PhotoClusterCoreTests", dependencies: ["PhotoClusterCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PhotoClusterImagingTests",
-            dependencies: ["PhotoClusterImaging", "PhotoClusterCore"],
+            dependencies: ["PhotoClusterImaging", "PhotoClusterCore", "PhotoClusterTestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

@@ -36,13 +36,14 @@ WORKS = {
 }
 
 # Tools that time their own runs on photos held in memory (see in_process).
-IN_PROCESS = ("floor", "floor-sepia", "pipeline", "pipeline-copy", "pipeline-nocopy")
+IN_PROCESS = ("floor", "floor-sepia", "pipeline", "pipeline-fast", "pipeline-copy", "pipeline-nocopy")
 
 TOOLS = [
     # key, label
     ("floor", "floor: libjpeg-turbo decode + encode (C)"),
     ("floor-sepia", "C reference: floor + plain C sepia"),
     ("pipeline", "PhotoCluster in-process pipeline (point filters inside the encode, as the worker)"),
+    ("pipeline-fast", "  same, with --fast-dct (libjpeg-turbo's fast DCT)"),
     ("pipeline-copy", "  same, the filter as a stage of its own on a one-pass copy"),
     ("pipeline-nocopy", "  same, the filter in place on the decoded image"),
     ("embedded", "PhotoCluster `cluster submit` embedded"),
@@ -55,7 +56,7 @@ TOOLS = [
 
 SHORT = {
     "floor": "floor (libjpeg-turbo)", "floor-sepia": "C: floor + plain sepia", "pipeline": "PhotoCluster in-process",
-    "pipeline-copy": "  in-process, filter stage", "pipeline-nocopy": "  in-process, in place", "embedded": "PhotoCluster embedded",
+    "pipeline-fast": "  in-process, --fast-dct", "pipeline-copy": "  in-process, filter stage", "pipeline-nocopy": "  in-process, in place", "embedded": "PhotoCluster embedded",
     "tcp": "PhotoCluster over TCP", "pillow": "Pillow", "vips": "libvips", "vips-fast": "libvips compression=1",
     "magick": "ImageMagick",
 }
@@ -404,12 +405,13 @@ class Bench:
             command += ["--out", "png"] if png else []
             command += ["--sepia"] if tool == "floor-sepia" else []
             self.in_process(work, set_key, files, tool, cores, command + files)
-        elif tool in ("pipeline", "pipeline-copy", "pipeline-nocopy"):
+        elif tool in ("pipeline", "pipeline-fast", "pipeline-copy", "pipeline-nocopy"):
             if tool != "pipeline" and work != "sepia-jpeg":
                 return
             command = [a.pipeline, "pipeline", "--filter", spec["filter"], "--format", spec["format"], "--quality", str(QUALITY),
                        "--threads", str(cores), "--runs", str(self.runs_for_in_process(mp / 60))]
-            command += ["--copy", {"pipeline": "stream", "pipeline-copy": "fused", "pipeline-nocopy": "none"}[tool]]
+            command += ["--copy", {"pipeline": "stream", "pipeline-fast": "stream", "pipeline-copy": "fused", "pipeline-nocopy": "none"}[tool]]
+            command += ["--fast-dct"] if tool == "pipeline-fast" else []
             self.in_process(work, set_key, files, tool, cores, command + files)
         elif tool == "embedded":
             self.embedded(work, set_key, files, cores)

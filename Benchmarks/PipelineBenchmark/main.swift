@@ -14,7 +14,7 @@ import PhotoClusterImaging
 // filters run inside the encoder, band by band, and any filter before them as with `fused`.
 //
 //   PipelineBenchmark pipeline [--filter SPEC]... [--format jpeg|png|keep] [--quality Q]
-//                              [--threads N] [--runs R] [--copy worker|fused|none|stream] FILE...
+//                              [--threads N] [--runs R] [--copy worker|fused|none|stream] [--fast-dct] FILE...
 //       prints one JSON object: seconds of each run (wall clock over all photos), megapixels
 //       and photos per run, bytes written by the last run, the seconds each stage took in
 //       the last run (summed over threads), and which build of the pixel loops ran
@@ -35,6 +35,7 @@ struct Options {
     var threads = 1
     var runs = 5
     var copy = "worker"
+    var fastDCT = false
     var files: [String] = []
 
     init(_ arguments: ArraySlice<String>) {
@@ -51,6 +52,7 @@ struct Options {
             case "--threads": threads = max(1, Int(value()) ?? threads)
             case "--runs": runs = max(1, Int(value()) ?? runs)
             case "--copy": copy = value()
+            case "--fast-dct": fastDCT = true
             default:
                 if argument.hasPrefix("--") { fail("unknown option \(argument)") }
                 files.append(argument)
@@ -88,7 +90,7 @@ func runPipeline(_ options: Options) throws {
     /// One photo through the worker's stages; returns the encoded size.
     func process(_ data: Data, _ times: inout StageTimes) throws -> Int {
         var t0 = now()
-        let (decoded, inputFormat) = try ImageCodec.decode(data)
+        let (decoded, inputFormat) = try ImageCodec.decode(data, fastDCT: options.fastDCT)
         var t1 = now()
         times.decode += t1 - t0
         var image = decoded
@@ -113,7 +115,7 @@ func runPipeline(_ options: Options) throws {
         }
         let format: ImageFormat = options.format == "keep" ? inputFormat : ImageFormat(rawValue: options.format)!
         t0 = now()
-        let encoded = try ImageCodec.encode(image, as: format, quality: options.quality, transform: chained(fused))
+        let encoded = try ImageCodec.encode(image, as: format, quality: options.quality, fastDCT: options.fastDCT, transform: chained(fused))
         times.encode += now() - t0
         return encoded.count
     }

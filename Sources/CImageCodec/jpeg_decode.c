@@ -104,7 +104,7 @@ static ic_status failure_status(decode_job *job) {
 }
 
 static ic_status decode(decode_job *job, const uint8_t *data, size_t size, uint64_t max_pixels,
-                        ic_image *out) {
+                        int fast_dct, ic_image *out) {
     j_decompress_ptr cinfo = &job->cinfo;
     if (setjmp(job->err.jump)) return failure_status(job);
 
@@ -140,6 +140,10 @@ static ic_status decode(decode_job *job, const uint8_t *data, size_t size, uint6
         return IC_UNSUPPORTED;
     }
 
+    if (fast_dct) {
+        cinfo->dct_method = JDCT_IFAST;
+        cinfo->do_fancy_upsampling = FALSE; /* chroma by replication, not interpolation */
+    }
     jpeg_start_decompress(cinfo);
     if (cinfo->output_width != cinfo->image_width || cinfo->output_height != cinfo->image_height ||
         cinfo->output_components != 4) {
@@ -181,6 +185,11 @@ static ic_status decode(decode_job *job, const uint8_t *data, size_t size, uint6
 
 ic_status ic_decode_jpeg(const uint8_t *data, size_t size, uint64_t max_pixels,
                          ic_image *out, char *message, size_t message_size) {
+    return ic_decode_jpeg_fast(data, size, max_pixels, 0, out, message, message_size);
+}
+
+ic_status ic_decode_jpeg_fast(const uint8_t *data, size_t size, uint64_t max_pixels, int fast_dct,
+                              ic_image *out, char *message, size_t message_size) {
     memset(out, 0, sizeof *out);
     ic_set_message(message, message_size, "%s", "");
     if (data == NULL || size == 0) {
@@ -193,7 +202,7 @@ ic_status ic_decode_jpeg(const uint8_t *data, size_t size, uint64_t max_pixels,
     job.message_size = message_size;
     job.cinfo.err = ic_jpeg_error_init(&job.err);
 
-    ic_status status = decode(&job, data, size, max_pixels, out);
+    ic_status status = decode(&job, data, size, max_pixels, fast_dct, out);
 
     jpeg_destroy_decompress(&job.cinfo);
     free(job.pixels); /* non-NULL only on failure */

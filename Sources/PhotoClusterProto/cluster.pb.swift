@@ -432,6 +432,9 @@ public nonisolated struct Photocluster_V1_PhotoGraph: Sendable {
   /// first stage to run when the worker holds earlier results
   public var resumeFrom: Photocluster_V1_Stage = .unspecified
 
+  /// JPEG: libjpeg-turbo's fast integer DCT (see SubmitJob.fast_dct)
+  public var fastDct: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1049,6 +1052,9 @@ public nonisolated struct Photocluster_V1_SubmitJob: Sendable {
 
   /// for humans, e.g. the manifest's file name
   public var label: String = String()
+
+  /// JPEG: decode, and encode at quality 90 or less, with the fast DCT
+  public var fastDct: Bool = false
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1936,7 +1942,7 @@ nonisolated extension Photocluster_V1_FilterInfo: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Photocluster_V1_PhotoGraph: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PhotoGraph"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}name\0\u{1}url\0\u{1}filters\0\u{1}format\0\u{1}quality\0\u{1}band\0\u{1}rank\0\u{1}epoch\0\u{1}attempt\0\u{3}resume_from\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}name\0\u{1}url\0\u{1}filters\0\u{1}format\0\u{1}quality\0\u{1}band\0\u{1}rank\0\u{1}epoch\0\u{1}attempt\0\u{3}resume_from\0\u{3}fast_dct\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1956,6 +1962,7 @@ nonisolated extension Photocluster_V1_PhotoGraph: SwiftProtobuf.Message, SwiftPr
       case 10: try { try decoder.decodeSingularUInt64Field(value: &self.epoch) }()
       case 11: try { try decoder.decodeSingularUInt32Field(value: &self.attempt) }()
       case 12: try { try decoder.decodeSingularEnumField(value: &self.resumeFrom) }()
+      case 13: try { try decoder.decodeSingularBoolField(value: &self.fastDct) }()
       default: break
       }
     }
@@ -1998,6 +2005,9 @@ nonisolated extension Photocluster_V1_PhotoGraph: SwiftProtobuf.Message, SwiftPr
     if self.resumeFrom != .unspecified {
       try visitor.visitSingularEnumField(value: self.resumeFrom, fieldNumber: 12)
     }
+    if self.fastDct != false {
+      try visitor.visitSingularBoolField(value: self.fastDct, fieldNumber: 13)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2014,6 +2024,7 @@ nonisolated extension Photocluster_V1_PhotoGraph: SwiftProtobuf.Message, SwiftPr
     if lhs.epoch != rhs.epoch {return false}
     if lhs.attempt != rhs.attempt {return false}
     if lhs.resumeFrom != rhs.resumeFrom {return false}
+    if lhs.fastDct != rhs.fastDct {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -3291,7 +3302,7 @@ nonisolated extension Photocluster_V1_ManifestEntry: SwiftProtobuf.Message, Swif
 
 nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SubmitJob"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}photos\0\u{1}filters\0\u{3}output_dir\0\u{1}format\0\u{1}quality\0\u{1}viewport\0\u{3}viewport_mode\0\u{1}label\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}photos\0\u{1}filters\0\u{3}output_dir\0\u{1}format\0\u{1}quality\0\u{1}viewport\0\u{3}viewport_mode\0\u{1}label\0\u{3}fast_dct\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3307,6 +3318,7 @@ nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftPro
       case 6: try { try decoder.decodeSingularMessageField(value: &self._viewport) }()
       case 7: try { try decoder.decodeSingularBoolField(value: &self.viewportMode) }()
       case 8: try { try decoder.decodeSingularStringField(value: &self.label) }()
+      case 9: try { try decoder.decodeSingularBoolField(value: &self.fastDct) }()
       default: break
       }
     }
@@ -3341,6 +3353,9 @@ nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftPro
     if !self.label.isEmpty {
       try visitor.visitSingularStringField(value: self.label, fieldNumber: 8)
     }
+    if self.fastDct != false {
+      try visitor.visitSingularBoolField(value: self.fastDct, fieldNumber: 9)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -3353,6 +3368,7 @@ nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftPro
     if lhs._viewport != rhs._viewport {return false}
     if lhs.viewportMode != rhs.viewportMode {return false}
     if lhs.label != rhs.label {return false}
+    if lhs.fastDct != rhs.fastDct {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -116,6 +116,32 @@ final class EmbeddedClusterTests: XCTestCase {
         XCTAssertLessThanOrEqual(difference.max, 1, "PNG is lossless: only float rounding may differ")
     }
 
+    /// `--fast-dct` reaches the worker: the same photo comes out as another, close, JPEG, and the
+    /// accurate and fast decodes are cached apart (the second job would otherwise resume from the
+    /// first one's pixels).
+    func testFastDCTJobsDecodeAndEncodeWithTheFastDCT() async throws {
+        let url = "\(server.baseURL)/coffee.jpg"
+        var outputs: [Data] = []
+        for fast in [false, true] {
+            var submit = try ClusterHarness.submit([("coffee", url)], out: out.appendingPathComponent(fast ? "fast" : "accurate"))
+            submit.quality = 85
+            submit.fastDct = fast
+            let (_, summary, _) = try await ClusterHarness.run(submit, on: client)
+            let photo = try XCTUnwrap(summary?.photo(named: "coffee"))
+            XCTAssertEqual(photo.state, .done)
+            outputs.append(try Data(contentsOf: URL(fileURLWithPath: photo.outputPath)))
+        }
+        XCTAssertNotEqual(outputs[0], outputs[1], "the fast DCT gives another file")
+        let accurate = try ImageCodec.decode(outputs[0]).image, fast = try ImageCodec.decode(outputs[1]).image
+        XCTAssertLessThan(SepiaReference.difference(accurate, fast).mean, 3, "and nearly the same picture")
+        // Exactly the file of a fast decode, sepia and a fast encode: not resumed from the first
+        // job's accurately decoded pixels.
+        let source = try Data(contentsOf: Repository.samplePhotos.appendingPathComponent("coffee.jpg"))
+        let sepia = SepiaFilter().pixelTransform(parameters: FilterParameters(["intensity": 0.8]))
+        let expected = try ImageCodec.encode(try ImageCodec.decode(source, fastDCT: true).image, as: .jpeg, quality: 85, fastDCT: true, transform: sepia)
+        XCTAssertEqual(outputs[1], expected)
+    }
+
     func testAJobWithAFilterNoWorkerHasIsRefusedListingWhatExists() async throws {
         var submit = try ClusterHarness.submit([("astronaut", "\(server.baseURL)/astronaut.jpg")], out: out)
         submit.filters = [.with { $0.name = "oilpaint" }]

@@ -56,6 +56,10 @@ ic_status ic_decode_jpeg(const uint8_t *data, size_t size, uint64_t max_pixels,
                          ic_image *out, char *message, size_t message_size);
 ic_status ic_decode_png(const uint8_t *data, size_t size, uint64_t max_pixels,
                         ic_image *out, char *message, size_t message_size);
+/* ic_decode_jpeg with libjpeg-turbo's fast integer DCT and chroma upsampling by replication when
+ * `fast_dct` is nonzero: faster, a little less accurate. */
+ic_status ic_decode_jpeg_fast(const uint8_t *data, size_t size, uint64_t max_pixels, int fast_dct,
+                              ic_image *out, char *message, size_t message_size);
 
 /*
  * Encode RGBA8 pixels. On IC_OK `*out` is a malloc'd buffer of `*out_size`
@@ -88,10 +92,11 @@ typedef struct {
 
 #define IC_BAND_ROWS 16
 
-/* The encoders above, calling `hooks->band` (when hooks is not NULL) for every band of rows. */
+/* The encoders above, calling `hooks->band` (when hooks is not NULL) for every band of rows.
+ * JPEG: a nonzero `fast_dct` uses the fast integer DCT at quality 90 or less. */
 ic_status ic_encode_jpeg_banded(const uint8_t *rgba, uint32_t width, uint32_t height, int quality,
-                                const ic_encode_hooks *hooks, uint8_t **out, size_t *out_size,
-                                char *message, size_t message_size);
+                                int fast_dct, const ic_encode_hooks *hooks, uint8_t **out,
+                                size_t *out_size, char *message, size_t message_size);
 ic_status ic_encode_png_banded(const uint8_t *rgba, uint32_t width, uint32_t height,
                                const ic_encode_hooks *hooks, uint8_t **out, size_t *out_size,
                                char *message, size_t message_size);

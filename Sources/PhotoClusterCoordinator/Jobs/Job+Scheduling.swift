@@ -64,6 +64,7 @@ extension Job {
         graph.filters = photo.filters
         graph.format = format
         graph.quality = quality
+        graph.fastDct = fastDCT
         graph.band = plan.band(of: Int(photo.index)).proto
         graph.rank = Int64(plan.rank(of: Int(photo.index)))
         graph.epoch = epoch

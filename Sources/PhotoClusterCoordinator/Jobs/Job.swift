@@ -10,6 +10,8 @@ struct Job {
     let outputDirectory: URL
     let format: Photocluster_V1_OutputFormat
     let quality: UInt32
+    /// JPEG decodes and encodes use the fast DCT (see `SubmitJob.fast_dct`).
+    let fastDCT: Bool
     let createdAt: Date
     /// Viewport mode runs only visible ∪ prefetch; batch mode runs everything.
     let viewportMode: Bool
@@ -49,6 +51,7 @@ struct Job {
         self.outputDirectory = outputDirectory
         self.format = submit.format
         self.quality = submit.quality == 0 ? 90 : submit.quality
+        self.fastDCT = submit.fastDct
         self.createdAt = now
         self.viewportMode = submit.viewportMode
         let count = submit.photos.count

@@ -24,9 +24,10 @@ public final class StageCache: @unchecked Sendable {
     /// What a stored entry is the result of.
     public enum Key: Hashable, Sendable {
         case downloaded(url: String)
-        case decoded(url: String)
+        /// `fastDCT`: decoded with the fast DCT, which gives slightly different pixels.
+        case decoded(url: String, fastDCT: Bool)
         /// Identifiers of the first filters of the chain, in order.
-        case filtered(url: String, prefix: [String])
+        case filtered(url: String, fastDCT: Bool, prefix: [String])
     }
 
     private struct Slot {

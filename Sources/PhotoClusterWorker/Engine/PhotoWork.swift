@@ -34,9 +34,12 @@ final class PhotoWork: @unchecked Sendable {
     let filters: [ConfiguredFilter]
     var key: Key { Key(job: graph.jobID, photo: graph.photoIndex) }
 
+    /// The cache key of the decoded image.
+    var decodedKey: StageCache.Key { .decoded(url: graph.url, fastDCT: graph.fastDct) }
+
     /// The cache key of the output of the first `count` filters.
     func filteredKey(count: Int) -> StageCache.Key {
-        .filtered(url: graph.url, prefix: filters.prefix(count).map(\.identifier))
+        .filtered(url: graph.url, fastDCT: graph.fastDct, prefix: filters.prefix(count).map(\.identifier))
     }
 
     private let contents = LockedBox(Contents())

@@ -179,7 +179,7 @@ public final class WorkerEngine: @unchecked Sendable {
     /// The decoded image with the most of the chain already applied, if the cache has one.
     private func longestCachedPrefix(of work: PhotoWork) -> (filtersDone: Int, image: RGBAImage, format: ImageFormat)? {
         for count in stride(from: work.filters.count, through: 0, by: -1) {
-            let key: StageCache.Key = count == 0 ? .decoded(url: work.graph.url) : work.filteredKey(count: count)
+            let key: StageCache.Key = count == 0 ? work.decodedKey : work.filteredKey(count: count)
             if case .image(let image, let format)? = cache.get(key) { return (count, image, format) }
         }
         return nil

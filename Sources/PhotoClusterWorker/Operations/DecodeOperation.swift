@@ -22,8 +22,8 @@ final class DecodeOperation: Operation, @unchecked Sendable {
         guard !isCancelled, work.shouldContinue, let bytes = work.read({ $0.downloaded }) else { return }
         let started = Date()
         do {
-            let decoded = try ImageCodec.decode(bytes, maxPixels: maxPixels)
-            cache.put(.decoded(url: work.graph.url), .image(decoded.image, decoded.format))
+            let decoded = try ImageCodec.decode(bytes, maxPixels: maxPixels, fastDCT: work.graph.fastDct)
+            cache.put(work.decodedKey, .image(decoded.image, decoded.format))
             work.update {
                 $0.image = decoded.image
                 $0.imageIsShared = true

@@ -38,7 +38,7 @@ final class EncodeOperation: Operation, @unchecked Sendable {
             let started = Date()
             let quality = work.graph.quality == 0 ? 90 : Int(work.graph.quality)
             let data = try ImageCodec.encode(
-                image, as: format, quality: quality, transform: filterTime.timedTransform,
+                image, as: format, quality: quality, fastDCT: work.graph.fastDct, transform: filterTime.timedTransform,
                 shouldStop: { [unowned self] in self.isCancelled || self.work.isCancelled })
             guard !isCancelled else { return }
             let seconds = Date().timeIntervalSince(started)
