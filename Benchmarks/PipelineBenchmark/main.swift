@@ -87,6 +87,10 @@ func runPipeline(_ options: Options) throws {
         megapixels += Double(image.pixelCount) / 1e6
     }
 
+    // With `stream`, the chain's trailing point filters run inside the encoder, as on a worker.
+    let pointTail = options.copy == "stream" ? filters.pointFilterTailStart : filters.count
+    let fused = chained(filters[pointTail...].compactMap(\.pixelTransform))
+
     /// One photo through the worker's stages; returns the encoded size.
     func process(_ data: Data, _ times: inout StageTimes) throws -> Int {
         var t0 = now()
@@ -94,8 +98,6 @@ func runPipeline(_ options: Options) throws {
         var t1 = now()
         times.decode += t1 - t0
         var image = decoded
-        let pointTail = options.copy == "stream" ? (filters.lastIndex { !($0.stage is PointFilter) }.map { $0 + 1 } ?? 0) : filters.count
-        let fused = filters[pointTail...].compactMap { ($0.stage as? PointFilter)?.pixelTransform(parameters: $0.parameters) }
         for filter in filters[..<pointTail] {
             t0 = now()
             switch options.copy {
@@ -115,7 +117,7 @@ func runPipeline(_ options: Options) throws {
         }
         let format: ImageFormat = options.format == "keep" ? inputFormat : ImageFormat(rawValue: options.format)!
         t0 = now()
-        let encoded = try ImageCodec.encode(image, as: format, quality: options.quality, fastDCT: options.fastDCT, transform: chained(fused))
+        let encoded = try ImageCodec.encode(image, as: format, quality: options.quality, fastDCT: options.fastDCT, transform: fused)
         times.encode += now() - t0
         return encoded.count
     }

@@ -38,6 +38,21 @@ extension PointFilter {
     }
 }
 
+extension ConfiguredFilter {
+    /// The filter's pixel transform, when it is a point filter.
+    public var pixelTransform: PixelTransform? {
+        (stage as? PointFilter)?.pixelTransform(parameters: parameters)
+    }
+}
+
+extension Array where Element == ConfiguredFilter {
+    /// Where the chain's trailing run of point filters begins: the filters from here on can run
+    /// inside the encoder (`count` when the last filter is not a point filter).
+    public var pointFilterTailStart: Int {
+        (lastIndex { !($0.stage is PointFilter) }).map { $0 + 1 } ?? 0
+    }
+}
+
 /// Several pixel transforms as one: the first reads the source, the rest work in place on the
 /// destination.
 public func chained(_ transforms: [PixelTransform]) -> PixelTransform? {

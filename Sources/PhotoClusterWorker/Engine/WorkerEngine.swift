@@ -159,8 +159,7 @@ public final class WorkerEngine: @unchecked Sendable {
             chain.append(DecodeOperation(work: work, maxPixels: configuration.maxPixels, cache: cache, report: reporter))
         }
         // Trailing point filters run inside the encode, band by band (see EncodeOperation).
-        let pointTail = work.filters.lastIndex { !($0.stage is PointFilter) }.map { $0 + 1 } ?? 0
-        let fusedStart = max(firstFilter, pointTail)
+        let fusedStart = max(firstFilter, work.filters.pointFilterTailStart)
         for index in firstFilter..<fusedStart {
             chain.append(FilterOperation(work: work, index: index, cache: cache, report: reporter))
         }

@@ -32,8 +32,7 @@ final class EncodeOperation: Operation, @unchecked Sendable {
         case .png: format = .png
         default: format = inputFormat
         }
-        let transforms = fused.compactMap { ($0.stage as? PointFilter)?.pixelTransform(parameters: $0.parameters) }
-        let filterTime = FusedFilterClock(transform: chained(transforms))
+        let filterTime = FusedFilterClock(transform: chained(fused.compactMap(\.pixelTransform)))
         do {
             let started = Date()
             let quality = work.graph.quality == 0 ? 90 : Int(work.graph.quality)

@@ -1,0 +1,1 @@
+../PhotoClusterKernels/PixelLoop.swift
