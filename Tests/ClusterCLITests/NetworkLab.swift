@@ -76,16 +76,7 @@ final class NetworkLab {
     }
 
     func ip(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = Self.ipTool
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(command: arguments.joined(separator: " "), output: String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
-        }
+        let result = try Tool.run(Self.ipTool.path, arguments)
+        guard result.status == 0 else { throw Failure(command: arguments.joined(separator: " "), output: result.output) }
     }
 }
