@@ -3,8 +3,9 @@ import PhotoClusterCore
 import PhotoClusterImaging
 
 /// Intermediate results a worker keeps so a photo sent again resumes at its first missing
-/// stage: downloaded bytes, decoded pixels, and the output of each filter prefix. Bounded in
-/// bytes; the least recently used entry goes first.
+/// stage: downloaded bytes, decoded pixels, and the output of each filter prefix (the engine
+/// removes a photo's pixels once it has finished). Bounded in bytes; the least recently used
+/// entry goes first.
 ///
 /// Entries are immutable once stored: a stage that filters a cached image in place copies it
 /// first. The lock guards the table and the clock.
@@ -52,6 +53,12 @@ public final class StageCache: @unchecked Sendable {
             slot.lastUse = s.clock
             s.slots[key] = slot
             return slot.entry
+        }
+    }
+
+    public func remove(_ key: Key) {
+        state.withLock { s in
+            if let old = s.slots.removeValue(forKey: key) { s.used -= old.entry.cost }
         }
     }
 

@@ -191,6 +191,7 @@ public final class WorkerEngine: @unchecked Sendable {
         let (outcome, lastFinished) = work.read { ($0.outcome, $0.lastFinished) }
         if case .encoded = outcome {
             // Finished before the cancel reached it: the work is done, so deliver it.
+            forgetPixels(of: work)
             onOutcome(work, outcome!)
         } else if work.isCancelled {
             onOutcome(work, .cancelled(lastFinished: lastFinished))
@@ -200,6 +201,15 @@ public final class WorkerEngine: @unchecked Sendable {
             onOutcome(work, .failed(stage: .unspecified, stageName: "worker", reason: "the graph ended without a result", transient: true))
         }
         releaseQueuesIfIdle(work.graph.jobID)
+    }
+
+    /// A finished photo will not be sent again, so its pixels leave the cache (its download
+    /// stays, for a job that asks for the same photo again). The cache then holds the pixels of
+    /// interrupted photos, which do come back, and the memory is free for the next photo at
+    /// once: memory new to the process costs a page fault per 4 KB.
+    private func forgetPixels(of work: PhotoWork) {
+        cache.remove(work.decodedKey)
+        for count in stride(from: 1, through: work.filters.count, by: 1) { cache.remove(work.filteredKey(count: count)) }
     }
 
     // MARK: - Control

@@ -10,7 +10,8 @@ import PhotoClusterTransport
 ///
 /// The socket belongs to the loop thread. Engine callbacks arrive on operation threads and are
 /// posted to the loop, which sends them; messages that cannot be sent yet (no connection) wait
-/// in `unsent`, also loop-owned.
+/// in `unsent`, also loop-owned. Stage progress is not worth a wake-up of its own: it waits in
+/// `pendingProgress` (behind its lock) for the loop's next tick or the photo's outcome.
 public final class WorkerNode: @unchecked Sendable {
     public let configuration: WorkerConfiguration
     private let context: ZMQContext
@@ -32,6 +33,9 @@ public final class WorkerNode: @unchecked Sendable {
     /// Reports a refused CURVE handshake, which libzmq never retries by itself.
     private var monitor: SocketMonitor?
     private var refusalLogged = false
+
+    /// Stage progress from operation threads, sent in one batch by the loop.
+    private let pendingProgress = LockedBox<[Photocluster_V1_StageProgress]>([])
 
     /// Prometheus metrics: recorded from stage threads and the loop (the handles are thread-safe).
     public let metrics = WorkerMetrics()
@@ -73,6 +77,7 @@ public final class WorkerNode: @unchecked Sendable {
         loop.watch(socket) { [unowned self] socket in receiveAll(from: socket) }
         // A fine clock, so the interval can follow the coordinator's welcome.
         loop.every(0.05) { [unowned self] in
+            sendPendingProgress()
             if Date().timeIntervalSince(lastHeartbeatSent) >= heartbeatInterval { heartbeat() }
         }
         loop.post { [unowned self] in sayHello() }
@@ -89,6 +94,7 @@ public final class WorkerNode: @unchecked Sendable {
     public func stop() {
         engine.shutdown()
         loop.post { [unowned self] in
+            sendPendingProgress()
             var goodbye = Photocluster_V1_WorkerGoodbye()
             goodbye.handedBack = []
             send(.goodbye(goodbye))
@@ -224,6 +230,16 @@ public final class WorkerNode: @unchecked Sendable {
         flushUnsent()
     }
 
+    /// Sends the progress gathered since the last batch. Runs before every outcome, so the
+    /// coordinator always learns what a worker holds before it learns how the photo ended.
+    private func sendPendingProgress() {
+        let batch = pendingProgress.withLock { pending -> [Photocluster_V1_StageProgress] in
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending
+        }
+        for progress in batch { send(.progress(progress)) }
+    }
+
     private func flushUnsent() {
         guard let socket else { return }
         while let next = unsent.first {
@@ -249,7 +265,7 @@ public final class WorkerNode: @unchecked Sendable {
         progress.bytes = bytes
         progress.pixels = pixels
         progress.seconds = seconds
-        loop.post { [unowned self] in send(.progress(progress)) }
+        pendingProgress.withLock { $0.append(progress) }
     }
 
     private func finished(_ work: PhotoWork, _ outcome: PhotoWork.Outcome) {
@@ -289,6 +305,7 @@ public final class WorkerNode: @unchecked Sendable {
             metrics.photoEnded(outcome: "cancelled")
         }
         loop.post { [unowned self] in
+            sendPendingProgress()
             send(body)
             var credit = Photocluster_V1_Credit()
             credit.grant = 1

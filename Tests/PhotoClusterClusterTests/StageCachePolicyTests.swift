@@ -1,0 +1,149 @@
+import Foundation
+import LoopbackHTTP
+import PhotoClusterCore
+import PhotoClusterImaging
+import PhotoClusterProto
+import PhotoClusterTestSupport
+import XCTest
+
+@testable import PhotoClusterWorker
+
+/// What a worker keeps for a photo's return: the downloaded bytes of every photo, and the
+/// pixels of each finished stage only while the photo has not finished.
+final class StageCachePolicyTests: XCTestCase {
+    private var server: LoopbackHTTPServer!
+    private var photo = Data()
+    private var url: String { "\(server.baseURL)/coffee.jpg" }
+
+    override func setUpWithError() throws {
+        photo = try Data(contentsOf: Repository.samplePhotos.appendingPathComponent("coffee.jpg"))
+        let body = photo
+        server = try LoopbackHTTPServer { _ in HTTPResponse(body: body) }
+    }
+
+    override func tearDown() {
+        server.stop()
+    }
+
+    func testAFinishedPhotoLeavesItsBytesButNotItsPixels() throws {
+        let run = try EngineRun(filters: .builtIn)
+        defer { run.engine.shutdown() }
+        run.submit(graph(filters: ["sepia"], attempt: 1))
+        XCTAssertEqual(try run.waitForOutcome(attempt: 1), "encoded")
+        guard case .bytes(let bytes)? = run.engine.cache.get(.downloaded(url: url)) else {
+            return XCTFail("the download is kept")
+        }
+        XCTAssertEqual(bytes, photo)
+        XCTAssertNil(run.engine.cache.get(.decoded(url: url, fastDCT: false)), "a finished photo's pixels are not kept")
+        XCTAssertEqual(run.engine.cache.usedBytes, photo.count)
+    }
+
+    /// Cancelled while its second filter runs: the first filter's output is kept, and the photo
+    /// sent again starts from it.
+    func testAPhotoInterruptedAfterAFilterResumesFromThatFiltersOutput() throws {
+        let gate = GateFilter(name: "gate", inPlace: false)
+        let run = try EngineRun(filters: .builtIn, adding: gate)
+        defer { run.engine.shutdown() }
+        run.submit(graph(filters: ["blur:sigma=1", "gate"], attempt: 1))
+        XCTAssertEqual(gate.entered.wait(timeout: .now() + 30), .success, "the gate filter started")
+        run.engine.cancel(job: "cache", photos: nil)
+        XCTAssertEqual(try run.waitForOutcome(attempt: 1), "cancelled")
+
+        let blur = try FilterRegistry.builtIn.resolve("blur:sigma=1")
+        guard case .image(let kept, _)? = run.engine.cache.get(.filtered(url: url, fastDCT: false, prefix: [blur.identifier])) else {
+            return XCTFail("the blur's output is kept for the photo's return")
+        }
+        let decoded = try ImageCodec.decode(photo).image
+        let expected = try blur.stage.apply(toCopyOf: decoded, parameters: blur.parameters, isCancelled: { false })
+        XCTAssertEqual(Data(bytes: kept.pixels, count: kept.byteCount), Data(bytes: expected.pixels, count: expected.byteCount))
+
+        gate.open.withLock { $0 = true }
+        run.submit(graph(filters: ["blur:sigma=1", "gate"], attempt: 2))
+        XCTAssertEqual(try run.waitForOutcome(attempt: 2), "encoded")
+        XCTAssertEqual(run.stages(attempt: 2), [.filter, .encode], "no download, decode or blur the second time")
+        XCTAssertEqual(server.requests(forPath: "/coffee.jpg"), 1)
+        XCTAssertNil(run.engine.cache.get(.decoded(url: url, fastDCT: false)), "finished now: its pixels left the cache")
+        XCTAssertEqual(run.engine.cache.count, 1, "only the download stays")
+    }
+
+    /// Cancelled halfway through a filter that changes its input in place: the cached decoded
+    /// pixels must be untouched (the filter ran on a copy), and the photo resumes from them.
+    func testAFilterStoppedHalfwayLeavesTheCachedPixelsUntouched() throws {
+        let gate = GateFilter(name: "gate", inPlace: true)
+        let run = try EngineRun(filters: .builtIn, adding: gate)
+        defer { run.engine.shutdown() }
+        run.submit(graph(filters: ["gate"], attempt: 1))
+        XCTAssertEqual(gate.entered.wait(timeout: .now() + 30), .success, "the gate filter started")
+        run.engine.cancel(job: "cache", photos: nil)
+        XCTAssertEqual(try run.waitForOutcome(attempt: 1), "cancelled")
+        guard case .image(let kept, _)? = run.engine.cache.get(.decoded(url: url, fastDCT: false)) else {
+            return XCTFail("the decoded pixels are kept for the photo's return")
+        }
+        let decoded = try ImageCodec.decode(photo).image
+        XCTAssertEqual(Data(bytes: kept.pixels, count: kept.byteCount), Data(bytes: decoded.pixels, count: decoded.byteCount))
+
+        gate.open.withLock { $0 = true }
+        run.submit(graph(filters: ["gate"], attempt: 2))
+        XCTAssertEqual(try run.waitForOutcome(attempt: 2), "encoded")
+        XCTAssertEqual(run.stages(attempt: 2), [.filter, .encode], "resumed from the decoded pixels")
+        XCTAssertEqual(server.requests(forPath: "/coffee.jpg"), 1)
+    }
+
+    private func graph(filters: [String], attempt: UInt32) -> Photocluster_V1_PhotoGraph {
+        var graph = Photocluster_V1_PhotoGraph()
+        graph.jobID = "cache"
+        graph.photoIndex = 0
+        graph.name = "coffee"
+        graph.url = url
+        graph.format = .jpeg
+        graph.filters = filters.map { text in
+            let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+            return .with { spec in
+                spec.name = parts[0]
+                if parts.count > 1 {
+                    spec.params = parts[1].split(separator: ",").map { pair in
+                        let kv = pair.split(separator: "=").map(String.init)
+                        return .with { $0.key = kv[0]; $0.value = kv[1] }
+                    }
+                }
+            }
+        }
+        graph.attempt = attempt
+        return graph
+    }
+}
+
+/// A worker engine whose stage reports and outcomes the test can read.
+private final class EngineRun: @unchecked Sendable {
+    private(set) var engine: WorkerEngine!
+    private let reported = LockedBox<[(attempt: UInt32, stage: Photocluster_V1_Stage)]>([])
+    private let outcomes = LockedBox<[UInt32: String]>([:])
+
+    init(filters: FilterRegistry, adding extra: (any FilterStage)? = nil) throws {
+        var registry = filters
+        if let extra { try registry.register(extra) }
+        engine = WorkerEngine(
+            configuration: .init(concurrency: 1, downloadSlots: 2), filters: registry,
+            onStage: { [reported] work, stage, _, _, _ in reported.withLock { $0.append((work.graph.attempt, stage)) } },
+            onOutcome: { [outcomes] work, outcome in
+                let kind: String
+                switch outcome {
+                case .encoded: kind = "encoded"
+                case .cancelled: kind = "cancelled"
+                case .failed(_, let stage, let reason, _): kind = "failed \(stage): \(reason)"
+                }
+                outcomes.withLock { $0[work.graph.attempt] = kind }
+            })
+    }
+
+    func submit(_ graph: Photocluster_V1_PhotoGraph) { engine.submit(graph) }
+
+    func waitForOutcome(attempt: UInt32) throws -> String {
+        XCTAssertTrue(eventually(timeout: 30) { self.outcomes.current[attempt] != nil }, "attempt \(attempt) ended")
+        return try XCTUnwrap(outcomes.current[attempt])
+    }
+
+    func stages(attempt: UInt32) -> [Photocluster_V1_Stage] {
+        reported.current.filter { $0.attempt == attempt }.map(\.stage)
+    }
+}
