@@ -138,7 +138,7 @@ extension CoordinatorNode {
         }
         for target in targets { writing.insert(PhotoRef(job: result.jobID, index: target.index)) }
         let tag = "\(result.jobID)-\(result.attempt)"
-        writers.addOperation { [weak self] in
+        writers.submit { [weak self] in
             let outcomes = targets.map { target -> (UInt32, URL, Error?) in
                 do {
                     try OutputWriter.write(result.encoded, to: target.destination, tag: tag)

@@ -15,13 +15,9 @@ public final class CoordinatorNode: @unchecked Sendable {
     public let coordinatorID = "coordinator-\(UUID().uuidString.prefix(8).lowercased())"
     private let context: ZMQContext
     let loop = EventLoopThread(name: "coordinator")
-    /// Writes results off the loop thread, so file creation never holds up dispatch.
-    let writers: OperationQueue = {
-        let queue = OperationQueue()
-        queue.name = "result writers"
-        queue.maxConcurrentOperationCount = 4
-        return queue
-    }()
+    /// Writes results off the loop thread, so file creation never holds up dispatch, and off
+    /// libdispatch's pool, so a write waiting for the disk never holds up a photo's stages.
+    let writers = BlockingWorkThreads(name: "writer", limit: 4)
     private var zap: ZAPHandler?
 
     // Loop-thread state.
@@ -118,7 +114,7 @@ public final class CoordinatorNode: @unchecked Sendable {
 
     public func stop() {
         loop.stop()
-        writers.waitUntilAllOperationsAreFinished()
+        writers.stop()
         zap?.stop()
     }
 
