@@ -6,7 +6,8 @@ import Foundation
 /// photo pipeline needs: on one core, every `fsync` left the core idle.
 ///
 /// Jobs start in submission order, each on the first free thread; threads are started as jobs
-/// need them, up to `limit`. The condition's lock guards every stored property below it.
+/// need them, up to `limit`. The condition's lock guards the four variables below it; only the
+/// threads wait on it, so a new job wakes exactly one of them.
 public final class BlockingWorkThreads: @unchecked Sendable {
     private let name: String
     private let limit: Int
@@ -14,8 +15,11 @@ public final class BlockingWorkThreads: @unchecked Sendable {
     private var pending: [() -> Void] = []
     private var threads = 0
     private var idleThreads = 0
-    private var running = 0
     private var stopping = false
+    /// Entered per job submitted and left when it has run (`waitUntilIdle`).
+    private let unfinishedJobs = DispatchGroup()
+    /// Entered per thread started and left when it ends (`stop`).
+    private let liveThreads = DispatchGroup()
 
     public init(name: String, limit: Int) {
         self.name = name
@@ -29,27 +33,27 @@ public final class BlockingWorkThreads: @unchecked Sendable {
             condition.unlock()
             return body()
         }
+        unfinishedJobs.enter()
         pending.append(body)
         if idleThreads == 0 && threads < limit {
             threads += 1
+            liveThreads.enter()
             let thread = Thread { [self, index = threads] in
                 // A name given before start() is lost on Linux (see EventLoopThread).
                 Thread.current.name = "\(name) \(index)"
                 work()
+                liveThreads.leave()
             }
             thread.start()
         } else {
-            // Not `signal()`: it might wake a caller of `waitUntilIdle()` instead of a thread.
-            condition.broadcast()
+            condition.signal()
         }
         condition.unlock()
     }
 
     /// Blocks until every job submitted so far has finished.
     public func waitUntilIdle() {
-        condition.lock()
-        while !pending.isEmpty || running > 0 { condition.wait() }
-        condition.unlock()
+        unfinishedJobs.wait()
     }
 
     /// Lets the jobs already submitted finish, then ends the threads.
@@ -57,8 +61,8 @@ public final class BlockingWorkThreads: @unchecked Sendable {
         condition.lock()
         stopping = true
         condition.broadcast()
-        while threads > 0 { condition.wait() }
         condition.unlock()
+        liveThreads.wait()
     }
 
     private func work() {
@@ -72,15 +76,12 @@ public final class BlockingWorkThreads: @unchecked Sendable {
                 continue
             }
             let job = pending.removeFirst()
-            running += 1
             condition.unlock()
             job()
+            unfinishedJobs.leave()
             condition.lock()
-            running -= 1
-            if pending.isEmpty && running == 0 { condition.broadcast() }
         }
         threads -= 1
-        condition.broadcast()
         condition.unlock()
     }
 }
