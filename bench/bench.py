@@ -267,8 +267,9 @@ class Bench:
                 "--out", out, "--json"]
 
     def job_copies(self, files):
-        """Copies of the set in one cluster job: --job-copies, and enough for --job-photos photos."""
-        return max(self.args.job_copies, -(-self.args.job_photos // len(files)))
+        """Copies of the set in one cluster job: --job-copies, and enough for --job-megapixels."""
+        megapixels = sum(self.megapixels(p) for p in files)
+        return max(self.args.job_copies, math.ceil(self.args.job_megapixels / megapixels))
 
     def embedded(self, work, set_key, files, cores):
         copies = self.job_copies(files)
@@ -705,7 +706,7 @@ class Bench:
                "as a whole command, downloading over loopback HTTP (LoopbackHTTP) and writing files (each flushed to the disk "
                "before it takes its name); the TCP figure is the `cluster submit --coordinator` command against a running "
                "coordinator and worker. A cluster job holds the set several times (at least 3 copies and "
-               f"{self.args.job_photos} photos), and \"the job alone\" is the coordinator's time from accepting it to its last "
+               f"{self.args.job_megapixels:.0f} MP), and \"the job alone\" is the coordinator's time from accepting it to its last "
                "photo. The 12-MP photos are the "
                "samples upscaled with Lanczos and saved at quality 90: smoother than camera photos, so every tool decodes "
                "them faster than real 12-MP photos."]
@@ -823,9 +824,9 @@ def main():
     parser.add_argument("--job-copies", type=int, default=3,
                         help="embedded and tcp jobs hold each photo set this many times (each copy its own URLs), "
                              "so a job lasts long enough that its start-up is amortised as in real jobs")
-    parser.add_argument("--job-photos", type=int, default=100,
-                        help="and at least this many photos (small photos take milliseconds each: a job of a few dozen "
-                             "would be timed mostly by its start and its end)")
+    parser.add_argument("--job-megapixels", type=float, default=40,
+                        help="and at least this many megapixels (small photos take milliseconds each: a job of a few "
+                             "dozen would be timed mostly by its start and its end)")
     parser.add_argument("--budget", type=float, default=20.0, help="seconds one figure may take before runs are cut")
     parser.add_argument("--tools", default="", help="comma-separated subset of: " + ",".join(t for t, _ in TOOLS))
     parser.add_argument("--works", default="", help="comma-separated subset of: " + ",".join(WORKS))
