@@ -32,6 +32,24 @@ final class BandedEncodeTests: XCTestCase {
         }
     }
 
+    /// Every built-in point filter, not only sepia, gives the same file inside the encoder.
+    func testEveryBuiltInPointFilterGivesTheSameFileInsideTheEncoder() throws {
+        let registry = FilterRegistry.builtIn
+        let points = registry.names.filter { registry.stages[$0] is PointFilter }
+        XCTAssertEqual(points, ["brightness", "grayscale", "posterize", "sepia"])
+        let image = randomImage(seed: 11)
+        for text in ["brightness:brightness=0.2,contrast=1.7", "grayscale", "posterize:levels=5", "sepia:intensity=0.6"] {
+            let filter = try registry.resolve(text)
+            let transform = try XCTUnwrap(filter.pixelTransform, text)
+            let filtered = try filter.stage.apply(toCopyOf: image, parameters: filter.parameters) { false }
+            for format in [ImageFormat.jpeg, .png] {
+                XCTAssertEqual(
+                    try ImageCodec.encode(image, as: format, quality: 85, transform: transform),
+                    try ImageCodec.encode(filtered, as: format, quality: 85), "\(text) as \(format)")
+            }
+        }
+    }
+
     func testChainedTransformsRunInOrder() throws {
         let image = randomImage(seed: 9)
         let once = try sepia.apply(toCopyOf: image, parameters: parameters(0.5)) { false }

@@ -1,6 +1,6 @@
 /// Brightness and contrast on r, g, b: out = round(clamp((in − 127.5)·contrast + 127.5 + brightness·255, 0, 255)),
 /// rounding halves away from zero. Alpha is unchanged.
-public struct BrightnessFilter: FilterStage {
+public struct BrightnessFilter: PointFilter {
     public init() {}
 
     public var descriptor: FilterDescriptor {
@@ -13,12 +13,11 @@ public struct BrightnessFilter: FilterStage {
         )
     }
 
-    public func apply(to image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage {
+    public func pixelTransform(parameters: FilterParameters) -> PixelTransform {
         let brightness = parameters["brightness"], contrast = parameters["contrast"]
-        try ChannelTable.apply(to: image, isCancelled: isCancelled) { i in
+        return ChannelTable.transform { i in
             let v = (Double(i) - 127.5) * contrast + 127.5 + brightness * 255
             return UInt8(min(max(v, 0), 255).rounded(.toNearestOrAwayFromZero))
         }
-        return image
     }
 }

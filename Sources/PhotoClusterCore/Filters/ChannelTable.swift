@@ -1,25 +1,27 @@
-/// Applies a map of the 256 byte values to r, g and b of every pixel; alpha is untouched.
+/// A map of the 256 byte values applied to r, g and b of every pixel; alpha is copied.
 ///
 /// For filters whose output channel depends only on the same input channel, a table computed
-/// once in Double is exact to the definition and costs one load per byte.
+/// once in Double is exact to the definition and costs one load per byte. As a point filter's
+/// transform it also runs inside the encoder (see `PointFilter`).
 enum ChannelTable {
-    static func apply(to image: RGBAImage, isCancelled: () -> Bool, value: (Int) -> UInt8) throws {
-        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { buffer in
-            let table = buffer.baseAddress!
-            for i in 0..<256 { table[i] = value(i) }
-            try RowBands.forEach(in: image, isCancelled: isCancelled) { rows in
-                map(image.pixels + rows.lowerBound * image.width * 4, count: rows.count * image.width, table: table)
-            }
+    /// The transform that maps each channel through `value`, worked out once for all 256 inputs.
+    static func transform(_ value: (Int) -> UInt8) -> PixelTransform {
+        let table = (0..<256).map(value)
+        return { source, destination, count in
+            table.withUnsafeBufferPointer { map(source, destination, count: count, table: $0.baseAddress!) }
         }
     }
 
+    /// `source` and `destination` are the same memory or do not overlap: each byte is read
+    /// before it is written.
     @inline(__always)
-    static func map(_ p: UnsafeMutablePointer<UInt8>, count: Int, table t: UnsafePointer<UInt8>) {
+    static func map(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt8>, count: Int, table t: UnsafePointer<UInt8>) {
         for n in 0..<count {
-            let q = p + n &* 4
-            q[0] = t[Int(q[0])]
-            q[1] = t[Int(q[1])]
-            q[2] = t[Int(q[2])]
+            let i = n &* 4
+            destination[i] = t[Int(source[i])]
+            destination[i &+ 1] = t[Int(source[i &+ 1])]
+            destination[i &+ 2] = t[Int(source[i &+ 2])]
+            destination[i &+ 3] = source[i &+ 3]
         }
     }
 }

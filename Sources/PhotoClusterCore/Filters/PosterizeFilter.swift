@@ -1,7 +1,7 @@
 /// Posterize: each of r, g, b is quantised to `levels` evenly spaced values,
 /// q = round(round(in·(levels − 1)/255)·255/(levels − 1)), rounding halves away from zero
 /// (so with 3 levels the middle value is 128). Alpha is unchanged.
-public struct PosterizeFilter: FilterStage {
+public struct PosterizeFilter: PointFilter {
     public init() {}
 
     public var descriptor: FilterDescriptor {
@@ -11,12 +11,11 @@ public struct PosterizeFilter: FilterStage {
         )
     }
 
-    public func apply(to image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage {
+    public func pixelTransform(parameters: FilterParameters) -> PixelTransform {
         let steps = parameters["levels"] - 1
-        try ChannelTable.apply(to: image, isCancelled: isCancelled) { i in
+        return ChannelTable.transform { i in
             let level = (Double(i) * steps / 255).rounded(.toNearestOrAwayFromZero)
             return UInt8((level * 255 / steps).rounded(.toNearestOrAwayFromZero))
         }
-        return image
     }
 }
