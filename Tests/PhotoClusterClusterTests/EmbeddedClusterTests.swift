@@ -25,6 +25,9 @@ final class EmbeddedClusterTests: XCTestCase {
                 return HTTPResponse(body: bytes.prefix(bytes.count / 2))
             case "/flaky":
                 return HTTPResponse(status: 503)
+            case "/slow.jpg":
+                let bytes = try! Data(contentsOf: photos.appendingPathComponent("clock.jpg"))
+                return HTTPResponse(body: bytes, trickle: (chunk: 1_000, interval: 0.05))
             default:
                 let file = photos.appendingPathComponent(String(request.path.dropFirst()))
                 guard let bytes = try? Data(contentsOf: file) else { return .notFound() }
@@ -102,6 +105,22 @@ final class EmbeddedClusterTests: XCTestCase {
         XCTAssertEqual(photo.attempts, 3)
         XCTAssertEqual(server.requests(forPath: "/flaky"), 3)
         XCTAssertEqual(summary?.retries, 2)
+    }
+
+    /// A coordinator killed while writing a result leaves a hidden temporary file; the one that
+    /// finishes the job removes its job's leftovers, and only those.
+    func testFinishingAJobRemovesItsLeftoverTemporaryFiles() async throws {
+        let job = try await client.submit(try ClusterHarness.submit([("slow", "\(server.baseURL)/slow.jpg")], out: out))
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let leftover = out.appendingPathComponent(".gone.jpg.\(job.id)-1.tmp")
+        let unrelated = out.appendingPathComponent(".other.jpg.job-elsewhere-1.tmp")
+        for file in [leftover, unrelated] { try Data("cut short".utf8).write(to: file) }
+        var summary: JobSummary?
+        for await event in job.events { if case .finished(let finished) = event.body { summary = finished } }
+        XCTAssertEqual(summary?.phase, .didFinish)
+        XCTAssertEqual(summary?.photo(named: "slow")?.state, .done)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: leftover.path), "the job's leftover is gone")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: unrelated.path), "another job's file is left alone")
     }
 
     func testPNGOutputIsExactSepia() async throws {

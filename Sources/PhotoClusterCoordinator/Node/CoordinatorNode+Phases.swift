@@ -3,7 +3,9 @@ import PhotoClusterCore
 import PhotoClusterProto
 
 /// The end of a job: will finish (write `index.json`) → did finish, or, for a cancelled job,
-/// its cancel handlers (remove temporary files, record what was cancelled) → cancelled.
+/// its cancel handlers (remove temporary files, record what was cancelled) → cancelled. Either
+/// way no temporary file of the job stays: a coordinator killed while writing a result leaves
+/// one, which the coordinator that finishes the job (restarted from the journal) removes.
 extension CoordinatorNode {
     func finish(_ jobID: String) {
         guard let job = jobs[jobID] else { return }
@@ -14,6 +16,7 @@ extension CoordinatorNode {
         } else {
             jobs[jobID]?.enter(.willFinish)
             publish(jobID, .phase(.willFinish))
+            removeTemporaryFiles(of: job)
             writeIndex(of: job)
             jobs[jobID]?.enter(.didFinish)
         }
@@ -62,7 +65,8 @@ extension CoordinatorNode {
         }
     }
 
-    /// Temporary files this job may have left (a write cut short); finished files stay.
+    /// Temporary files this job may have left (a write cut short); finished files stay. Called
+    /// once every photo is settled, so no write of this job is still running.
     private func removeTemporaryFiles(of job: Job) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: job.outputDirectory.path)) ?? []
         for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") && name.contains(".\(job.id)-") {
