@@ -34,12 +34,11 @@ final class PhotoWork: @unchecked Sendable {
     let filters: [ConfiguredFilter]
     var key: Key { Key(job: graph.jobID, photo: graph.photoIndex) }
 
-    /// The cache key of the decoded image.
-    var decodedKey: StageCache.Key { .decoded(url: graph.url, fastDCT: graph.fastDct) }
-
-    /// The cache key of the output of the first `count` filters.
-    func filteredKey(count: Int) -> StageCache.Key {
-        .filtered(url: graph.url, fastDCT: graph.fastDct, prefix: filters.prefix(count).map(\.identifier))
+    /// The cache key of the pixels after the first `filtersDone` filters: the decoded image for 0.
+    func pixelsKey(filtersDone: Int) -> StageCache.Key {
+        filtersDone == 0
+            ? .decoded(url: graph.url, fastDCT: graph.fastDct)
+            : .filtered(url: graph.url, fastDCT: graph.fastDct, prefix: filters.prefix(filtersDone).map(\.identifier))
     }
 
     private let contents = LockedBox(Contents())

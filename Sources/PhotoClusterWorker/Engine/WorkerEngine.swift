@@ -178,8 +178,7 @@ public final class WorkerEngine: @unchecked Sendable {
     /// The decoded image with the most of the chain already applied, if the cache has one.
     private func longestCachedPrefix(of work: PhotoWork) -> (filtersDone: Int, image: RGBAImage, format: ImageFormat)? {
         for count in stride(from: work.filters.count, through: 0, by: -1) {
-            let key: StageCache.Key = count == 0 ? work.decodedKey : work.filteredKey(count: count)
-            if case .image(let image, let format)? = cache.get(key) { return (count, image, format) }
+            if case .image(let image, let format)? = cache.get(work.pixelsKey(filtersDone: count)) { return (count, image, format) }
         }
         return nil
     }
@@ -208,8 +207,7 @@ public final class WorkerEngine: @unchecked Sendable {
     /// interrupted photos, which do come back, and the memory is free for the next photo at
     /// once: memory new to the process costs a page fault per 4 KB.
     private func forgetPixels(of work: PhotoWork) {
-        cache.remove(work.decodedKey)
-        for count in stride(from: 1, through: work.filters.count, by: 1) { cache.remove(work.filteredKey(count: count)) }
+        for count in 0...work.filters.count { cache.remove(work.pixelsKey(filtersDone: count)) }
     }
 
     // MARK: - Control

@@ -23,7 +23,7 @@ final class DecodeOperation: Operation, @unchecked Sendable {
         let started = Date()
         do {
             let decoded = try ImageCodec.decode(bytes, maxPixels: maxPixels, fastDCT: work.graph.fastDct)
-            cache.put(work.decodedKey, .image(decoded.image, decoded.format))
+            cache.put(work.pixelsKey(filtersDone: 0), .image(decoded.image, decoded.format))
             work.update {
                 $0.image = decoded.image
                 $0.imageIsShared = true
