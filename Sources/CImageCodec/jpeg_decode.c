@@ -183,13 +183,8 @@ static ic_status decode(decode_job *job, const uint8_t *data, size_t size, uint6
     return IC_OK;
 }
 
-ic_status ic_decode_jpeg(const uint8_t *data, size_t size, uint64_t max_pixels,
+ic_status ic_decode_jpeg(const uint8_t *data, size_t size, uint64_t max_pixels, int fast_dct,
                          ic_image *out, char *message, size_t message_size) {
-    return ic_decode_jpeg_fast(data, size, max_pixels, 0, out, message, message_size);
-}
-
-ic_status ic_decode_jpeg_fast(const uint8_t *data, size_t size, uint64_t max_pixels, int fast_dct,
-                              ic_image *out, char *message, size_t message_size) {
     memset(out, 0, sizeof *out);
     ic_set_message(message, message_size, "%s", "");
     if (data == NULL || size == 0) {

@@ -105,14 +105,8 @@ static ic_status encode(encode_job *job, const uint8_t *rgba, uint32_t width, ui
 }
 
 ic_status ic_encode_jpeg(const uint8_t *rgba, uint32_t width, uint32_t height, int quality,
-                         uint8_t **out, size_t *out_size, char *message, size_t message_size) {
-    return ic_encode_jpeg_banded(rgba, width, height, quality, 0, NULL, out, out_size, message,
-                                 message_size);
-}
-
-ic_status ic_encode_jpeg_banded(const uint8_t *rgba, uint32_t width, uint32_t height, int quality,
-                                int fast_dct, const ic_encode_hooks *hooks, uint8_t **out,
-                                size_t *out_size, char *message, size_t message_size) {
+                         int fast_dct, const ic_encode_hooks *hooks, uint8_t **out,
+                         size_t *out_size, char *message, size_t message_size) {
     *out = NULL;
     *out_size = 0;
     ic_set_message(message, message_size, "%s", "");

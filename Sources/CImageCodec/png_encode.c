@@ -88,13 +88,8 @@ static int write_png(png_structp png, png_infop info, png_sink *sink, const uint
 }
 
 ic_status ic_encode_png(const uint8_t *rgba, uint32_t width, uint32_t height,
-                        uint8_t **out, size_t *out_size, char *message, size_t message_size) {
-    return ic_encode_png_banded(rgba, width, height, NULL, out, out_size, message, message_size);
-}
-
-ic_status ic_encode_png_banded(const uint8_t *rgba, uint32_t width, uint32_t height,
-                               const ic_encode_hooks *hooks, uint8_t **out, size_t *out_size,
-                               char *message, size_t message_size) {
+                        const ic_encode_hooks *hooks, uint8_t **out, size_t *out_size,
+                        char *message, size_t message_size) {
     *out = NULL;
     *out_size = 0;
     ic_set_message(message, message_size, "%s", "");

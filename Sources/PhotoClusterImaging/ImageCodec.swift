@@ -36,7 +36,7 @@ public enum ImageCodec {
             data.withUnsafeBytes { raw in
                 let bytes = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
                 switch format {
-                case .jpeg: return ic_decode_jpeg_fast(bytes, raw.count, cap, fastDCT ? 1 : 0, &decoded, message, messageSize)
+                case .jpeg: return ic_decode_jpeg(bytes, raw.count, cap, fastDCT ? 1 : 0, &decoded, message, messageSize)
                 case .png: return ic_decode_png(bytes, raw.count, cap, &decoded, message, messageSize)
                 }
             }
@@ -74,11 +74,11 @@ public enum ImageCodec {
                     let status: ic_status
                     switch format {
                     case .jpeg:
-                        status = ic_encode_jpeg_banded(
+                        status = ic_encode_jpeg(
                             image.pixels, width, height, Int32(clamping: quality), fastDCT ? 1 : 0, &hooks, &output, &outputSize, message,
                             messageSize)
                     case .png:
-                        status = ic_encode_png_banded(image.pixels, width, height, &hooks, &output, &outputSize, message, messageSize)
+                        status = ic_encode_png(image.pixels, width, height, &hooks, &output, &outputSize, message, messageSize)
                     }
                     bandSaidStop = status == IC_STOPPED
                     return bandSaidStop ? IC_OK : status

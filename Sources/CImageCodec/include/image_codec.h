@@ -51,26 +51,13 @@ ic_format ic_sniff(const uint8_t *data, size_t size);
  * Decode to RGBA8. The header's size is checked against `max_pixels` before
  * any pixel memory is allocated. On IC_OK `out->pixels` is the caller's; on
  * any other status `out` is zeroed and `message` says why.
+ * JPEG: a nonzero `fast_dct` uses libjpeg-turbo's fast integer DCT and chroma upsampling by
+ * replication: faster, a little less accurate.
  */
-ic_status ic_decode_jpeg(const uint8_t *data, size_t size, uint64_t max_pixels,
+ic_status ic_decode_jpeg(const uint8_t *data, size_t size, uint64_t max_pixels, int fast_dct,
                          ic_image *out, char *message, size_t message_size);
 ic_status ic_decode_png(const uint8_t *data, size_t size, uint64_t max_pixels,
                         ic_image *out, char *message, size_t message_size);
-/* ic_decode_jpeg with libjpeg-turbo's fast integer DCT and chroma upsampling by replication when
- * `fast_dct` is nonzero: faster, a little less accurate. */
-ic_status ic_decode_jpeg_fast(const uint8_t *data, size_t size, uint64_t max_pixels, int fast_dct,
-                              ic_image *out, char *message, size_t message_size);
-
-/*
- * Encode RGBA8 pixels. On IC_OK `*out` is a malloc'd buffer of `*out_size`
- * bytes; otherwise `*out` is NULL and `message` says why.
- * JPEG: quality is clamped to 1...100, chroma is subsampled 4:2:0, alpha is dropped.
- * PNG: RGB when every alpha is 255, else RGBA; fast compression.
- */
-ic_status ic_encode_jpeg(const uint8_t *rgba, uint32_t width, uint32_t height, int quality,
-                         uint8_t **out, size_t *out_size, char *message, size_t message_size);
-ic_status ic_encode_png(const uint8_t *rgba, uint32_t width, uint32_t height,
-                        uint8_t **out, size_t *out_size, char *message, size_t message_size);
 
 /*
  * Called by an encoder for each band of up to IC_BAND_ROWS rows just before it compresses them:
@@ -92,14 +79,20 @@ typedef struct {
 
 #define IC_BAND_ROWS 16
 
-/* The encoders above, calling `hooks->band` (when hooks is not NULL) for every band of rows.
- * JPEG: a nonzero `fast_dct` uses the fast integer DCT at quality 90 or less. */
-ic_status ic_encode_jpeg_banded(const uint8_t *rgba, uint32_t width, uint32_t height, int quality,
-                                int fast_dct, const ic_encode_hooks *hooks, uint8_t **out,
-                                size_t *out_size, char *message, size_t message_size);
-ic_status ic_encode_png_banded(const uint8_t *rgba, uint32_t width, uint32_t height,
-                               const ic_encode_hooks *hooks, uint8_t **out, size_t *out_size,
-                               char *message, size_t message_size);
+/*
+ * Encode RGBA8 pixels, calling `hooks->band` (when hooks is not NULL) for every band of rows.
+ * On IC_OK `*out` is a malloc'd buffer of `*out_size` bytes; otherwise `*out` is NULL and
+ * `message` says why.
+ * JPEG: quality is clamped to 1...100, chroma is subsampled 4:2:0, alpha is dropped; a nonzero
+ * `fast_dct` uses the fast integer DCT at quality 90 or less.
+ * PNG: RGB when every alpha is 255, else RGBA; fast compression.
+ */
+ic_status ic_encode_jpeg(const uint8_t *rgba, uint32_t width, uint32_t height, int quality,
+                         int fast_dct, const ic_encode_hooks *hooks, uint8_t **out,
+                         size_t *out_size, char *message, size_t message_size);
+ic_status ic_encode_png(const uint8_t *rgba, uint32_t width, uint32_t height,
+                        const ic_encode_hooks *hooks, uint8_t **out, size_t *out_size,
+                        char *message, size_t message_size);
 
 /* Frees a buffer returned by this library. */
 void ic_free(void *buffer);
