@@ -13,15 +13,20 @@ enum ClusterHarness {
         submit.outputDir = out.path
         submit.format = format
         submit.quality = 90
-        submit.filters = try filters.map { text in
+        submit.filters = try filterSpecs(filters)
+        submit.photos = photos.map { photo in Photocluster_V1_ManifestEntry.with { $0.name = photo.name; $0.url = photo.url } }
+        return submit
+    }
+
+    /// Filters written as on the command line (`blur:sigma=2`), as the protocol carries them.
+    static func filterSpecs(_ texts: [String]) throws -> [Photocluster_V1_FilterSpec] {
+        try texts.map { text in
             let spec = try FilterSpec(parsing: text)
             return Photocluster_V1_FilterSpec.with { f in
                 f.name = spec.name
                 f.params = spec.parameters.map { p in Photocluster_V1_FilterParam.with { $0.key = p.key; $0.value = p.value } }
             }
         }
-        submit.photos = photos.map { photo in Photocluster_V1_ManifestEntry.with { $0.name = photo.name; $0.url = photo.url } }
-        return submit
     }
 
     /// Every sample photo as served by `server`.

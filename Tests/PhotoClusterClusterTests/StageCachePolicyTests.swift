@@ -28,7 +28,7 @@ final class StageCachePolicyTests: XCTestCase {
     func testAFinishedPhotoLeavesItsBytesButNotItsPixels() throws {
         let run = try EngineRun(filters: .builtIn)
         defer { run.engine.shutdown() }
-        run.submit(graph(filters: ["sepia"], attempt: 1))
+        run.submit(try graph(filters: ["sepia"], attempt: 1))
         XCTAssertEqual(try run.waitForOutcome(attempt: 1), "encoded")
         guard case .bytes(let bytes)? = run.engine.cache.get(.downloaded(url: url)) else {
             return XCTFail("the download is kept")
@@ -44,7 +44,7 @@ final class StageCachePolicyTests: XCTestCase {
         let gate = GateFilter(name: "gate", inPlace: false)
         let run = try EngineRun(filters: .builtIn, adding: gate)
         defer { run.engine.shutdown() }
-        run.submit(graph(filters: ["blur:sigma=1", "gate"], attempt: 1))
+        run.submit(try graph(filters: ["blur:sigma=1", "gate"], attempt: 1))
         XCTAssertEqual(gate.entered.wait(timeout: .now() + 30), .success, "the gate filter started")
         run.engine.cancel(job: "cache", photos: nil)
         XCTAssertEqual(try run.waitForOutcome(attempt: 1), "cancelled")
@@ -58,7 +58,7 @@ final class StageCachePolicyTests: XCTestCase {
         XCTAssertEqual(Data(bytes: kept.pixels, count: kept.byteCount), Data(bytes: expected.pixels, count: expected.byteCount))
 
         gate.open.withLock { $0 = true }
-        run.submit(graph(filters: ["blur:sigma=1", "gate"], attempt: 2))
+        run.submit(try graph(filters: ["blur:sigma=1", "gate"], attempt: 2))
         XCTAssertEqual(try run.waitForOutcome(attempt: 2), "encoded")
         XCTAssertEqual(run.stages(attempt: 2), [.filter, .encode], "no download, decode or blur the second time")
         XCTAssertEqual(server.requests(forPath: "/coffee.jpg"), 1)
@@ -72,7 +72,7 @@ final class StageCachePolicyTests: XCTestCase {
         let gate = GateFilter(name: "gate", inPlace: true)
         let run = try EngineRun(filters: .builtIn, adding: gate)
         defer { run.engine.shutdown() }
-        run.submit(graph(filters: ["gate"], attempt: 1))
+        run.submit(try graph(filters: ["gate"], attempt: 1))
         XCTAssertEqual(gate.entered.wait(timeout: .now() + 30), .success, "the gate filter started")
         run.engine.cancel(job: "cache", photos: nil)
         XCTAssertEqual(try run.waitForOutcome(attempt: 1), "cancelled")
@@ -83,31 +83,20 @@ final class StageCachePolicyTests: XCTestCase {
         XCTAssertEqual(Data(bytes: kept.pixels, count: kept.byteCount), Data(bytes: decoded.pixels, count: decoded.byteCount))
 
         gate.open.withLock { $0 = true }
-        run.submit(graph(filters: ["gate"], attempt: 2))
+        run.submit(try graph(filters: ["gate"], attempt: 2))
         XCTAssertEqual(try run.waitForOutcome(attempt: 2), "encoded")
         XCTAssertEqual(run.stages(attempt: 2), [.filter, .encode], "resumed from the decoded pixels")
         XCTAssertEqual(server.requests(forPath: "/coffee.jpg"), 1)
     }
 
-    private func graph(filters: [String], attempt: UInt32) -> Photocluster_V1_PhotoGraph {
+    private func graph(filters: [String], attempt: UInt32) throws -> Photocluster_V1_PhotoGraph {
         var graph = Photocluster_V1_PhotoGraph()
         graph.jobID = "cache"
         graph.photoIndex = 0
         graph.name = "coffee"
         graph.url = url
         graph.format = .jpeg
-        graph.filters = filters.map { text in
-            let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
-            return .with { spec in
-                spec.name = parts[0]
-                if parts.count > 1 {
-                    spec.params = parts[1].split(separator: ",").map { pair in
-                        let kv = pair.split(separator: "=").map(String.init)
-                        return .with { $0.key = kv[0]; $0.value = kv[1] }
-                    }
-                }
-            }
-        }
+        graph.filters = try ClusterHarness.filterSpecs(filters)
         graph.attempt = attempt
         return graph
     }

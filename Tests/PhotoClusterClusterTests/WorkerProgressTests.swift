@@ -53,6 +53,7 @@ final class WorkerProgressTests: XCTestCase {
         XCTAssertTrue(eventually { (try? router.receive(dontWait: true)) != nil }, "the worker said hello")
 
         func assign(_ photo: UInt32, _ name: String, filters: [String]) throws {
+            let specs = try ClusterHarness.filterSpecs(filters)
             var message = Photocluster_V1_CoordinatorToWorker()
             message.body = .assign(.with { assign in
                 assign.graph.jobID = "j"
@@ -60,7 +61,7 @@ final class WorkerProgressTests: XCTestCase {
                 assign.graph.name = name
                 assign.graph.url = "\(server.baseURL)/\(name).jpg"
                 assign.graph.attempt = 1
-                assign.graph.filters = filters.map { filter in .with { $0.name = filter } }
+                assign.graph.filters = specs
             })
             try router.send([Data("solo".utf8), Envelope.encode(message)])
         }
