@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterCore
 
 #if canImport(Glibc)
 import Glibc
@@ -115,16 +116,4 @@ extension CurveKeyPair {
         guard written == bytes.count, modeSet, synced else { throw failure("short write or chmod failed") }
         guard rename(temporary.path, file.path) == 0 else { throw failure(String(cString: strerror(errno))) }
     }
-}
-
-/// `write(2)` until every byte is out; lives outside the extension, whose `write(to:)` would shadow it.
-private func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
-    var done = 0
-    while done < bytes.count {
-        let result = write(descriptor, bytes.baseAddress! + done, bytes.count - done)
-        if result < 0 && errno == EINTR { continue }
-        if result <= 0 { break }
-        done += result
-    }
-    return done
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterCore
 
 /// Writes a result so that a file that exists is complete: bytes go to a hidden temporary name
 /// in the same directory and are flushed to the disk (`fsync`), then a rename puts them in
@@ -32,18 +33,7 @@ enum OutputWriter {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard fd >= 0 else { return String(cString: strerror(errno)) }
         var failure: String?
-        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = String(cString: strerror(errno))
-                    return
-                }
-                offset += written
-            }
-        }
+        if data.withUnsafeBytes({ writeAll(fd, $0) }) < data.count { failure = String(cString: strerror(errno)) }
         if failure == nil && fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
         if close(fd) != 0 && failure == nil { failure = String(cString: strerror(errno)) }
         return failure
