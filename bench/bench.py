@@ -270,14 +270,18 @@ class Bench:
         """Seconds per megapixel of the in-process pipeline (median of 3 passes over the set),
         taken just before a cluster run: the overhead then compares runs that met the same
         machine, which on a shared VM can change by 20% from one minute to the next."""
-        spec = WORKS[work]
-        command = self.pin(cores) + [self.args.pipeline, "pipeline", "--filter", spec["filter"], "--format", spec["format"],
-                                     "--quality", str(QUALITY), "--threads", str(cores), "--runs", "3", "--copy", "stream"] + files
+        command = self.pin(cores) + self.pipeline_command(work, cores, runs=3, copy="stream") + files
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0:
             raise RuntimeError(f"pipeline beside the cluster exited {done.returncode}: {done.stderr.strip()[-300:]}")
         result = json.loads(done.stdout.strip().splitlines()[-1])
         return median(result["seconds"]) / result["megapixels"]
+
+    def pipeline_command(self, work, cores, runs, copy):
+        """PipelineBenchmark's command for `work` on `cores` threads (the photo files go after it)."""
+        spec = WORKS[work]
+        return [self.args.pipeline, "pipeline", "--filter", spec["filter"], "--format", spec["format"], "--quality", str(QUALITY),
+                "--threads", str(cores), "--runs", str(runs), "--copy", copy]
 
     def job_copies(self, files):
         """Copies of the set in one cluster job: --job-copies, and enough for --job-megapixels."""
@@ -430,9 +434,8 @@ class Bench:
         elif tool in ("pipeline", "pipeline-fast", "pipeline-copy", "pipeline-nocopy"):
             if tool != "pipeline" and work != "sepia-jpeg":
                 return
-            command = [a.pipeline, "pipeline", "--filter", spec["filter"], "--format", spec["format"], "--quality", str(QUALITY),
-                       "--threads", str(cores), "--runs", str(self.runs_for_in_process(mp / 60))]
-            command += ["--copy", {"pipeline": "stream", "pipeline-fast": "stream", "pipeline-copy": "fused", "pipeline-nocopy": "none"}[tool]]
+            copy = {"pipeline": "stream", "pipeline-fast": "stream", "pipeline-copy": "fused", "pipeline-nocopy": "none"}[tool]
+            command = self.pipeline_command(work, cores, runs=self.runs_for_in_process(mp / 60), copy=copy)
             command += ["--fast-dct"] if tool == "pipeline-fast" else []
             self.in_process(work, set_key, files, tool, cores, command + files)
         elif tool == "embedded":
