@@ -27,13 +27,14 @@ test-tools:
 	@scripts/install-test-tools
 
 # Everything is built first: the CLI tests run the `cluster` binary and the plugin tests load
-# the example plugins' shared libraries. The test output is line-buffered so a log always shows
-# the test that is running, and a suite that hangs is stopped after TEST_TIMEOUT.
+# the example plugins' shared libraries. scripts/run-tests keeps the output line-buffered so a log
+# always shows the test that is running, stops a suite that hangs after TEST_TIMEOUT, and ends a
+# failed run with a summary (failed assertions, the test that was running, the crashed thread).
 TEST_TIMEOUT ?= 30m
 test: deps test-tools proto-check
 	$(SWIFT) build --build-tests
 	CLUSTER=.build/debug/cluster scripts/check-deploy
-	timeout --kill-after=30s $(TEST_TIMEOUT) stdbuf -oL -eL $(SWIFT) test --skip-build
+	SWIFT=$(SWIFT) scripts/run-tests $(TEST_TIMEOUT)
 
 # Benchmarks print figures and write them under bench/results/; they never gate `make test`.
 bench: deps

@@ -27,7 +27,7 @@ final class CurveTests: XCTestCase {
         }
         func key(_ name: String, _ ext: String) -> String { keys.appendingPathComponent("\(name).\(ext)").path }
 
-        let base = Int.random(in: 21_000...39_000)
+        let base = LoopbackPorts.consecutive(2)
         let workerEndpoint = "tcp://127.0.0.1:\(base)", clientEndpoint = "tcp://127.0.0.1:\(base + 1)"
         // Plain TCP without keys must be asked for.
         let refused = try CommandRunner.run(["coordinator", "--bind", workerEndpoint, "--client-bind", clientEndpoint])

@@ -15,7 +15,7 @@ final class FaultTests: XCTestCase {
         // About 0.6 s a photo, so a good part of the job is in flight when a process dies.
         server = try LoopbackHTTPServer { _ in HTTPResponse(body: clock, trickle: (chunk: 800, interval: 0.05)) }
         work = Repository.temporaryDirectory("faults")
-        base = Int.random(in: 21_000...39_000)
+        base = LoopbackPorts.consecutive(2)
     }
 
     override func tearDown() {

@@ -14,7 +14,7 @@ final class ViewportCommandTests: XCTestCase {
             server.stop()
             try? FileManager.default.removeItem(at: work)
         }
-        let base = Int.random(in: 21_000...39_000)
+        let base = LoopbackPorts.consecutive(2)
         let clientEndpoint = "tcp://127.0.0.1:\(base + 1)"
         let coordinator = try CommandRunner.start(["coordinator", "--insecure", "--bind", "tcp://127.0.0.1:\(base)", "--client-bind", clientEndpoint])
         processes.append(coordinator)

@@ -88,7 +88,7 @@ final class TCPClusterTests: XCTestCase {
     }
 
     func testWorkersStartedBeforeTheCoordinatorConnectWhenItArrives() async throws {
-        let port = Int.random(in: 20_000...40_000)
+        let port = LoopbackPorts.consecutive(1)
         _ = try startWorker("early", endpoint: "tcp://127.0.0.1:\(port)")
         try await Task.sleep(nanoseconds: 500_000_000)
         let node = try startCoordinator(workerPort: port)
