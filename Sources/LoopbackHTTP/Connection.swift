@@ -3,7 +3,12 @@ import Foundation
 import Glibc
 #endif
 
-/// Serves one request on one accepted socket, then closes it.
+/// Serves the requests of one accepted socket, then closes it.
+///
+/// On a keep-alive server the connection waits for the next request after each plain response
+/// (up to the 10-second receive timeout, or until `stop()`); a delayed or trickled response, a
+/// client that asks for `Connection: close`, or HTTP/1.0 ends it after the response. Requests
+/// are read one at a time: a client that pipelines loses the requests sent behind the first.
 struct Connection {
     let fd: Int32
     let state: ServerState
@@ -11,24 +16,29 @@ struct Connection {
     func serve() {
         defer { state.release(fd) }
         Socket.setTimeouts(fd, seconds: 10)
-        guard let head = Socket.readHead(fd) else { return }
-        guard let request = HTTPRequest(head: head) else {
-            _ = Socket.sendAll(fd, HTTPResponse(status: 400).head(includeLength: true))
-            return
-        }
-        state.recordRequest(request.path)
-        let response = state.handler(request)
-        if response.delayBeforeHeaders > 0,
-           Socket.waitForHangup(fd, seconds: response.delayBeforeHeaders, cancelled: { state.isStopped }) {
-            recordAbortedUnlessStopped()
-            return
-        }
-        if send(response, bodyless: request.method == "HEAD") {
+        if state.keepAlive { Socket.setNoDelay(fd) }
+        while let head = Socket.readHead(fd) {
+            guard let request = HTTPRequest(head: head) else {
+                _ = Socket.sendAll(fd, HTTPResponse(status: 400).head(includeLength: true))
+                return
+            }
+            state.recordRequest(request.path)
+            let response = state.handler(request)
+            if response.delayBeforeHeaders > 0,
+               Socket.waitForHangup(fd, seconds: response.delayBeforeHeaders, cancelled: { state.isStopped }) {
+                recordAbortedUnlessStopped()
+                return
+            }
+            let keepOpen = state.keepAlive && request.allowsKeepAlive && response.delayBeforeHeaders == 0 && response.trickle == nil
+            guard send(response, bodyless: request.method == "HEAD", keepAlive: keepOpen) else {
+                recordAbortedUnlessStopped()
+                return
+            }
+            if keepOpen && !state.isStopped { continue }
             // Let the client read to the end before the socket goes away.
             shutdown(fd, Int32(SHUT_WR))
             _ = Socket.waitForHangup(fd, seconds: 1, cancelled: { state.isStopped })
-        } else {
-            recordAbortedUnlessStopped()
+            return
         }
     }
 
@@ -38,8 +48,8 @@ struct Connection {
     }
 
     /// False if the client went away before the whole response was sent.
-    private func send(_ response: HTTPResponse, bodyless: Bool) -> Bool {
-        guard Socket.sendAll(fd, response.head(includeLength: true)) else { return false }
+    private func send(_ response: HTTPResponse, bodyless: Bool, keepAlive: Bool) -> Bool {
+        guard Socket.sendAll(fd, response.head(includeLength: true, keepAlive: keepAlive)) else { return false }
         if bodyless { return true }
         let chunked = response.isChunked
         let body = response.body

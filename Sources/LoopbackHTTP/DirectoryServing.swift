@@ -2,9 +2,10 @@ import Foundation
 
 extension LoopbackHTTPServer {
     /// Serves files of a directory by name (GET /NAME), 404 for anything else; Content-Type
-    /// from the extension.
+    /// from the extension. Connections are kept alive between requests, as a web server keeps
+    /// them for a client fetching photo after photo.
     public static func serving(directory: URL, port: UInt16 = 0) throws -> LoopbackHTTPServer {
-        try LoopbackHTTPServer(port: port) { request in
+        try LoopbackHTTPServer(port: port, keepAlive: true) { request in
             guard request.method == "GET" || request.method == "HEAD",
                   let name = fileName(in: request.path),
                   let body = try? Data(contentsOf: directory.appendingPathComponent(name))

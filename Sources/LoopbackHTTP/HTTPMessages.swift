@@ -6,15 +6,18 @@ public struct HTTPRequest: Sendable {
     /// The request target as sent, query included.
     public let path: String
     public let headers: [String: String]
+    /// "HTTP/1.1" or "HTTP/1.0".
+    public let version: String
 
-    init(method: String, path: String, headers: [String: String]) {
+    init(method: String, path: String, headers: [String: String], version: String = "HTTP/1.1") {
         self.method = method
         self.path = path
         self.headers = headers
+        self.version = version
     }
 }
 
-/// What the server sends back. `Content-Length` and `Connection: close` are added; a
+/// What the server sends back. `Content-Length` and `Connection` are added; a
 /// `Transfer-Encoding: chunked` header makes the body go out chunked, without a length.
 public struct HTTPResponse: Sendable {
     public var status: Int
@@ -50,15 +53,16 @@ extension HTTPResponse {
         headers.contains { $0.key.lowercased() == "transfer-encoding" && $0.value.lowercased().contains("chunked") }
     }
 
-    /// Status line and headers, ending with the blank line.
-    func head(includeLength: Bool) -> Data {
+    /// Status line and headers, ending with the blank line. `keepAlive`: the connection stays
+    /// open for the next request.
+    func head(includeLength: Bool, keepAlive: Bool = false) -> Data {
         var lines = ["HTTP/1.1 \(status) \(Self.reason(for: status))"]
         for (name, value) in headers.sorted(by: { $0.key < $1.key })
         where !["content-length", "connection"].contains(name.lowercased()) {
             lines.append("\(name): \(value)")
         }
         if includeLength && !isChunked { lines.append("Content-Length: \(body.count)") }
-        lines.append("Connection: close")
+        lines.append(keepAlive ? "Connection: keep-alive" : "Connection: close")
         return Data((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
     }
 
@@ -92,6 +96,12 @@ extension HTTPResponse {
 }
 
 extension HTTPRequest {
+    /// Whether the client lets the connection stay open after the response: HTTP/1.1 unless it
+    /// sent `Connection: close`.
+    var allowsKeepAlive: Bool {
+        version == "HTTP/1.1" && headers["connection"]?.lowercased() != "close"
+    }
+
     /// Parses "METHOD TARGET VERSION" and "Name: value" lines; nil if malformed.
     init?(head: Data) {
         guard let text = String(data: head, encoding: .utf8) ?? String(data: head, encoding: .isoLatin1) else { return nil }
@@ -104,6 +114,6 @@ extension HTTPRequest {
             let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
             headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
-        self.init(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers)
+        self.init(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers, version: String(requestLine[2]))
     }
 }

@@ -3,8 +3,9 @@ import Foundation
 import Glibc
 #endif
 
-/// A tiny HTTP/1.1 server on 127.0.0.1 for tests and demos: one thread per connection, one
-/// request per connection.
+/// A tiny HTTP/1.1 server on 127.0.0.1 for tests, demos and benchmarks: one thread per
+/// connection. With `keepAlive` a connection serves request after request, as a web server does
+/// for a client that fetches many photos; otherwise each response closes its connection.
 ///
 /// `@unchecked Sendable` invariant: the stored properties are immutable; shared mutable state
 /// lives in `ServerState` behind its lock.
@@ -13,10 +14,11 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     private let state: ServerState
 
     /// Binds 127.0.0.1 on an ephemeral port (or `port`), serves each connection on its own thread.
-    public init(port: UInt16 = 0, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws {
+    /// `keepAlive`: connections stay open between requests (see `Connection`).
+    public init(port: UInt16 = 0, keepAlive: Bool = false, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws {
         let (listener, boundPort) = try Socket.listenLoopback(port: port)
         self.port = boundPort
-        let state = ServerState(listener: listener, handler: handler)
+        let state = ServerState(listener: listener, keepAlive: keepAlive, handler: handler)
         self.state = state
         state.acceptLoopDone.enter()
         // The thread holds the state, not the server, so dropping the server stops it.
@@ -28,6 +30,8 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     public var baseURL: String { "http://127.0.0.1:\(port)" }
     /// Requests received so far.
     public var requestCount: Int { state.requestCount }
+    /// Connections accepted so far.
+    public var connectionCount: Int { state.connectionCount }
     /// Requests received for exactly this target (query included).
     public func requests(forPath path: String) -> Int { state.requests(forPath: path) }
     /// Responses the client hung up on before the body was fully sent.

@@ -5,11 +5,12 @@ import Glibc
 
 /// What the server's threads share: the listener, live connections and counters.
 ///
-/// `@unchecked Sendable` invariant: `listener`, `handler` and `acceptLoopDone` are set once in
-/// init; every other field is guarded by `lock`. A connection's fd is closed only by its own
+/// `@unchecked Sendable` invariant: `listener`, `keepAlive`, `handler` and `acceptLoopDone` are
+/// set once in init; every other field is guarded by `lock`. A connection's fd is closed only by its own
 /// thread after leaving `live`, so `stop()` never shuts down a recycled fd.
 final class ServerState: @unchecked Sendable {
     let listener: Int32
+    let keepAlive: Bool
     let handler: @Sendable (HTTPRequest) -> HTTPResponse
     let acceptLoopDone = DispatchGroup()
 
@@ -18,15 +19,18 @@ final class ServerState: @unchecked Sendable {
     private var live: Set<Int32> = []
     private var requestsByPath: [String: Int] = [:]
     private var totalRequests = 0
+    private var totalConnections = 0
     private var aborted = 0
 
-    init(listener: Int32, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+    init(listener: Int32, keepAlive: Bool, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         self.listener = listener
+        self.keepAlive = keepAlive
         self.handler = handler
     }
 
     var isStopped: Bool { locked { stopped } }
     var requestCount: Int { locked { totalRequests } }
+    var connectionCount: Int { locked { totalConnections } }
     var abortedResponses: Int { locked { aborted } }
     func requests(forPath path: String) -> Int { locked { requestsByPath[path, default: 0] } }
 
@@ -44,6 +48,7 @@ final class ServerState: @unchecked Sendable {
         let adopted = locked { () -> Bool in
             if stopped { return false }
             live.insert(fd)
+            totalConnections += 1
             return true
         }
         if !adopted { close(fd) }

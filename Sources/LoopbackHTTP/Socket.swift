@@ -44,6 +44,13 @@ enum Socket {
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, size)
     }
 
+    /// Sends small writes at once: on a kept-alive connection, the tail of a body must not wait
+    /// for the client's delayed acknowledgement (Nagle's algorithm).
+    static func setNoDelay(_ fd: Int32) {
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     /// Reads up to and including the blank line that ends the request head; nil on EOF, error,
     /// timeout or a head over `limit` bytes. Bytes after the head are dropped.
     static func readHead(_ fd: Int32, limit: Int = 64 << 10) -> Data? {
