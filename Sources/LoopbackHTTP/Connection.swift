@@ -49,9 +49,14 @@ struct Connection {
 
     /// False if the client went away before the whole response was sent.
     private func send(_ response: HTTPResponse, bodyless: Bool, keepAlive: Bool) -> Bool {
-        guard Socket.sendAll(fd, response.head(includeLength: true, keepAlive: keepAlive)) else { return false }
-        if bodyless { return true }
+        let head = response.head(includeLength: true, keepAlive: keepAlive)
+        if bodyless { return Socket.sendAll(fd, head) }
         let chunked = response.isChunked
+        if !chunked && response.trickle == nil {
+            // One write, as a web server's writev: the client wakes once for a small response.
+            return Socket.sendAll(fd, head + response.body)
+        }
+        guard Socket.sendAll(fd, head) else { return false }
         let body = response.body
         let step = max(1, response.trickle?.chunk ?? body.count)
         var offset = 0

@@ -10,10 +10,8 @@ struct CommandResult {
 }
 
 enum CommandRunner {
-    static func run(_ arguments: [String], in directory: URL? = nil, timeout: TimeInterval = 60, viaIP: Bool = false) throws -> CommandResult {
-        let process = viaIP
-            ? try RunningCommand(binary: NetworkLab.ipTool, arguments: arguments, directory: directory)
-            : try start(arguments, in: directory)
+    static func run(_ arguments: [String], timeout: TimeInterval = 60, viaIP: Bool = false) throws -> CommandResult {
+        let process = viaIP ? try RunningCommand(binary: NetworkLab.ipTool, arguments: arguments) : try start(arguments)
         guard process.waitForExit(timeout: timeout) else {
             process.stop()
             throw XCTSkip("cluster \(arguments.joined(separator: " ")) did not finish in \(timeout) s")
@@ -21,56 +19,42 @@ enum CommandRunner {
         return process.finish()
     }
 
-    static func start(_ arguments: [String], in directory: URL? = nil) throws -> RunningCommand {
+    static func start(_ arguments: [String]) throws -> RunningCommand {
         let binary = Repository.clusterBinary
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw XCTSkip("\(binary.path) is missing: `make test` builds it first (swift build --product cluster)")
         }
-        return try RunningCommand(binary: binary, arguments: arguments, directory: directory)
+        return try RunningCommand(binary: binary, arguments: arguments)
     }
 }
 
-/// A `cluster` process; its output is collected into files so pipes can never fill up.
+/// A `cluster` process (a `ChildProcess`); its output is collected into files so pipes can
+/// never fill up.
 final class RunningCommand {
-    let process = Process()
+    let process: ChildProcess
+    let arguments: [String]
     private let stdoutFile: URL
     private let stderrFile: URL
 
-    init(binary: URL, arguments: [String], directory: URL?) throws {
+    init(binary: URL, arguments: [String]) throws {
         let logs = Repository.temporaryDirectory("cmd")
         stdoutFile = logs.appendingPathComponent("stdout")
         stderrFile = logs.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
-        FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
-        process.executableURL = binary
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        let output = try FileHandle(forWritingTo: stdoutFile)
-        let error = try FileHandle(forWritingTo: stderrFile)
-        defer {
-            try? output.close()   // the child has its own copies
-            try? error.close()
-        }
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        self.arguments = arguments
+        process = try ChildProcess(binary.path, arguments, output: stdoutFile, error: stderrFile)
     }
 
     var stderrSoFar: String { (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? "" }
 
     /// Whether the process ended within `timeout` seconds.
     func waitForExit(timeout: TimeInterval) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        return !process.isRunning
+        process.waitForExit(timeout: timeout)
     }
 
     /// Asks the process to stop (SIGINT, as Ctrl-C), and kills it if it has not within 5 s.
     func stop() {
-        if process.isRunning { process.interrupt() }
-        if !waitForExit(timeout: 5) { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.send(signal: SIGINT)
+        if !waitForExit(timeout: 5) { process.killAndReap() }
     }
 
     /// Waits for the process to end and collects its output. A process still running after
@@ -80,10 +64,10 @@ final class RunningCommand {
         let ended = waitForExit(timeout: timeout)
         if !ended {
             stop()
-            XCTFail("\(process.arguments?.joined(separator: " ") ?? "") still ran after \(Int(timeout)) s: \(stderrSoFar.suffix(4000))", file: file, line: line)
+            XCTFail("\(arguments.joined(separator: " ")) still ran after \(Int(timeout)) s: \(stderrSoFar.suffix(4000))", file: file, line: line)
         }
         let result = CommandResult(
-            status: ended ? process.terminationStatus : -1,
+            status: ended ? process.status ?? -1 : -1,
             stdout: (try? String(contentsOf: stdoutFile, encoding: .utf8)) ?? "",
             stderr: stderrSoFar)
         try? FileManager.default.removeItem(at: stdoutFile.deletingLastPathComponent())

@@ -73,7 +73,7 @@ final class FaultTests: XCTestCase {
         let submit = try CommandRunner.start(["submit", try manifest(16).path, "--coordinator", clientEndpoint, "--out", out.path, "--json"])
         processes.append(submit)
         XCTAssertTrue(eventually(timeout: 15) { self.server.requestCount >= 4 })
-        kill(doomed.process.processIdentifier, SIGKILL)
+        doomed.process.killAndReap()
         try checkEveryPhotoOnce(try report(of: submit), out: out, count: 16)
         XCTAssertTrue(coordinator.stderrSoFar.contains("worker doomed lost"), coordinator.stderrSoFar)
         XCTAssertFalse(coordinator.stderrSoFar.contains("worker survivor lost"), "a live worker follows the coordinator's heartbeat: \(coordinator.stderrSoFar)")
@@ -93,8 +93,7 @@ final class FaultTests: XCTestCase {
         XCTAssertTrue(eventually(timeout: 30) {
             ((try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? []).filter { $0.hasSuffix(".jpg") }.count >= 3
         }, "some photos were done before the crash")
-        kill(coordinator.process.processIdentifier, SIGKILL)
-        coordinator.process.waitUntilExit()
+        coordinator.process.killAndReap()
         Thread.sleep(forTimeInterval: 0.5)
         let restarted = try startCoordinator(state: state)
         XCTAssertTrue(eventually(timeout: 10) { restarted.stderrSoFar.contains("restored from the journal") }, restarted.stderrSoFar)

@@ -24,7 +24,7 @@ final class MultiHostTests: XCTestCase {
     }
 
     private func start(on host: String, _ arguments: [String]) throws -> RunningCommand {
-        let process = try RunningCommand(binary: NetworkLab.ipTool, arguments: lab.command(on: host, arguments), directory: nil)
+        let process = try RunningCommand(binary: NetworkLab.ipTool, arguments: lab.command(on: host, arguments))
         processes.append(process)
         return process
     }

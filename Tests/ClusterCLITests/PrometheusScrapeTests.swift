@@ -24,7 +24,7 @@ final class PrometheusScrapeTests: XCTestCase {
         let server = try RunningCommand(binary: URL(fileURLWithPath: prometheus), arguments: [
             "--config.file", config.path, "--storage.tsdb.path", cluster.work.appendingPathComponent("tsdb").path,
             "--web.listen-address", "127.0.0.1:\(port)",
-        ], directory: cluster.work)
+        ])
         cluster.adopt(server)
 
         func query(_ promql: String) -> [[String: Any]] {

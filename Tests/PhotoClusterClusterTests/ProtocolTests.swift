@@ -14,15 +14,11 @@ final class ProtocolTests: XCTestCase {
         XCTAssertTrue(lines.contains { $0.last == "proto/cluster.proto" }, "the schema is stamped")
         for line in lines {
             let path = String(line.last!)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-            process.arguments = [path]
-            process.currentDirectoryURL = Repository.root
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            process.waitUntilExit()
-            let actual = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: " ").first
+            let digest = Repository.temporaryDirectory("sha256").appendingPathComponent("out")
+            defer { try? FileManager.default.removeItem(at: digest.deletingLastPathComponent()) }
+            let sha256sum = try ChildProcess("/usr/bin/sha256sum", [Repository.root.appendingPathComponent(path).path], output: digest)
+            XCTAssertTrue(sha256sum.waitForExit(timeout: 30), "sha256sum \(path) finished")
+            let actual = ((try? String(contentsOf: digest, encoding: .utf8)) ?? "").split(separator: " ").first
             XCTAssertEqual(actual, line.first, "\(path) changed since proto/generate ran: run proto/generate and commit the result")
         }
     }

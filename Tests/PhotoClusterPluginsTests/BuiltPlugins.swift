@@ -75,16 +75,12 @@ enum TestPlugins {
         let library = directory.appendingPathComponent("\(name).so")
         let include = Repository.root.appendingPathComponent("Sources/CPhotoClusterPluginABI/include").path
 
-        let process = Process()
-        process.executableURL = try compiler
-        process.arguments = ["-shared", "-fPIC", "-I", include, "-o", library.path, file.path]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let messages = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw SetupFailure("cc failed on \(name).c:\n\(messages)")
+        let messagesFile = sources.appendingPathComponent("cc.log")
+        let cc = try ChildProcess(try compiler.path, ["-shared", "-fPIC", "-I", include, "-o", library.path, file.path], output: messagesFile)
+        guard cc.waitForExit(timeout: 120), cc.status == 0 else {
+            cc.killAndReap()
+            let messages = (try? String(contentsOf: messagesFile, encoding: .utf8)) ?? ""
+            throw SetupFailure("cc failed on \(name).c (status \(cc.status.map(String.init) ?? "none: still running after 120 s")):\n\(messages)")
         }
         return library
     }
