@@ -6,8 +6,8 @@ import Glibc
 /// What the server's threads share: the listener, live connections and counters.
 ///
 /// `@unchecked Sendable` invariant: `listener`, `keepAlive`, `handler` and `acceptLoopDone` are
-/// set once in init; every other field is guarded by `lock`. A connection's fd is closed only by its own
-/// thread after leaving `live`, so `stop()` never shuts down a recycled fd.
+/// set once in init; every other field is guarded by `lock`. A connection's fd is closed only by
+/// its own thread after leaving `live`, so `stop()` never shuts down a recycled fd.
 final class ServerState: @unchecked Sendable {
     let listener: Int32
     let keepAlive: Bool
