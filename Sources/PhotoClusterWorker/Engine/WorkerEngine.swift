@@ -35,6 +35,15 @@ public final class WorkerEngine: @unchecked Sendable {
         }
     }
 
+    /// What `submit` decided for a graph.
+    private enum Admission {
+        case accepted
+        /// The same photo is still running (cancelled, it will start this one when it ends).
+        case behindRunning
+        /// The engine has shut down.
+        case refused
+    }
+
     typealias OutcomeHandler = @Sendable (PhotoWork, PhotoWork.Outcome) -> Void
     typealias StageHandler = @Sendable (PhotoWork, Photocluster_V1_Stage, UInt64, UInt64, Double) -> Void
 
@@ -52,6 +61,9 @@ public final class WorkerEngine: @unchecked Sendable {
     let downloads: DownloadCoalescer
     private let downloadEngine: DownloadEngine
     private let inFlight = LockedBox<[PhotoWork.Key: Running]>([:])
+    /// Set by `shutdown`, and read, inside `inFlight`'s lock (taken first): a graph submitted
+    /// after it is handed back at once instead of starting on the closed downloader.
+    private let closed = LockedBox(false)
     /// Queues per job, and the jobs that are suspended (kept even while a job has no queues).
     private let jobs = LockedBox((queues: [String: JobQueues](), suspended: Set<String>()))
     private let reporter: StageReporter
@@ -115,16 +127,22 @@ public final class WorkerEngine: @unchecked Sendable {
         }
         let work = PhotoWork(graph: graph, filters: configured)
         let operations = makeOperations(for: work)
-        // Decided under the lock that `complete` takes too, so a successor is never left behind.
-        let accepted = inFlight.withLock { map -> Bool in
+        // Decided under the lock that `complete` and `shutdown` take too, so a successor is never
+        // left behind and nothing starts after the shutdown has cancelled what runs.
+        let admission = inFlight.withLock { map -> Admission in
+            if closed.current { return .refused }
             if let running = map[work.key] {
                 if running.work.isCancelled { map[work.key]!.successor = graph }
-                return false
+                return .behindRunning
             }
             map[work.key] = Running(work: work, operations: operations)
-            return true
+            return .accepted
         }
-        guard accepted else { return }
+        switch admission {
+        case .accepted: break
+        case .behindRunning: return
+        case .refused: return onOutcome(work, .cancelled(lastFinished: .unspecified))
+        }
         // Priority must be set before an operation is added (see OperationQueue on Linux).
         let priority = Self.queuePriority(for: graph.band)
         for operation in operations { operation.queuePriority = priority }
@@ -243,13 +261,18 @@ public final class WorkerEngine: @unchecked Sendable {
         }
     }
 
-    /// Cancels everything and waits for it to end; then stops the transfers' thread.
+    /// Cancels everything and waits for it to end; then stops the transfers' thread. Graphs
+    /// submitted from now on end at once as cancelled (handed back to the coordinator).
     func shutdown() {
+        let running = inFlight.withLock { map -> Set<String> in
+            closed.withLock { $0 = true }
+            return Set(map.keys.map(\.job))
+        }
         let queues = jobs.withLock { table -> [JobQueues] in
             table.suspended.removeAll()
             return Array(table.queues.values)
         }
-        for job in Set(inFlight.withLock { $0.keys.map(\.job) }) { cancel(job: job, photos: nil) }
+        for job in running { cancel(job: job, photos: nil) }
         for queue in queues {
             queue.setSuspended(false)
             queue.waitUntilIdle()
