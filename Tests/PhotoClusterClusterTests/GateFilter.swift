@@ -9,6 +9,8 @@ final class GateFilter: FilterStage, @unchecked Sendable {
     let inPlace: Bool
     let entered = DispatchSemaphore(value: 0)
     let open = LockedBox(false)
+    /// How many photos left the gate because they were cancelled.
+    let cancellations = LockedBox(0)
 
     init(name: String, inPlace: Bool) {
         descriptor = FilterDescriptor(name: name, version: "1", summary: "held at a gate by the test", parameters: [])
@@ -21,7 +23,10 @@ final class GateFilter: FilterStage, @unchecked Sendable {
         for pixel in 0..<half { output.pixels[pixel * 4] &+= 1 }
         entered.signal()
         while !open.current {
-            if isCancelled() { throw FilterCancelled() }
+            if isCancelled() {
+                cancellations.withLock { $0 += 1 }
+                throw FilterCancelled()
+            }
             Thread.sleep(forTimeInterval: 0.002)
         }
         for pixel in half..<output.pixelCount { output.pixels[pixel * 4] &+= 1 }

@@ -53,14 +53,17 @@ final class ViewportTests: XCTestCase {
         if let out { try? FileManager.default.removeItem(at: out) }
     }
 
-    private func startWorkers(_ count: Int, concurrency: Int = 2, window: Int? = nil) throws {
+    /// `gate`: a filter the test holds photos in, offered by every worker beside the built-ins.
+    private func startWorkers(_ count: Int, concurrency: Int = 2, window: Int? = nil, gate: GateFilter? = nil) throws {
+        var filters = FilterRegistry.builtIn
+        if let gate { try filters.register(gate) }
         for index in 0..<count {
             let context = try ZMQContext()
             contexts.append(context)
             let worker = WorkerNode(
                 configuration: WorkerConfiguration(
                     coordinatorEndpoint: coordinator.boundWorkerEndpoint, workerID: "w\(index)",
-                    engine: .init(concurrency: concurrency), window: window, heartbeatInterval: 0.2),
+                    engine: .init(concurrency: concurrency), window: window, heartbeatInterval: 0.2, filters: filters),
                 context: context)
             try worker.start()
             workers.append(worker)
@@ -146,18 +149,16 @@ final class ViewportTests: XCTestCase {
     }
 
     func testAPhotoScrolledBackIntoViewResumesWithoutASecondDownload() async throws {
-        try startWorkers(1, concurrency: 1)
-        // A strong blur of a large photo is slow enough to be cancelled after its download.
-        let job = try await submit(["/big/0", "/fast/1"], visible: 0...0, filters: ["blur:sigma=40"])
-        XCTAssertTrue(eventually(timeout: 10) { self.requested.current.contains("/big/0") })
-        var downloaded = false
-        for _ in 0..<100 where !downloaded {
-            downloaded = try await photos(job.id).first?.state == .downloaded
-            if !downloaded { try await Task.sleep(nanoseconds: 20_000_000) }
-        }
-        XCTAssertTrue(downloaded, "photo 0 reached the filter stage")
+        // Photo 0 is held in its filter (after its download) until it is cancelled: the scroll
+        // away always finds it there, however fast the machine.
+        let gate = GateFilter(name: "gate", inPlace: false)
+        try startWorkers(1, concurrency: 1, gate: gate)
+        let job = try await submit(["/big/0", "/fast/1"], visible: 0...0, filters: ["gate"])
+        let holder = try await workerHoldingDownload(of: job.id, heldAt: gate)
+        XCTAssertEqual(holder, "w0", "photo 0 reached its filter")
         try await client.setViewport(job: job.id, visible: 1...1)
-        XCTAssertTrue(eventually(timeout: 10) { self.workers[0].inFlightCount == 0 || self.requested.current.contains("/fast/1") })
+        XCTAssertTrue(eventually(timeout: 10) { gate.cancellations.current == 1 }, "scrolled out of view, photo 0 was cancelled in its filter")
+        gate.open.withLock { $0 = true }
         try await client.setViewport(job: job.id, visible: 0...1)
         var summary: JobSummary?
         for await event in job.events { if case .finished(let finished) = event.body { summary = finished } }
@@ -169,21 +170,35 @@ final class ViewportTests: XCTestCase {
     func testAPhotoScrolledBackIntoViewGoesBackToTheWorkerThatHoldsItsDownload() async throws {
         // Two workers: the idle one would take the photo if the coordinator did not route it
         // back to the worker whose cache holds its download.
-        try startWorkers(2, concurrency: 1)
-        let job = try await submit(["/big/0", "/fast/1"], visible: 0...0, filters: ["blur:sigma=40"])
-        var holder = ""
-        for _ in 0..<200 where holder.isEmpty {
-            if let photo = try await photos(job.id).first, photo.state == .downloaded { holder = photo.workerID }
-            if holder.isEmpty { try await Task.sleep(nanoseconds: 20_000_000) }
-        }
-        XCTAssertFalse(holder.isEmpty, "photo 0 reached the filter stage")
+        let gate = GateFilter(name: "gate", inPlace: false)
+        try startWorkers(2, concurrency: 1, gate: gate)
+        let job = try await submit(["/big/0", "/fast/1"], visible: 0...0, filters: ["gate"])
+        let holder = try await workerHoldingDownload(of: job.id, heldAt: gate)
+        XCTAssertFalse(holder.isEmpty, "photo 0 reached its filter")
         try await client.setViewport(job: job.id, visible: 1...1)
+        XCTAssertTrue(eventually(timeout: 10) { gate.cancellations.current == 1 }, "scrolled out of view, photo 0 was cancelled in its filter")
+        gate.open.withLock { $0 = true }
         try await client.setViewport(job: job.id, visible: 0...1)
         var summary: JobSummary?
         for await event in job.events { if case .finished(let finished) = event.body { summary = finished } }
         XCTAssertEqual(summary?.progress.succeeded, 2)
         XCTAssertEqual(server.requests(forPath: "/big/0"), 1, "sent back to \(holder), it resumed from the cached download")
         XCTAssertEqual(summary?.photos.first?.attempts, 2)
+    }
+
+    /// Waits until photo 0 is held at `gate` and the coordinator has heard that its download is
+    /// done (stage progress comes on the worker's next tick); returns the worker holding it.
+    private func workerHoldingDownload(of jobID: String, heldAt gate: GateFilter) async throws -> String {
+        let deadline = Date().addingTimeInterval(30)
+        while gate.entered.wait(timeout: .now()) != .success {
+            guard Date() < deadline else { return "" }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        while Date() < deadline {
+            if let photo = try await photos(jobID).first, photo.state == .downloaded { return photo.workerID }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        return ""
     }
 
     func testCancellingAJobRunsItsCancelHandlers() async throws {
