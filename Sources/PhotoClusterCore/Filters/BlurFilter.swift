@@ -23,13 +23,17 @@ public struct BlurFilter: FilterStage {
         return image
     }
 
+    /// 1.5·2²³: `roundingMagic + v` has round(v) in its low mantissa bits for 0 ≤ v < 2²² (the
+    /// per-byte loops of sharpen and vignette round this way too).
+    static let roundingMagic: Float = 12_582_912
+
     /// bytes[i] = round(floats[i]) for sums of weights that add up to one over bytes (so within
     /// 0...255 up to float error, which the clamp takes off). Rounds through the low mantissa
     /// bits of 1.5·2²³ + v, so the loop vectorises (a trapping conversion would not); halves go to
     /// even where the definition rounds them up: they differ only on an exact .5, by one.
     @inline(__always)
     static func storeRounded(_ floats: UnsafePointer<Float>, into bytes: UnsafeMutablePointer<UInt8>, count: Int) {
-        let magic: Float = 12_582_912
+        let magic = roundingMagic
         for i in 0..<count {
             let v = min(max(floats[i], 0), 255) + magic
             bytes[i] = UInt8(truncatingIfNeeded: v.bitPattern)

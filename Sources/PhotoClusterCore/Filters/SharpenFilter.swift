@@ -27,7 +27,7 @@ public struct SharpenFilter: FilterStage {
     /// `BlurFilter.storeRounded` (through the mantissa of 1.5·2²³).
     @inline(__always)
     static func unsharp(_ p: UnsafeMutablePointer<UInt8>, blurred b: UnsafePointer<Float>, count: Int, amount: Float) {
-        let magic: Float = 12_582_912
+        let magic = BlurFilter.roundingMagic
         for i in 0..<(count &* 4) {
             let x = Float(p[i])
             let v = min(max(x + amount * (x - b[i]), 0), 255) + magic

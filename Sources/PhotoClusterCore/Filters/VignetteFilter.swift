@@ -57,7 +57,7 @@ public struct VignetteFilter: FilterStage {
     /// the loop vectorises.
     @inline(__always)
     static func darken(_ p: UnsafeMutablePointer<UInt8>, count: Int, factors f: UnsafePointer<Float>) {
-        let magic: Float = 12_582_912
+        let magic = BlurFilter.roundingMagic
         for i in 0..<(count &* 4) {
             let v = min(Float(p[i]) * f[i], 255) + magic
             p[i] = UInt8(truncatingIfNeeded: v.bitPattern)
