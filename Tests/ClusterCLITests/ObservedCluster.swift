@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import LoopbackHTTP
 import PhotoClusterTestSupport
 import XCTest
@@ -29,7 +26,8 @@ final class ObservedCluster {
             return HTTPResponse(headers: ["Content-Type": type], body: body, delayBeforeHeaders: photoDelay)
         }
         work = Repository.temporaryDirectory(label)
-        let ports = FreePort.take(5)
+        let firstPort = LoopbackPorts.consecutive(5)
+        let ports = Array(firstPort..<firstPort + 5)
         clientEndpoint = "tcp://127.0.0.1:\(ports[1])"
         coordinatorMetrics = "http://127.0.0.1:\(ports[2])"
         dashboard = "http://127.0.0.1:\(ports[3])"
@@ -97,18 +95,17 @@ final class ObservedCluster {
     }
 }
 
-/// Plain HTTP for the tests, through URLSession.
+/// Plain HTTP for the tests (see `PlainHTTPClient`).
 enum HTTP {
     static func get(_ url: String) throws -> (status: Int, body: Data) {
-        try send(URLRequest(url: URL(string: url)!))
+        let response = try PlainHTTPClient.send("GET", url)
+        return (response.status, response.body)
     }
 
     static func post(_ url: String, json: [String: Any]) throws -> (status: Int, body: Data) {
-        var request = URLRequest(url: URL(string: url)!)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = try JSONSerialization.data(withJSONObject: json)
-        return try send(request)
+        let body = try JSONSerialization.data(withJSONObject: json)
+        let response = try PlainHTTPClient.send("POST", url, headers: ["Content-Type": "application/json"], body: body)
+        return (response.status, response.body)
     }
 
     static func text(_ url: String) throws -> String {
@@ -120,30 +117,9 @@ enum HTTP {
     static func json(_ url: String) throws -> [String: Any] {
         let body = try get(url).body
         guard let object = try JSONSerialization.jsonObject(with: body) as? [String: Any] else {
-            throw URLError(.cannotParseResponse)
+            throw PlainHTTPClient.Failure(description: "\(url): the body is not a JSON object")
         }
         return object
-    }
-
-    private static func send(_ request: URLRequest) throws -> (status: Int, body: Data) {
-        var request = request
-        request.timeoutInterval = 10
-        let done = DispatchSemaphore(value: 0)
-        let lock = NSLock()
-        nonisolated(unsafe) var outcome: Result<(Int, Data), Error> = .failure(URLError(.timedOut))  // guarded by lock
-        URLSession.shared.dataTask(with: request) { data, response, error in
-            lock.withLock {
-                if let error {
-                    outcome = .failure(error)
-                } else {
-                    outcome = .success(((response as? HTTPURLResponse)?.statusCode ?? 0, data ?? Data()))
-                }
-            }
-            done.signal()
-        }.resume()
-        // URLSession's own timeout should answer first; this bounds the test if it never does.
-        guard done.wait(timeout: .now() + 30) == .success else { throw URLError(.timedOut) }
-        return try lock.withLock { try outcome.get() }
     }
 }
 
@@ -153,32 +129,6 @@ func sample(_ series: String, in exposition: String) -> Double? {
         return Double(line.dropFirst(series.count + 1))
     }
     return nil
-}
-
-/// Ports that were free a moment ago (bound to port 0, read back, released).
-enum FreePort {
-    static func take(_ count: Int) -> [Int] {
-        var ports: Set<Int> = []
-        while ports.count < count { ports.insert(one()) }
-        return Array(ports)
-    }
-
-    private static func one() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = bind(fd, $0, length) }
-        }
-        withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }
 
 /// A tool the test needs, or a skip that says how to install it.

@@ -9,7 +9,7 @@ final class PrometheusScrapeTests: XCTestCase {
         let prometheus = try requireTool("prometheus")
         let cluster = try ObservedCluster(label: "prometheus", photoDelay: 0.15)
         defer { cluster.stop() }
-        let port = FreePort.take(1)[0]
+        let port = LoopbackPorts.consecutive(1)
         let api = "http://127.0.0.1:\(port)/api/v1/query?query="
         let config = cluster.work.appendingPathComponent("prometheus.yml")
         try """
