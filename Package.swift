@@ -211,7 +211,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotoClusterDownloadTests",
-            dependencies: ["PhotoClusterDownload", "LoopbackHTTP"],
+            dependencies: ["PhotoClusterDownload", "LoopbackHTTP", "PhotoClusterTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

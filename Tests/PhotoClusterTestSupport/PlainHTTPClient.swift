@@ -36,7 +36,7 @@ public enum PlainHTTPClient {
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
         try sendAll(Data(head.utf8) + body, on: fd, url: url)
-        return try parse(try readToEnd(fd, url: url), url: url)
+        return try parse(try readToEnd(fd, url: url), url: url, bodyless: method == "HEAD")
     }
 
     // MARK: - Socket
@@ -93,7 +93,7 @@ public enum PlainHTTPClient {
 
     // MARK: - Response
 
-    private static func parse(_ raw: Data, url: String) throws -> Response {
+    private static func parse(_ raw: Data, url: String, bodyless: Bool) throws -> Response {
         let separator = Data("\r\n\r\n".utf8)
         guard let end = raw.range(of: separator) else { throw Failure(description: "\(url): the response has no complete head") }
         let lines = String(decoding: raw[raw.startIndex..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
@@ -109,9 +109,11 @@ public enum PlainHTTPClient {
         var body = Data(raw[end.upperBound...])
         if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
             body = try dechunk(body, url: url)
-        } else if let length = headers["content-length"].flatMap(Int.init) {
-            guard body.count >= length else { throw Failure(description: "\(url): the body ended after \(body.count) of \(length) bytes") }
-            body = body.prefix(length)
+        } else if !bodyless, let length = headers["content-length"].flatMap(Int.init) {
+            // The server closes after the response, so the stream holds exactly the body.
+            guard body.count == length else {
+                throw Failure(description: "\(url): \(body.count) bytes of body where Content-Length says \(length)")
+            }
         }
         return Response(status: status, headers: headers, body: body)
     }
