@@ -181,7 +181,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "PipelineBenchmark",
-            dependencies: ["PhotoClusterCore", "PhotoClusterImaging", "LoopbackHTTP"],
+            dependencies: ["PhotoClusterCore", "PhotoClusterImaging", "PhotoClusterDownload", "LoopbackHTTP"],
             path: "Benchmarks/PipelineBenchmark",
             swiftSettings: swiftSettings
         ),

@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackHTTP
 import PhotoClusterCore
+import PhotoClusterDownload
 import PhotoClusterImaging
 
 // Pipeline benchmark, the in-process figure of `bench/run`: the worker's stages on photos held in
@@ -12,9 +13,15 @@ import PhotoClusterImaging
 // `FilterStage.apply(toCopyOf:)`, which point filters do in one pass; `--copy none` filters the
 // decoded image itself; `--copy stream` is what the worker does: the chain's trailing point
 // filters run inside the encoder, band by band, and any filter before them as with `fused`.
+// End to end, the pipeline also does what surrounds those stages in a cluster, minus the
+// cluster: `--source URL` downloads every photo of a run from URL/<file name> through the
+// worker's libcurl engine (all started when the run starts, as a worker's downloads run ahead
+// of its stages; each run with its own query, so nothing is cached), and `--out DIR` writes
+// every output with `DurableFile` on writer threads of their own, as the coordinator does.
 //
 //   PipelineBenchmark pipeline [--filter SPEC]... [--format jpeg|png|keep] [--quality Q]
-//                              [--threads N] [--runs R] [--copy worker|fused|none|stream] [--fast-dct] FILE...
+//                              [--threads N] [--runs R] [--copy worker|fused|none|stream] [--fast-dct]
+//                              [--source URL] [--out DIR] FILE...
 //       prints one JSON object: seconds of each run (wall clock over all photos), megapixels
 //       and photos per run, bytes written by the last run, the seconds each stage took in
 //       the last run (summed over threads), and which build of the pixel loops ran
@@ -36,6 +43,8 @@ struct Options {
     var runs = 5
     var copy = "worker"
     var fastDCT = false
+    var source: String?
+    var out: String?
     var files: [String] = []
 
     init(_ arguments: ArraySlice<String>) {
@@ -53,6 +62,8 @@ struct Options {
             case "--runs": runs = max(1, Int(value()) ?? runs)
             case "--copy": copy = value()
             case "--fast-dct": fastDCT = true
+            case "--source": source = value()
+            case "--out": out = value()
             default:
                 if argument.hasPrefix("--") { fail("unknown option \(argument)") }
                 files.append(argument)
@@ -91,8 +102,8 @@ func runPipeline(_ options: Options) throws {
     let pointTail = options.copy == "stream" ? filters.pointFilterTailStart : filters.count
     let fused = chained(filters[pointTail...].compactMap(\.pixelTransform))
 
-    /// One photo through the worker's stages; returns the encoded size.
-    func process(_ data: Data, _ times: inout StageTimes) throws -> Int {
+    /// One photo through the worker's stages; returns the encoded bytes and their extension.
+    func process(_ data: Data, _ times: inout StageTimes) throws -> (Data, String) {
         var t0 = now()
         let (decoded, inputFormat) = try ImageCodec.decode(data, fastDCT: options.fastDCT)
         var t1 = now()
@@ -119,16 +130,26 @@ func runPipeline(_ options: Options) throws {
         t0 = now()
         let encoded = try ImageCodec.encode(image, as: format, quality: options.quality, fastDCT: options.fastDCT, transform: fused)
         times.encode += now() - t0
-        return encoded.count
+        return (encoded, format == .png ? "png" : "jpg")
     }
+
+    let downloads = options.source.map { _ in DownloadEngine() }
+    let writers = options.out.map { _ in BlockingWorkThreads(name: "writer", limit: 4) }
+    let session = UUID().uuidString.prefix(8)
 
     var seconds: [Double] = []
     var lastBytes = 0
     var lastTimes = StageTimes()
-    for _ in 0..<options.runs {
+    for run in 0..<options.runs {
         let next = LockedBox(0)
         let totals = LockedBox((bytes: 0, times: StageTimes(), error: String?.none))
+        let outputDirectory = try options.out.map { try makeRunDirectory($0, run: run) }
         let start = now()
+        let fetches = downloads.map { engine in
+            options.files.enumerated().map { index, file in
+                Fetch(engine: engine, url: sourceURL(options.source!, file: file, query: "\(session)-\(run)-\(index)"))
+            }
+        }
         DispatchQueue.concurrentPerform(iterations: options.threads) { _ in
             var bytes = 0
             var times = StageTimes()
@@ -139,7 +160,21 @@ func runPipeline(_ options: Options) throws {
                     return value
                 }
                 guard index < inputs.count else { break }
-                do { bytes += try process(inputs[index], &times) } catch { failure = "\(options.files[index]): \(error)" }
+                do {
+                    let (encoded, fileExtension) = try process(fetches?[index].body() ?? inputs[index], &times)
+                    bytes += encoded.count
+                    if let writers, let outputDirectory {
+                        let name = URL(fileURLWithPath: options.files[index]).deletingPathExtension().lastPathComponent
+                        let destination = outputDirectory.appendingPathComponent("\(index)-\(name).\(fileExtension)", isDirectory: false)
+                        writers.submit {
+                            do { try DurableFile.write(encoded, to: destination, tag: "\(run)") } catch {
+                                totals.withLock { $0.error = "\(error)" }
+                            }
+                        }
+                    }
+                } catch {
+                    failure = "\(options.files[index]): \(error)"
+                }
             }
             totals.withLock {
                 $0.bytes += bytes
@@ -147,12 +182,17 @@ func runPipeline(_ options: Options) throws {
                 if let failure { $0.error = failure }
             }
         }
+        writers?.waitUntilIdle()
         seconds.append(now() - start)
         let result = totals.current
         if let error = result.error { fail(error) }
         lastBytes = result.bytes
         lastTimes = result.times
+        // Outside the timed part: a run's outputs go before the next run writes its own.
+        if let outputDirectory { try? FileManager.default.removeItem(at: outputDirectory) }
     }
+    downloads?.shutdown()
+    writers?.stop()
     let object: [String: Any] = [
         "megapixels": megapixels, "photos": inputs.count, "seconds": seconds, "bytes_out": lastBytes,
         "kernels": KernelSet.current.rawValue,
@@ -160,6 +200,35 @@ func runPipeline(_ options: Options) throws {
     ]
     let json = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
     print(String(decoding: json, as: UTF8.self))
+}
+
+/// One photo's download, started at once; `body()` waits for it.
+final class Fetch: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let result = LockedBox<Result<Data, DownloadError>?>(nil)
+
+    init(engine: DownloadEngine, url: String) {
+        _ = engine.start(url: url) { [result, done] outcome in
+            result.withLock { $0 = outcome.map(\.data) }
+            done.signal()
+        }
+    }
+
+    func body() throws -> Data {
+        done.wait()
+        return try result.current!.get()
+    }
+}
+
+func sourceURL(_ base: String, file: String, query: String) -> String {
+    let name = URL(fileURLWithPath: file).lastPathComponent
+    return "\(base)/\(name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name)?run=\(query)"
+}
+
+func makeRunDirectory(_ root: String, run: Int) throws -> URL {
+    let directory = URL(fileURLWithPath: root).appendingPathComponent("run-\(run)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
 }
 
 func serve(_ directory: String) throws -> Never {
@@ -178,5 +247,5 @@ case "serve":
     guard arguments.count == 2 else { fail("usage: PipelineBenchmark serve DIR") }
     try serve(arguments.last!)
 default:
-    fail("usage: PipelineBenchmark pipeline [--filter SPEC]... [--format jpeg|png|keep] [--quality Q] [--threads N] [--runs R] [--copy worker|fused|none] FILE...\n       PipelineBenchmark serve DIR")
+    fail("usage: PipelineBenchmark pipeline [--filter SPEC]... [--format jpeg|png|keep] [--quality Q] [--threads N] [--runs R] [--copy worker|fused|none|stream] [--fast-dct] [--source URL] [--out DIR] FILE...\n       PipelineBenchmark serve DIR")
 }
