@@ -96,24 +96,13 @@ extension CurveKeyPair {
         return Int(info.st_mode) & 0o777
     }
 
-    /// Writes through a temporary file created with `mode`, so the secret is never readable by others
-    /// even for a moment, and readers never see half a file.
+    /// Writes through a new temporary file created with `mode`, so the secret is never readable by
+    /// others even for a moment, and readers never see half a file.
     private static func writeAtomically(_ text: String, to file: URL, mode: mode_t) throws {
-        let temporary = file.deletingLastPathComponent()
-            .appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
-        let failure = { (reason: String) -> CurveKeyError in
-            unlink(temporary.path)
-            return CurveKeyError(file: file, .writeFailed(reason))
+        do {
+            try DurableFile.write(Data(text.utf8), to: file, tag: UUID().uuidString, permissions: mode)
+        } catch let failure as DurableFile.Failure {
+            throw CurveKeyError(file: file, .writeFailed(failure.reason))
         }
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard descriptor >= 0 else { throw CurveKeyError(file: file, .writeFailed(String(cString: strerror(errno)))) }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { writeAll(descriptor, $0) }
-        // The umask may have narrowed `mode`; set it exactly.
-        let modeSet = fchmod(descriptor, mode) == 0
-        let synced = fsync(descriptor) == 0
-        close(descriptor)
-        guard written == bytes.count, modeSet, synced else { throw failure("short write or chmod failed") }
-        guard rename(temporary.path, file.path) == 0 else { throw failure(String(cString: strerror(errno))) }
     }
 }

@@ -19,25 +19,37 @@ public enum DurableFile {
     }
 
     /// Writes `data` to `destination`. `tag` is part of the temporary name, so two writers of
-    /// one destination never share a temporary file. A failure leaves neither the destination
-    /// nor the temporary file behind.
-    public static func write(_ data: Data, to destination: URL, tag: String) throws {
+    /// one destination never share a temporary file. With `permissions` (say 0o600 for a secret)
+    /// the temporary file must be new and gets exactly those bits before any byte is written, so
+    /// the data is never readable by others, not even for a moment; without, it gets the umask's
+    /// and a stale temporary file of the same tag is overwritten. A failure leaves the destination
+    /// as it was and no temporary file of its own.
+    public static func write(_ data: Data, to destination: URL, tag: String, permissions: mode_t? = nil) throws {
         let directory = destination.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(".\(destination.lastPathComponent).\(tag).tmp", isDirectory: false).path
-        if let reason = writeAndFlush(data, to: temporary) ?? (rename(temporary, destination.path) == 0 ? nil : currentReason()) {
+        if let reason = writeAndFlush(data, to: temporary, permissions: permissions) {
+            throw Failure(path: destination.path, reason: reason)
+        }
+        if rename(temporary, destination.path) != 0 {
+            let reason = currentReason()
             unlink(temporary)
             throw Failure(path: destination.path, reason: reason)
         }
     }
 
-    /// Writes all of `data` to a new file and flushes it; returns why it could not.
-    private static func writeAndFlush(_ data: Data, to path: String) -> String? {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+    /// Writes all of `data` to a new file and flushes it; returns why it could not, having
+    /// removed the file it made (a file it could not make is not its own to remove).
+    private static func writeAndFlush(_ data: Data, to path: String, permissions: mode_t?) -> String? {
+        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (permissions == nil ? O_TRUNC : O_EXCL)
+        let descriptor = open(path, flags, permissions ?? 0o666)
         guard descriptor >= 0 else { return currentReason() }
         var failure: String?
-        if data.withUnsafeBytes({ writeAll(descriptor, $0) }) < data.count { failure = currentReason() }
+        // The umask may have narrowed the bits asked for: set them exactly.
+        if let permissions, fchmod(descriptor, permissions) != 0 { failure = currentReason() }
+        if failure == nil && data.withUnsafeBytes({ writeAll(descriptor, $0) }) < data.count { failure = currentReason() }
         if failure == nil && fsync(descriptor) != 0 { failure = currentReason() }
         if close(descriptor) != 0 && failure == nil { failure = currentReason() }
+        if failure != nil { unlink(path) }
         return failure
     }
 

@@ -49,4 +49,21 @@ final class DurableFileTests: XCTestCase {
         }
         XCTAssertEqual(try entries(), ["taken.jpg"], "the temporary file of a failed rename is removed")
     }
+
+    func testAPrivateFileGetsExactlyItsPermissionsAndNeedsANewTemporaryFile() throws {
+        let destination = directory.appendingPathComponent("secret.key")
+        let oldMask = umask(0o077)
+        defer { umask(oldMask) }
+        try DurableFile.write(Data("s3cret".utf8), to: destination, tag: "a", permissions: 0o640)
+        let mode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: destination.path)[.posixPermissions] as? Int)
+        XCTAssertEqual(mode, 0o640, "the umask does not narrow the bits asked for")
+        // Something already at the temporary name (a planted link, say) is never written through.
+        let planted = directory.appendingPathComponent(".secret.key.b.tmp")
+        try Data("planted".utf8).write(to: planted)
+        XCTAssertThrowsError(try DurableFile.write(Data("new".utf8), to: destination, tag: "b", permissions: 0o600)) { error in
+            XCTAssertTrue("\(error)".contains("File exists"), "\(error)")
+        }
+        XCTAssertEqual(try Data(contentsOf: destination), Data("s3cret".utf8))
+        XCTAssertEqual(try Data(contentsOf: planted), Data("planted".utf8), "a file it did not make is left alone")
+    }
 }
