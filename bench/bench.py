@@ -274,9 +274,9 @@ class Bench:
         then compares runs that met the same machine, which on a shared VM can change by 20%
         from one minute to the next."""
         figures = []
-        for extra in ([], ["E2E"]):
+        for end_to_end in (False, True):
             command = self.pin(cores) + self.pipeline_command(work, cores, runs=3, copy="stream")
-            command += self.end_to_end(files) if extra else files
+            command += self.end_to_end(files) if end_to_end else files
             done = subprocess.run(command, capture_output=True, text=True)
             if done.returncode != 0:
                 raise RuntimeError(f"pipeline beside the cluster exited {done.returncode}: {done.stderr.strip()[-300:]}")

@@ -59,7 +59,7 @@ extension CoordinatorNode {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(index) else { return }
         do {
-            try OutputWriter.write(data, to: job.outputDirectory.appendingPathComponent("index.json"), tag: job.id)
+            try DurableFile.write(data, to: job.outputDirectory.appendingPathComponent("index.json"), tag: job.id)
         } catch {
             log(.error, "job \(job.id): \(error)", job: job.id)
         }

@@ -141,7 +141,7 @@ extension CoordinatorNode {
         writers.submit { [weak self] in
             let outcomes = targets.map { target -> (UInt32, URL, Error?) in
                 do {
-                    try OutputWriter.write(result.encoded, to: target.destination, tag: tag)
+                    try DurableFile.write(result.encoded, to: target.destination, tag: tag)
                     return (target.index, target.destination, nil)
                 } catch {
                     return (target.index, target.destination, error)

@@ -1,13 +1,8 @@
 import Foundation
 import PhotoClusterCore
 
-/// The job's output directory and its files, written with `DurableFile` (complete or absent).
+/// The job's output directory (its files are written with `DurableFile`: complete or absent).
 enum OutputWriter {
-    /// Writes one file durably; blocks for as long as the disk takes.
-    static func write(_ data: Data, to destination: URL, tag: String) throws {
-        try DurableFile.write(data, to: destination, tag: tag)
-    }
-
     /// Creates the job's directory, or says why it cannot.
     static func prepareDirectory(_ directory: URL) throws {
         do {

@@ -61,9 +61,9 @@ public final class WorkerEngine: @unchecked Sendable {
     let downloads: DownloadCoalescer
     private let downloadEngine: DownloadEngine
     private let inFlight = LockedBox<[PhotoWork.Key: Running]>([:])
-    /// Set by `shutdown`, and read, inside `inFlight`'s lock (taken first): a graph submitted
-    /// after it is handed back at once instead of starting on the closed downloader.
-    private let closed = LockedBox(false)
+    /// Set by `shutdown`; guarded by `inFlight`'s lock (read and written only inside it): a
+    /// graph submitted after it is handed back at once instead of starting on the closed downloader.
+    private var closed = false
     /// Queues per job, and the jobs that are suspended (kept even while a job has no queues).
     private let jobs = LockedBox((queues: [String: JobQueues](), suspended: Set<String>()))
     private let reporter: StageReporter
@@ -130,7 +130,7 @@ public final class WorkerEngine: @unchecked Sendable {
         // Decided under the lock that `complete` and `shutdown` take too, so a successor is never
         // left behind and nothing starts after the shutdown has cancelled what runs.
         let admission = inFlight.withLock { map -> Admission in
-            if closed.current { return .refused }
+            if closed { return .refused }
             if let running = map[work.key] {
                 if running.work.isCancelled { map[work.key]!.successor = graph }
                 return .behindRunning
@@ -265,7 +265,7 @@ public final class WorkerEngine: @unchecked Sendable {
     /// submitted from now on end at once as cancelled (handed back to the coordinator).
     func shutdown() {
         let running = inFlight.withLock { map -> Set<String> in
-            closed.withLock { $0 = true }
+            closed = true
             return Set(map.keys.map(\.job))
         }
         let queues = jobs.withLock { table -> [JobQueues] in
