@@ -269,10 +269,10 @@ class Bench:
                 "--out", out, "--json"]
 
     def pipeline_beside(self, work, files, cores):
-        """Seconds per megapixel of the in-process pipeline, its stages alone and end to end
-        (median of 3 passes over the set each), taken just before a cluster run: the overhead
-        then compares runs that met the same machine, which on a shared VM can change by 20%
-        from one minute to the next."""
+        """Seconds per megapixel of the in-process pipeline, its stages alone (over the set) and
+        end to end (over the job's photos), the median of 3 passes each, taken just before a
+        cluster run: the overhead then compares runs that met the same machine, which on a
+        shared VM can change by 20% from one minute to the next."""
         figures = []
         for end_to_end in (False, True):
             command = self.pin(cores) + self.pipeline_command(work, cores, runs=3, copy="stream")
@@ -285,9 +285,10 @@ class Bench:
         return figures
 
     def e2e_copies(self, files):
-        """Copies of the set in one end-to-end pass: at least 20 photos, so the first download's
-        wait and the last flush's are spread as thin as in a cluster job."""
-        return max(1, math.ceil(20 / len(files)))
+        """Copies of the set in one end-to-end pass: as many as in a cluster job, so the pass
+        and the job download and write the same photos, and a job's start and end (the first
+        download's wait, the last flush) weigh the same on both."""
+        return self.job_copies(files)
 
     def end_to_end(self, files):
         """PipelineBenchmark's end-to-end arguments and photos: downloads from the bench's server
