@@ -306,30 +306,38 @@ class Bench:
         megapixels = sum(self.megapixels(p) for p in files)
         return max(self.args.job_copies, math.ceil(self.args.job_megapixels / megapixels))
 
-    def embedded(self, work, set_key, files, cores):
-        copies = self.job_copies(files)
+    def cluster_runs(self, kind, tag, work, set_key, files, cores, copies, command):
+        """Runs a cluster job (`command(manifest, out)`) up to --runs times, each right after
+        in-process passes beside it; returns the runs' wall seconds, the jobs' own seconds, the
+        passes' figures (stages alone, end to end) and the command's peak memory."""
         seconds, inner, beside, beside_e2e, peak = [], [], [], [], 0.0
-        mp = sum(self.megapixels(p) for p in files)
         for run in range(self.args.runs):
-            out = os.path.join(self.tmp, "out-embedded")
+            out = os.path.join(self.tmp, f"out-{kind}")
             shutil.rmtree(out, ignore_errors=True)
-            manifest = self.manifest(files, f"e{work}{set_key}{cores}{run}", copies=copies)
-            command = self.pin(cores) + [self.args.cluster] + self.submit_args(work, manifest, out) + ["--workers", str(cores)]
+            manifest = self.manifest(files, f"{tag}{work}{set_key}{cores}{run}", copies=copies)
             stages, whole = self.pipeline_beside(work, files, cores)
             beside.append(stages)
             beside_e2e.append(whole)
-            wall, rss, stdout = self.timed(command)
+            wall, rss, stdout = self.timed(command(manifest, out))
             report = json.loads(stdout)
             if report["succeeded"] != len(files) * copies:
-                raise RuntimeError(f"embedded submit: {report['failed']}")
+                raise RuntimeError(f"{kind} submit: {report['failed']}")
             seconds.append(wall)
             inner.append(report["elapsed_seconds"])
             peak = max(peak, rss)
             if not self.more_runs(seconds):
                 break
+        extra = {"job_seconds": inner, "pipeline_seconds_per_mp_beside": beside, "pipeline_e2e_seconds_per_mp_beside": beside_e2e}
+        return seconds, peak, extra
+
+    def embedded(self, work, set_key, files, cores):
+        copies = self.job_copies(files)
+        mp = sum(self.megapixels(p) for p in files)
+        seconds, peak, extra = self.cluster_runs(
+            "embedded", "e", work, set_key, files, cores, copies,
+            lambda manifest, out: self.pin(cores) + [self.args.cluster] + self.submit_args(work, manifest, out) + ["--workers", str(cores)])
         self.record(work, set_key, "embedded", cores, seconds, mp * copies, len(files) * copies, peak,
-                    {"job_seconds": inner, "pipeline_seconds_per_mp_beside": beside, "pipeline_e2e_seconds_per_mp_beside": beside_e2e,
-                     "note": f"whole command: process start, manifest, HTTP, outputs written; the set {copies}× in one job"})
+                    dict(extra, note=f"whole command: process start, manifest, HTTP, outputs written; the set {copies}× in one job"))
 
     def free_port(self):
         with socket.socket() as s:
@@ -389,30 +397,16 @@ class Bench:
             # The whole set once first: connections made, code paged in, the worker's heap grown.
             warm = self.manifest(files, f"warm{work}{set_key}{cores}")
             self.timed([self.args.cluster] + self.submit_args(work, warm, os.path.join(self.tmp, "out-warm")) + ["--coordinator", client_ep])
-            seconds, inner, beside, beside_e2e = [], [], [], []
-            for run in range(self.args.runs):
-                out = os.path.join(self.tmp, "out-tcp")
-                shutil.rmtree(out, ignore_errors=True)
-                manifest = self.manifest(files, f"t{work}{set_key}{cores}{run}", copies=copies)
-                stages, whole = self.pipeline_beside(work, files, cores)
-                beside.append(stages)
-                beside_e2e.append(whole)
-                wall, _, stdout = self.timed(self.pin_elsewhere(cores) + [self.args.cluster] + self.submit_args(work, manifest, out) + ["--coordinator", client_ep])
-                report = json.loads(stdout)
-                if report["succeeded"] != len(files) * copies:
-                    raise RuntimeError(f"tcp submit: {report['failed']}")
-                seconds.append(wall)
-                inner.append(report["elapsed_seconds"])
-                if not self.more_runs(seconds):
-                    break
+            seconds, _, extra = self.cluster_runs(
+                "tcp", "t", work, set_key, files, cores, copies,
+                lambda manifest, out: self.pin_elsewhere(cores) + [self.args.cluster] + self.submit_args(work, manifest, out) + ["--coordinator", client_ep])
             worker_rss, coordinator_rss = self.peak_rss(worker), self.peak_rss(coordinator)
         finally:
             self.stop(worker, coordinator)
         self.record(work, set_key, "tcp", cores, seconds, mp * copies, len(files) * copies, worker_rss,
-                    {"job_seconds": inner, "pipeline_seconds_per_mp_beside": beside, "pipeline_e2e_seconds_per_mp_beside": beside_e2e,
-                     "coordinator_rss_mb": coordinator_rss,
-                     "note": f"wall time of `cluster submit --coordinator`, the set {copies}× in one job; the worker pinned to the "
-                             "cores counted, the coordinator and client on the others (their own host) where there are any; memory is the worker's peak"})
+                    dict(extra, coordinator_rss_mb=coordinator_rss,
+                         note=f"wall time of `cluster submit --coordinator`, the set {copies}× in one job; the worker pinned to the "
+                              "cores counted, the coordinator and client on the others (their own host) where there are any; memory is the worker's peak"))
 
     def memory_bound(self):
         """Worker peak memory for a job of n and of 4n 12-MP photos, with the default stage cache

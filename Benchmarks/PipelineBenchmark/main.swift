@@ -133,7 +133,7 @@ func runPipeline(_ options: Options) throws {
         return (encoded, format == .png ? "png" : "jpg")
     }
 
-    let downloads = options.source.map { _ in DownloadEngine() }
+    let downloads = options.source.map { (engine: DownloadEngine(), base: $0) }
     let writers = options.out.map { _ in BlockingWorkThreads(name: "writer", limit: 4) }
     let session = UUID().uuidString.prefix(8)
 
@@ -145,9 +145,9 @@ func runPipeline(_ options: Options) throws {
         let totals = LockedBox((bytes: 0, times: StageTimes(), error: String?.none))
         let outputDirectory = try options.out.map { try makeRunDirectory($0, run: run) }
         let start = now()
-        let fetches = downloads.map { engine in
+        let fetches = downloads.map { source in
             options.files.enumerated().map { index, file in
-                Fetch(engine: engine, url: sourceURL(options.source!, file: file, query: "\(session)-\(run)-\(index)"))
+                Fetch(engine: source.engine, url: sourceURL(source.base, file: file, query: "\(session)-\(run)-\(index)"))
             }
         }
         DispatchQueue.concurrentPerform(iterations: options.threads) { _ in
@@ -191,7 +191,7 @@ func runPipeline(_ options: Options) throws {
         // Outside the timed part: a run's outputs go before the next run writes its own.
         if let outputDirectory { try? FileManager.default.removeItem(at: outputDirectory) }
     }
-    downloads?.shutdown()
+    downloads?.engine.shutdown()
     writers?.stop()
     let object: [String: Any] = [
         "megapixels": megapixels, "photos": inputs.count, "seconds": seconds, "bytes_out": lastBytes,
