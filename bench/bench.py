@@ -308,8 +308,9 @@ class Bench:
 
     def cluster_runs(self, kind, tag, work, set_key, files, cores, copies, command):
         """Runs a cluster job (`command(manifest, out)`) up to --runs times, each right after
-        in-process passes beside it; returns the runs' wall seconds, the jobs' own seconds, the
-        passes' figures (stages alone, end to end) and the command's peak memory."""
+        in-process passes beside it; returns the runs' wall seconds, the command's peak memory
+        and the record's fields for the jobs' own seconds and the passes' figures (stages alone,
+        end to end)."""
         seconds, inner, beside, beside_e2e, peak = [], [], [], [], 0.0
         for run in range(self.args.runs):
             out = os.path.join(self.tmp, f"out-{kind}")
