@@ -284,16 +284,13 @@ class Bench:
             figures.append(median(result["seconds"]) / result["megapixels"])
         return figures
 
-    def e2e_copies(self, files):
-        """Copies of the set in one end-to-end pass: as many as in a cluster job, so the pass
-        and the job download and write the same photos, and a job's start and end (the first
-        download's wait, the last flush) weigh the same on both."""
-        return self.job_copies(files)
-
     def end_to_end(self, files):
         """PipelineBenchmark's end-to-end arguments and photos: downloads from the bench's server
-        (the same URLs as the cluster's manifests), outputs written under the scratch directory."""
-        return ["--source", self.base_url, "--out", os.path.join(self.tmp, "out-e2e")] + files * self.e2e_copies(files)
+        (the same URLs as the cluster's manifests), outputs written under the scratch directory.
+        A pass holds the set as many times as a cluster job, so the pass and the job download and
+        write the same photos, and a job's start and end (the first download's wait, the last
+        flush) weigh the same on both."""
+        return ["--source", self.base_url, "--out", os.path.join(self.tmp, "out-e2e")] + files * self.job_copies(files)
 
     def pipeline_command(self, work, cores, runs, copy):
         """PipelineBenchmark's command for `work` on `cores` threads (the photo files go after it)."""
@@ -306,7 +303,7 @@ class Bench:
         megapixels = sum(self.megapixels(p) for p in files)
         return max(self.args.job_copies, math.ceil(self.args.job_megapixels / megapixels))
 
-    def cluster_runs(self, kind, tag, work, set_key, files, cores, copies, command):
+    def cluster_runs(self, kind, work, set_key, files, cores, copies, command):
         """Runs a cluster job (`command(manifest, out)`) up to --runs times, each right after
         in-process passes beside it; returns the runs' wall seconds, the command's peak memory
         and the record's fields for the jobs' own seconds and the passes' figures (stages alone,
@@ -315,7 +312,7 @@ class Bench:
         for run in range(self.args.runs):
             out = os.path.join(self.tmp, f"out-{kind}")
             shutil.rmtree(out, ignore_errors=True)
-            manifest = self.manifest(files, f"{tag}{work}{set_key}{cores}{run}", copies=copies)
+            manifest = self.manifest(files, f"{kind}{work}{set_key}{cores}{run}", copies=copies)
             stages, whole = self.pipeline_beside(work, files, cores)
             beside.append(stages)
             beside_e2e.append(whole)
@@ -335,7 +332,7 @@ class Bench:
         copies = self.job_copies(files)
         mp = sum(self.megapixels(p) for p in files)
         seconds, peak, extra = self.cluster_runs(
-            "embedded", "e", work, set_key, files, cores, copies,
+            "embedded", work, set_key, files, cores, copies,
             lambda manifest, out: self.pin(cores) + [self.args.cluster] + self.submit_args(work, manifest, out) + ["--workers", str(cores)])
         self.record(work, set_key, "embedded", cores, seconds, mp * copies, len(files) * copies, peak,
                     dict(extra, note=f"whole command: process start, manifest, HTTP, outputs written; the set {copies}× in one job"))
@@ -399,7 +396,7 @@ class Bench:
             warm = self.manifest(files, f"warm{work}{set_key}{cores}")
             self.timed([self.args.cluster] + self.submit_args(work, warm, os.path.join(self.tmp, "out-warm")) + ["--coordinator", client_ep])
             seconds, _, extra = self.cluster_runs(
-                "tcp", "t", work, set_key, files, cores, copies,
+                "tcp", work, set_key, files, cores, copies,
                 lambda manifest, out: self.pin_elsewhere(cores) + [self.args.cluster] + self.submit_args(work, manifest, out) + ["--coordinator", client_ep])
             worker_rss, coordinator_rss = self.peak_rss(worker), self.peak_rss(coordinator)
         finally:
@@ -451,7 +448,7 @@ class Bench:
             command += ["--sepia"] if tool == "floor-sepia" else []
             self.in_process(work, set_key, files, tool, cores, command + files)
         elif tool == "pipeline-e2e":
-            command = self.pipeline_command(work, cores, runs=self.runs_for_in_process(mp * self.e2e_copies(files) / 50), copy="stream")
+            command = self.pipeline_command(work, cores, runs=self.runs_for_in_process(mp * self.job_copies(files) / 50), copy="stream")
             self.in_process(work, set_key, files, tool, cores, command + self.end_to_end(files))
         elif tool in ("pipeline", "pipeline-fast", "pipeline-copy", "pipeline-nocopy"):
             if tool != "pipeline" and work != "sepia-jpeg":
