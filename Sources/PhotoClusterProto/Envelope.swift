@@ -1,8 +1,9 @@
 import Foundation
 import SwiftProtobuf
 
-/// Every ZeroMQ message carries one envelope as a single protobuf frame. A frame that does not
-/// parse is refused here, so callers can drop and count it rather than trust it.
+/// Every ZeroMQ message carries one envelope as a single protobuf frame (a worker's result is
+/// followed by one more frame, the encoded photo). A frame that does not parse is refused here,
+/// so callers can drop and count it rather than trust it.
 public enum Envelope {
     public static func encode<M: SwiftProtobuf.Message>(_ message: M) -> Data {
         // Serialising a message built in memory cannot fail: every field is set by our code.

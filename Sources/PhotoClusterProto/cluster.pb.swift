@@ -811,6 +811,9 @@ public nonisolated struct Photocluster_V1_StageProgress: Sendable {
   public init() {}
 }
 
+/// The encoded photo follows this message as the next frame of the same ZeroMQ message, so its
+/// bytes are never copied into or out of protobuf; `encoded` is left empty then. A coordinator
+/// still takes the bytes from `encoded` when no frame follows.
 public nonisolated struct Photocluster_V1_PhotoResult: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for

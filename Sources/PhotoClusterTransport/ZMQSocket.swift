@@ -100,23 +100,18 @@ public final class ZMQSocket {
     // MARK: - Messages
 
     /// Sends a multipart message. With `dontWait`, throws an error whose `isWouldBlock` is true
-    /// instead of blocking when the peer is not reading.
+    /// instead of blocking when the peer is not reading. Large frames are lent, not copied
+    /// (see `ZMQFrame`): their `Data` is kept, unchanged, until libzmq has sent them.
     public func send(_ frames: [Data], dontWait: Bool = true) throws {
         for (index, frame) in frames.enumerated() {
             var flags: Int32 = dontWait ? ZMQ_DONTWAIT : 0
             if index < frames.count - 1 { flags |= ZMQ_SNDMORE }
-            try frame.withUnsafeBytes { raw in
-                while true {
-                    if zmq_send(handle, raw.baseAddress, raw.count, flags) >= 0 { return }
-                    let error = zmq_errno()
-                    if error == EINTR { continue }
-                    throw ZMQError("send", errno: error)
-                }
-            }
+            guard ZMQFrame.send(frame, on: handle, flags: flags) else { throw ZMQError("send", errno: zmq_errno()) }
         }
     }
 
     /// Receives one whole multipart message, or nil when none is waiting (with `dontWait`).
+    /// Large frames come back as `Data` over libzmq's own buffer (see `ZMQFrame`).
     public func receive(dontWait: Bool = true) throws -> [Data]? {
         var frames: [Data] = []
         // zmq_msg_t must not be copied: keep it behind a pointer for its whole life.
@@ -135,9 +130,9 @@ public final class ZMQSocket {
                 if error == EAGAIN && frames.isEmpty { return nil }
                 throw ZMQError("receive", errno: error)
             }
-            let size = zmq_msg_size(message)
-            frames.append(size == 0 ? Data() : Data(bytes: zmq_msg_data(message), count: size))
-            if zmq_msg_more(message) == 0 { return frames }
+            let more = zmq_msg_more(message) != 0
+            frames.append(ZMQFrame.take(message))
+            if !more { return frames }
         }
     }
 

@@ -4,8 +4,9 @@ import PhotoClusterProto
 
 /// Messages from workers, and what becomes of their photos.
 extension CoordinatorNode {
+    /// `frames`: the worker's identity, the envelope, and for a result the encoded photo.
     func receiveFromWorker(_ frames: [Data]) {
-        guard frames.count == 2, let id = String(data: frames[0], encoding: .utf8),
+        guard frames.count == 2 || frames.count == 3, let id = String(data: frames[0], encoding: .utf8),
             let message = Envelope.decode(Photocluster_V1_WorkerToCoordinator.self, from: frames[1])
         else {
             droppedFrames += 1
@@ -29,7 +30,8 @@ extension CoordinatorNode {
         case .progress(let progress):
             stageFinished(progress, on: id)
         case .result(let result):
-            photoSucceeded(result, from: id)
+            // A worker sends the photo as a frame of its own; a result without one carries it inside.
+            resultReceived(result, photo: frames.count == 3 ? frames[2] : result.encoded, from: id)
         case .failure(let failure):
             photoFailed(failure, from: id)
         case .cancelled(let cancelled):
@@ -121,7 +123,21 @@ extension CoordinatorNode {
         }
     }
 
-    private func photoSucceeded(_ result: Photocluster_V1_PhotoResult, from worker: String) {
+    private func resultReceived(_ result: Photocluster_V1_PhotoResult, photo: Data, from worker: String) {
+        guard photo.isEmpty else { return photoSucceeded(result, photo: photo, from: worker) }
+        // Never an empty file that looks finished: the attempt failed, and is retried.
+        photoFailed(.with {
+            $0.jobID = result.jobID
+            $0.photoIndex = result.photoIndex
+            $0.attempt = result.attempt
+            $0.stage = .encode
+            $0.stageName = "result"
+            $0.reason = "worker \(worker) sent a result without the encoded photo"
+            $0.transient = true
+        }, from: worker)
+    }
+
+    private func photoSucceeded(_ result: Photocluster_V1_PhotoResult, photo encoded: Data, from worker: String) {
         release(worker, result.jobID, result.photoIndex)
         // Results are idempotent: a photo already finished or being written (say, after a
         // requeue) is not written twice. A result from an earlier attempt is still a good result.
@@ -141,7 +157,7 @@ extension CoordinatorNode {
         writers.submit { [weak self] in
             let outcomes = targets.map { target -> (UInt32, URL, Error?) in
                 do {
-                    try DurableFile.write(result.encoded, to: target.destination, tag: tag)
+                    try DurableFile.write(encoded, to: target.destination, tag: tag)
                     return (target.index, target.destination, nil)
                 } catch {
                     return (target.index, target.destination, error)

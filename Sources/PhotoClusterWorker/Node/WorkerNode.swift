@@ -20,7 +20,8 @@ public final class WorkerNode: @unchecked Sendable {
 
     // Loop-thread state.
     private var socket: ZMQSocket?
-    private var unsent: [Data] = []
+    /// Messages not sent yet, each as its frames: the envelope, then a result's encoded photo.
+    private var unsent: [[Data]] = []
     private var lastHeardFromCoordinator = Date()
     private var heartbeatSequence: UInt64 = 0
     private var lastHeartbeatSent = Date.distantPast
@@ -223,10 +224,12 @@ public final class WorkerNode: @unchecked Sendable {
         }
     }
 
-    private func send(_ body: Photocluster_V1_WorkerToCoordinator.OneOf_Body) {
+    /// Sends a message; `photo`, a result's encoded bytes, follows the envelope as a frame of
+    /// its own, so it is never copied into (and out of) a protobuf message.
+    private func send(_ body: Photocluster_V1_WorkerToCoordinator.OneOf_Body, photo: Data? = nil) {
         var message = Photocluster_V1_WorkerToCoordinator()
         message.body = body
-        unsent.append(Envelope.encode(message))
+        unsent.append([Envelope.encode(message)] + (photo.map { [$0] } ?? []))
         flushUnsent()
     }
 
@@ -244,7 +247,7 @@ public final class WorkerNode: @unchecked Sendable {
         guard let socket else { return }
         while let next = unsent.first {
             do {
-                try socket.send([next], dontWait: true)
+                try socket.send(next, dontWait: true)
                 unsent.removeFirst()
             } catch {
                 return  // not connected yet or peer busy: retried on the next heartbeat
@@ -271,17 +274,18 @@ public final class WorkerNode: @unchecked Sendable {
     private func finished(_ work: PhotoWork, _ outcome: PhotoWork.Outcome) {
         let graph = work.graph
         let body: Photocluster_V1_WorkerToCoordinator.OneOf_Body
+        let photo: Data?
         switch outcome {
         case .encoded(let data, let format, let width, let height):
             var result = Photocluster_V1_PhotoResult()
             result.jobID = graph.jobID
             result.photoIndex = graph.photoIndex
             result.attempt = graph.attempt
-            result.encoded = data
             result.format = format == .png ? .png : .jpeg
             result.width = UInt32(width)
             result.height = UInt32(height)
             body = .result(result)
+            photo = data
             metrics.photoEnded(outcome: "succeeded")
         case .failed(let stage, let stageName, let reason, let transient):
             metrics.photoEnded(outcome: "failed")
@@ -295,6 +299,7 @@ public final class WorkerNode: @unchecked Sendable {
             failure.reason = reason
             failure.transient = transient
             body = .failure(failure)
+            photo = nil
         case .cancelled(let lastFinished):
             var cancelled = Photocluster_V1_PhotoCancelled()
             cancelled.jobID = graph.jobID
@@ -302,11 +307,12 @@ public final class WorkerNode: @unchecked Sendable {
             cancelled.lastFinished = lastFinished
             cancelled.attempt = graph.attempt
             body = .cancelled(cancelled)
+            photo = nil
             metrics.photoEnded(outcome: "cancelled")
         }
         loop.post { [unowned self] in
             sendPendingProgress()
-            send(body)
+            send(body, photo: photo)
             var credit = Photocluster_V1_Credit()
             credit.grant = 1
             send(.credit(credit))

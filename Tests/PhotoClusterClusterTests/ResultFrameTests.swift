@@ -1,0 +1,137 @@
+import Foundation
+import LoopbackHTTP
+import PhotoClusterClient
+import PhotoClusterCoordinator
+import PhotoClusterCore
+import PhotoClusterImaging
+import PhotoClusterProto
+import PhotoClusterTestSupport
+import PhotoClusterTransport
+import PhotoClusterWorker
+import XCTest
+
+/// A result's encoded photo travels as a frame of its own after the envelope, never inside the
+/// protobuf message; a coordinator still takes it from inside when no frame follows.
+final class ResultFrameTests: XCTestCase {
+    func testAWorkerSendsTheEncodedPhotoAsAFrameOfItsOwn() throws {
+        let server = try LoopbackHTTPServer.serving(directory: Repository.samplePhotos)
+        let context = try ZMQContext()
+        let router = try ZMQSocket(context: context, kind: .router)
+        try router.bind("tcp://127.0.0.1:*")
+        let worker = WorkerNode(
+            configuration: WorkerConfiguration(coordinatorEndpoint: router.lastEndpoint!, workerID: "solo", heartbeatInterval: 5),
+            context: context)
+        try worker.start()
+        defer {
+            worker.stop()
+            router.close()
+            server.stop()
+            context.terminate()
+        }
+        XCTAssertTrue(eventually { (try? router.receive(dontWait: true)) != nil }, "the worker said hello")
+        var assign = Photocluster_V1_CoordinatorToWorker()
+        assign.body = .assign(.with { assign in
+            assign.graph.jobID = "j"
+            assign.graph.photoIndex = 0
+            assign.graph.name = "coffee"
+            assign.graph.url = "\(server.baseURL)/coffee.jpg"
+            assign.graph.attempt = 1
+            assign.graph.format = .png
+            assign.graph.filters = [.with { $0.name = "sepia" }]
+        })
+        try router.send([Data("solo".utf8), Envelope.encode(assign)])
+
+        var resultFrames: [Data]?
+        let deadline = Date().addingTimeInterval(30)
+        while resultFrames == nil && Date() < deadline {
+            guard let frames = try router.receive(dontWait: true) else { usleep(2_000); continue }
+            let message = try XCTUnwrap(Envelope.decode(Photocluster_V1_WorkerToCoordinator.self, from: frames[1]))
+            if case .failure(let failure) = message.body { return XCTFail("the photo failed: \(failure.reason)") }
+            if case .result = message.body { resultFrames = frames }
+        }
+        let frames = try XCTUnwrap(resultFrames, "no result within 30 s")
+        XCTAssertEqual(frames.count, 3, "identity, envelope, photo")
+        guard frames.count == 3, case .result(let result)? = Envelope.decode(Photocluster_V1_WorkerToCoordinator.self, from: frames[1])?.body else { return }
+        XCTAssertTrue(result.encoded.isEmpty, "the photo was also copied into the envelope (\(result.encoded.count) bytes)")
+        let decoded = try ImageCodec.decode(frames[2])
+        XCTAssertEqual(decoded.format, .png)
+        XCTAssertEqual([decoded.image.width, decoded.image.height], [Int(result.width), Int(result.height)])
+    }
+
+    func testACoordinatorTakesThePhotoFromInsideTheEnvelopeWhenNoFrameFollows() async throws {
+        let photo = try Data(contentsOf: Repository.samplePhotos.appendingPathComponent("coffee.jpg"))
+        let (status, written) = try await runOnePhoto(answeringWith: photo)
+        XCTAssertEqual(status.state, .done, status.reason)
+        XCTAssertEqual(written, photo, "the file holds the bytes the result carried")
+    }
+
+    func testAResultWithoutAPhotoFailsItsAttemptInsteadOfWritingAnEmptyFile() async throws {
+        let (status, written) = try await runOnePhoto(answeringWith: Data())
+        XCTAssertEqual(status.state, .failed)
+        XCTAssertEqual(status.stage, "result")
+        XCTAssertTrue(status.reason.contains("without the encoded photo"), status.reason)
+        XCTAssertEqual(status.attempts, 3, "an empty result is retried like any transient failure")
+        XCTAssertNil(written, "a file was written for a result without a photo")
+    }
+
+    /// One photo through a real coordinator whose only worker is a bare DEALER that answers
+    /// every assignment with a result carrying `encoded` inside, and no frame after it. Returns
+    /// the photo's status and the output file, if one was written.
+    private func runOnePhoto(answeringWith encoded: Data) async throws -> (Photocluster_V1_PhotoStatus, written: Data?) {
+        let context = try ZMQContext()
+        let coordinator = CoordinatorNode(
+            configuration: CoordinatorConfiguration(
+                workerEndpoint: "tcp://127.0.0.1:*", clientEndpoint: "tcp://127.0.0.1:*", retryBackoff: 0.01),
+            context: context)
+        try coordinator.start()
+        let worker = try ZMQSocket(context: context, kind: .dealer)
+        try worker.setRoutingID("in-band")
+        try worker.connect(coordinator.boundWorkerEndpoint)
+        let client = try ClusterClient(endpoint: coordinator.boundClientEndpoint, context: context)
+        let out = Repository.temporaryDirectory("in-band")
+        defer {
+            client.close()
+            worker.close()
+            coordinator.stop()
+            context.terminate()
+            try? FileManager.default.removeItem(at: out)
+        }
+        func send(_ body: Photocluster_V1_WorkerToCoordinator.OneOf_Body) throws {
+            var message = Photocluster_V1_WorkerToCoordinator()
+            message.body = body
+            try worker.send([Envelope.encode(message)])
+        }
+        try send(.hello(.with {
+            $0.protocolVersion = UInt32(Photocluster_V1_ProtocolVersion.current.rawValue)
+            $0.workerID = "in-band"
+            $0.concurrency = 1
+            $0.filters = [.with { $0.name = "sepia" }]
+        }))
+        try send(.credit(.with { $0.grant = 1 }))
+
+        let job = try await client.submit(try ClusterHarness.submit([("photo", "http://127.0.0.1:9/photo.jpg")], out: out, format: .jpeg))
+        // The worker's socket is used by this task alone until the job is over.
+        let answering = Task.detached {
+            while !Task.isCancelled {
+                guard let frames = try? worker.receive(dontWait: true) else { usleep(2_000); continue }
+                guard case .assign(let assign)? = Envelope.decode(Photocluster_V1_CoordinatorToWorker.self, from: frames[0])?.body else { continue }
+                try? send(.result(.with {
+                    $0.jobID = assign.graph.jobID
+                    $0.photoIndex = assign.graph.photoIndex
+                    $0.attempt = assign.graph.attempt
+                    $0.encoded = encoded
+                    $0.format = .jpeg
+                    $0.width = 1
+                    $0.height = 1
+                }))
+                try? send(.credit(.with { $0.grant = 1 }))
+            }
+        }
+        var summary: JobSummary?
+        for await event in job.events { if case .finished(let finished) = event.body { summary = finished } }
+        answering.cancel()
+        _ = await answering.value
+        let status = try XCTUnwrap(summary?.photo(named: "photo"), "the job ended without a summary")
+        return (status, try? Data(contentsOf: out.appendingPathComponent("photo.jpg")))
+    }
+}
