@@ -1,5 +1,4 @@
 import Foundation
-import LoopbackHTTP
 import PhotoClusterClient
 import PhotoClusterCoordinator
 import PhotoClusterCore
@@ -7,44 +6,29 @@ import PhotoClusterImaging
 import PhotoClusterProto
 import PhotoClusterTestSupport
 import PhotoClusterTransport
-import PhotoClusterWorker
 import XCTest
 
 /// A result's encoded photo travels as a frame of its own after the envelope, never inside the
 /// protobuf message; a coordinator still takes it from inside when no frame follows.
 final class ResultFrameTests: XCTestCase {
     func testAWorkerSendsTheEncodedPhotoAsAFrameOfItsOwn() throws {
-        let server = try LoopbackHTTPServer.serving(directory: Repository.samplePhotos)
-        let context = try ZMQContext()
-        let router = try ZMQSocket(context: context, kind: .router)
-        try router.bind("tcp://127.0.0.1:*")
-        let worker = WorkerNode(
-            configuration: WorkerConfiguration(coordinatorEndpoint: router.lastEndpoint!, workerID: "solo", heartbeatInterval: 5),
-            context: context)
-        try worker.start()
-        defer {
-            worker.stop()
-            router.close()
-            server.stop()
-            context.terminate()
-        }
-        XCTAssertTrue(eventually { (try? router.receive(dontWait: true)) != nil }, "the worker said hello")
-        var assign = Photocluster_V1_CoordinatorToWorker()
-        assign.body = .assign(.with { assign in
+        let coordinator = try ScriptedCoordinator()
+        defer { coordinator.stop() }
+        XCTAssertTrue(coordinator.receivedHello(), "the worker said hello")
+        try coordinator.send(.assign(.with { assign in
             assign.graph.jobID = "j"
             assign.graph.photoIndex = 0
             assign.graph.name = "coffee"
-            assign.graph.url = "\(server.baseURL)/coffee.jpg"
+            assign.graph.url = "\(coordinator.server.baseURL)/coffee.jpg"
             assign.graph.attempt = 1
             assign.graph.format = .png
             assign.graph.filters = [.with { $0.name = "sepia" }]
-        })
-        try router.send([Data("solo".utf8), Envelope.encode(assign)])
+        }))
 
         var resultFrames: [Data]?
         let deadline = Date().addingTimeInterval(30)
         while resultFrames == nil && Date() < deadline {
-            guard let frames = try router.receive(dontWait: true) else { usleep(2_000); continue }
+            guard let frames = try coordinator.router.receive(dontWait: true) else { usleep(2_000); continue }
             let message = try XCTUnwrap(Envelope.decode(Photocluster_V1_WorkerToCoordinator.self, from: frames[1]))
             if case .failure(let failure) = message.body { return XCTFail("the photo failed: \(failure.reason)") }
             if case .result = message.body { resultFrames = frames }

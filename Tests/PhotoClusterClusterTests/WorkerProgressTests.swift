@@ -12,31 +12,19 @@ import XCTest
 /// before that photo's outcome.
 final class WorkerProgressTests: XCTestCase {
     func testProgressArrivesWhileAPhotoRunsAndBeforeItsResult() throws {
-        let server = try LoopbackHTTPServer.serving(directory: Repository.samplePhotos)
         let gate = GateFilter(name: "gate", inPlace: false)
         var filters = FilterRegistry.builtIn
         try filters.register(gate)
-        let context = try ZMQContext()
-        let router = try ZMQSocket(context: context, kind: .router)
-        try router.bind("tcp://127.0.0.1:*")
-        let worker = WorkerNode(
-            configuration: WorkerConfiguration(
-                coordinatorEndpoint: router.lastEndpoint!, workerID: "solo", engine: .init(concurrency: 1), heartbeatInterval: 5,
-                filters: filters),
-            context: context)
-        try worker.start()
+        let coordinator = try ScriptedCoordinator(engine: .init(concurrency: 1), filters: filters)
         defer {
             gate.open.withLock { $0 = true }
-            worker.stop()
-            router.close()
-            server.stop()
-            context.terminate()
+            coordinator.stop()
         }
         var received: [Photocluster_V1_WorkerToCoordinator.OneOf_Body] = []
         func receive(for seconds: TimeInterval, until done: () -> Bool) {
             let deadline = Date().addingTimeInterval(seconds)
             while Date() < deadline && !done() {
-                guard let frames = try? router.receive(dontWait: true) else { usleep(2_000); continue }
+                guard let frames = try? coordinator.router.receive(dontWait: true) else { usleep(2_000); continue }
                 guard let message = Envelope.decode(Photocluster_V1_WorkerToCoordinator.self, from: frames[1]), let body = message.body else { continue }
                 switch body {
                 case .credit, .heartbeat, .hello: continue
@@ -50,20 +38,18 @@ final class WorkerProgressTests: XCTestCase {
         func resultIndex(_ photo: UInt32) -> Int? {
             received.firstIndex { if case .result(let r) = $0 { return r.photoIndex == photo } else { return false } }
         }
-        XCTAssertTrue(eventually { (try? router.receive(dontWait: true)) != nil }, "the worker said hello")
+        XCTAssertTrue(coordinator.receivedHello(), "the worker said hello")
 
         func assign(_ photo: UInt32, _ name: String, filters: [String]) throws {
             let specs = try ClusterHarness.filterSpecs(filters)
-            var message = Photocluster_V1_CoordinatorToWorker()
-            message.body = .assign(.with { assign in
+            try coordinator.send(.assign(.with { assign in
                 assign.graph.jobID = "j"
                 assign.graph.photoIndex = photo
                 assign.graph.name = name
-                assign.graph.url = "\(server.baseURL)/\(name).jpg"
+                assign.graph.url = "\(coordinator.server.baseURL)/\(name).jpg"
                 assign.graph.attempt = 1
                 assign.graph.filters = specs
-            })
-            try router.send([Data("solo".utf8), Envelope.encode(message)])
+            }))
         }
         // Held at the gate after its download and decode: their progress comes on the tick.
         try assign(0, "coffee", filters: ["gate"])

@@ -1,0 +1,51 @@
+import Foundation
+import LoopbackHTTP
+import PhotoClusterCore
+import PhotoClusterProto
+import PhotoClusterTestSupport
+import PhotoClusterTransport
+import PhotoClusterWorker
+
+/// A real worker facing a scripted coordinator: a bare ROUTER on loopback that the test drives
+/// message by message, and a loopback HTTP server with the sample photos for the worker to fetch.
+/// The router belongs to the test's thread.
+final class ScriptedCoordinator {
+    static let workerID = "solo"
+
+    let server: LoopbackHTTPServer
+    let router: ZMQSocket
+    let worker: WorkerNode
+    private let context: ZMQContext
+
+    init(engine: WorkerEngine.Configuration = .init(), filters: FilterRegistry = .builtIn) throws {
+        server = try LoopbackHTTPServer.serving(directory: Repository.samplePhotos)
+        context = try ZMQContext()
+        router = try ZMQSocket(context: context, kind: .router)
+        try router.bind("tcp://127.0.0.1:*")
+        worker = WorkerNode(
+            configuration: WorkerConfiguration(
+                coordinatorEndpoint: router.lastEndpoint!, workerID: Self.workerID, engine: engine, heartbeatInterval: 5,
+                filters: filters),
+            context: context)
+        try worker.start()
+    }
+
+    /// Whether the worker's first message (its hello) arrived within the usual wait.
+    func receivedHello() -> Bool {
+        eventually { (try? router.receive(dontWait: true)) != nil }
+    }
+
+    func send(_ body: Photocluster_V1_CoordinatorToWorker.OneOf_Body) throws {
+        var message = Photocluster_V1_CoordinatorToWorker()
+        message.body = body
+        try router.send([Data(Self.workerID.utf8), Envelope.encode(message)])
+    }
+
+    /// Stops the worker, then closes the router, the photo server and the context.
+    func stop() {
+        worker.stop()
+        router.close()
+        server.stop()
+        context.terminate()
+    }
+}
