@@ -15,7 +15,7 @@ public final class EmbeddedCluster: @unchecked Sendable {
     /// `workers` local workers sharing `concurrency` photos at a time and the engine's cache
     /// budget between them (they share one host's memory).
     public init(
-        workers count: Int, totalConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
+        workers count: Int, totalConcurrency: Int = UsableCores.count,
         engine: WorkerEngine.Configuration = .init(), filters: FilterRegistry = .builtIn
     ) throws {
         context = try ZMQContext()

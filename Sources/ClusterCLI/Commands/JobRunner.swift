@@ -23,7 +23,7 @@ struct JobRunner {
             if submit.viewportMode { return try await open(submit, with: client, where: endpoint) }
             return try await follow(submit, with: client, where: endpoint)
         }
-        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let cores = UsableCores.count
         let cluster = try EmbeddedCluster(
             workers: options.workers ?? cores, totalConcurrency: max(cores, options.workers ?? cores),
             filters: FilterCatalog.load(pluginDirectory: options.plugins).registry)

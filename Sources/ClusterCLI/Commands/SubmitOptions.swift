@@ -20,7 +20,7 @@ struct JobOptions: ParsableArguments {
     @Flag(help: "JPEG: decode, and encode at quality 90 or less, with libjpeg-turbo's fast DCT (faster; pixels differ by a few levels).")
     var fastDCT = false
 
-    @Option(help: ArgumentHelp("Local workers in embedded mode (default: number of cores).", valueName: "n"))
+    @Option(help: ArgumentHelp("Local workers in embedded mode (default: the cores this process may use: its CPU affinity, capped by a cgroup CPU quota).", valueName: "n"))
     var workers: Int?
 
     @Option(help: ArgumentHelp("Client endpoint of a running coordinator, e.g. tcp://127.0.0.1:7001 (default: run an embedded cluster).", valueName: "endpoint"))

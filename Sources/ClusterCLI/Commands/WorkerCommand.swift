@@ -15,7 +15,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The coordinator's worker endpoint.", valueName: "endpoint"))
     var coordinator = "tcp://127.0.0.1:7000"
 
-    @Option(help: ArgumentHelp("Photos processed at once (default: number of cores).", valueName: "n"))
+    @Option(help: ArgumentHelp("Photos processed at once (default: the cores this process may use: its CPU affinity, capped by a cgroup CPU quota).", valueName: "n"))
     var concurrency: Int?
 
     @Option(help: ArgumentHelp("This worker's id (default: host, process id and a random suffix).", valueName: "id"))

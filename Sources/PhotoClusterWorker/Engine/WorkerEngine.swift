@@ -21,7 +21,7 @@ public final class WorkerEngine: @unchecked Sendable {
         public var cacheBytes: Int
 
         public init(
-            concurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
+            concurrency: Int = UsableCores.count,
             downloadSlots: Int = 16,
             maxPixels: Int = ImageCodec.defaultMaxPixels,
             downloadLimits: DownloadLimits = DownloadLimits(),
