@@ -181,7 +181,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "PipelineBenchmark",
-            dependencies: ["PhotoClusterCore", "PhotoClusterImaging", "PhotoClusterDownload", "LoopbackHTTP"],
+            dependencies: [
+                "PhotoClusterCore", "PhotoClusterImaging", "PhotoClusterDownload", "PhotoClusterWorker", "PhotoClusterProto", "LoopbackHTTP",
+            ],
             path: "Benchmarks/PipelineBenchmark",
             swiftSettings: swiftSettings
         ),

@@ -36,7 +36,7 @@ WORKS = {
 }
 
 # Tools that time their own runs on photos held in memory (see in_process).
-IN_PROCESS = ("floor", "floor-sepia", "pipeline", "pipeline-fast", "pipeline-copy", "pipeline-nocopy", "pipeline-e2e")
+IN_PROCESS = ("floor", "floor-sepia", "pipeline", "pipeline-fast", "pipeline-copy", "pipeline-nocopy", "pipeline-e2e", "pipeline-engine")
 
 TOOLS = [
     # key, label
@@ -47,6 +47,7 @@ TOOLS = [
     ("pipeline-copy", "  same, the filter as a stage of its own on a one-pass copy"),
     ("pipeline-nocopy", "  same, the filter in place on the decoded image"),
     ("pipeline-e2e", "  same, end to end: each photo downloaded over loopback HTTP, each output written durably (a job minus the cluster)"),
+    ("pipeline-engine", "  same end to end, through the worker's own engine (its stage operations and queues; a worker minus ZeroMQ and the coordinator)"),
     ("embedded", "PhotoCluster `cluster submit` embedded"),
     ("tcp", "PhotoCluster coordinator + worker over TCP"),
     ("pillow", "Pillow (in-process)"),
@@ -58,7 +59,7 @@ TOOLS = [
 SHORT = {
     "floor": "floor (libjpeg-turbo)", "floor-sepia": "C: floor + plain sepia", "pipeline": "PhotoCluster in-process",
     "pipeline-fast": "  in-process, --fast-dct", "pipeline-copy": "  in-process, filter stage", "pipeline-nocopy": "  in-process, in place",
-    "pipeline-e2e": "  in-process, end to end", "embedded": "PhotoCluster embedded",
+    "pipeline-e2e": "  in-process, end to end", "pipeline-engine": "  in-process, worker engine", "embedded": "PhotoCluster embedded",
     "tcp": "PhotoCluster over TCP", "pillow": "Pillow", "vips": "libvips", "vips-fast": "libvips compression=1",
     "magick": "ImageMagick",
 }
@@ -269,14 +270,14 @@ class Bench:
                 "--out", out, "--json"]
 
     def pipeline_beside(self, work, files, cores):
-        """Seconds per megapixel of the in-process pipeline, its stages alone (over the set) and
-        end to end (over the job's photos), the median of 3 passes each, taken just before a
-        cluster run: the overhead then compares runs that met the same machine, which on a
-        shared VM can change by 20% from one minute to the next."""
+        """Seconds per megapixel of the in-process pipeline, taken just before a cluster run: its
+        stages alone (over the set), end to end (over the job's photos) and end to end through the
+        worker's engine, the median of 3 passes each. The overhead then compares runs that met the
+        same machine, which on a shared VM can change by 20% from one minute to the next."""
         figures = []
-        for end_to_end in (False, True):
+        for mode in ("stages", "e2e", "engine"):
             command = self.pin(cores) + self.pipeline_command(work, cores, runs=3, copy="stream")
-            command += self.end_to_end(files) if end_to_end else files
+            command += files if mode == "stages" else self.end_to_end(files, engine=mode == "engine")
             done = subprocess.run(command, capture_output=True, text=True)
             if done.returncode != 0:
                 raise RuntimeError(f"pipeline beside the cluster exited {done.returncode}: {done.stderr.strip()[-300:]}")
@@ -284,13 +285,14 @@ class Bench:
             figures.append(median(result["seconds"]) / result["megapixels"])
         return figures
 
-    def end_to_end(self, files):
+    def end_to_end(self, files, engine=False):
         """PipelineBenchmark's end-to-end arguments and photos: downloads from the bench's server
         (the same URLs as the cluster's manifests), outputs written under the scratch directory.
         A pass holds the set as many times as a cluster job, so the pass and the job download and
         write the same photos, and a job's start and end (the first download's wait, the last
-        flush) weigh the same on both."""
-        return ["--source", self.base_url, "--out", os.path.join(self.tmp, "out-e2e")] + files * self.job_copies(files)
+        flush) weigh the same on both. With `engine`, the worker's engine runs the photos."""
+        return (["--source", self.base_url, "--out", os.path.join(self.tmp, "out-e2e")] + (["--engine"] if engine else [])
+                + files * self.job_copies(files))
 
     def pipeline_command(self, work, cores, runs, copy):
         """PipelineBenchmark's command for `work` on `cores` threads (the photo files go after it)."""
@@ -308,14 +310,15 @@ class Bench:
         in-process passes beside it; returns the runs' wall seconds, the command's peak memory
         and the record's fields for the jobs' own seconds and the passes' figures (stages alone,
         end to end)."""
-        seconds, inner, beside, beside_e2e, peak = [], [], [], [], 0.0
+        seconds, inner, beside, beside_e2e, beside_engine, peak = [], [], [], [], [], 0.0
         for run in range(self.args.runs):
             out = os.path.join(self.tmp, f"out-{kind}")
             shutil.rmtree(out, ignore_errors=True)
             manifest = self.manifest(files, f"{kind}{work}{set_key}{cores}{run}", copies=copies)
-            stages, whole = self.pipeline_beside(work, files, cores)
+            stages, whole, engine = self.pipeline_beside(work, files, cores)
             beside.append(stages)
             beside_e2e.append(whole)
+            beside_engine.append(engine)
             wall, rss, stdout = self.timed(command(manifest, out))
             report = json.loads(stdout)
             if report["succeeded"] != len(files) * copies:
@@ -325,7 +328,8 @@ class Bench:
             peak = max(peak, rss)
             if not self.more_runs(seconds):
                 break
-        extra = {"job_seconds": inner, "pipeline_seconds_per_mp_beside": beside, "pipeline_e2e_seconds_per_mp_beside": beside_e2e}
+        extra = {"job_seconds": inner, "pipeline_seconds_per_mp_beside": beside, "pipeline_e2e_seconds_per_mp_beside": beside_e2e,
+                 "pipeline_engine_seconds_per_mp_beside": beside_engine}
         return seconds, peak, extra
 
     def embedded(self, work, set_key, files, cores):
@@ -447,9 +451,9 @@ class Bench:
             command += ["--out", "png"] if png else []
             command += ["--sepia"] if tool == "floor-sepia" else []
             self.in_process(work, set_key, files, tool, cores, command + files)
-        elif tool == "pipeline-e2e":
+        elif tool in ("pipeline-e2e", "pipeline-engine"):
             command = self.pipeline_command(work, cores, runs=self.runs_for_in_process(mp * self.job_copies(files) / 50), copy="stream")
-            self.in_process(work, set_key, files, tool, cores, command + self.end_to_end(files))
+            self.in_process(work, set_key, files, tool, cores, command + self.end_to_end(files, engine=tool == "pipeline-engine"))
         elif tool in ("pipeline", "pipeline-fast", "pipeline-copy", "pipeline-nocopy"):
             if tool != "pipeline" and work != "sepia-jpeg":
                 return
@@ -615,14 +619,15 @@ class Bench:
                             # and end to end (the same downloads and durable writes as the job), which leaves
                             # what the cluster itself adds.
                             jobs = other.get("job_seconds", [])
-                            for key, against in (("pipeline_e2e_seconds_per_mp_beside", "the in-process pipeline end to end (same downloads and writes)"),
+                            for key, against in (("pipeline_engine_seconds_per_mp_beside", "the worker's engine in-process (same downloads, stages, queues and writes)"),
+                                                 ("pipeline_e2e_seconds_per_mp_beside", "the in-process pipeline end to end (same downloads and writes)"),
                                                  ("pipeline_seconds_per_mp_beside", "the in-process pipeline's stages alone (no download, no write)")):
                                 pairs = [j / other["megapixels"] / b for j, b in zip(jobs, other.get(key, []))]
                                 if not pairs:
                                     continue
                                 job = median(pairs) - 1
                                 out.append({"target": f"{tool} overhead within 10% of {against}, the job alone ({work}, {set_key}, {cores} core{'s' if cores > 1 else ''})",
-                                            "figure": f"{job * 100:+.0f}% for the job alone" + ("" if "e2e" in key else f", {(1 / r - 1) * 100:+.0f}% for the whole command"),
+                                            "figure": f"{job * 100:+.0f}% for the job alone" + ("" if "e2e" in key or "engine" in key else f", {(1 / r - 1) * 100:+.0f}% for the whole command"),
                                             "met": job <= 0.10})
         # The stage cache fills up to its budget and stops there, so the bound is the worker's
         # peak without a cache, on the same job, plus the budget.

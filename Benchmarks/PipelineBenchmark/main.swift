@@ -18,10 +18,14 @@ import PhotoClusterImaging
 // worker's libcurl engine (all started when the run starts, as a worker's downloads run ahead
 // of its stages; each run with its own query, so nothing is cached), and `--out DIR` writes
 // every output with `DurableFile` on writer threads of their own, as the coordinator does.
+// `--engine` runs the photos through the worker's own engine instead (`LocalEngine`: its
+// operations, queues and downloads, as many graphs at once as a worker's window) — a worker
+// without ZeroMQ and a coordinator; it needs `--source` and `--copy stream`, and reports no
+// stage seconds.
 //
 //   PipelineBenchmark pipeline [--filter SPEC]... [--format jpeg|png|keep] [--quality Q]
 //                              [--threads N] [--runs R] [--copy worker|fused|none|stream] [--fast-dct]
-//                              [--source URL] [--out DIR] FILE...
+//                              [--source URL] [--out DIR] [--engine] FILE...
 //       prints one JSON object: seconds of each run (wall clock over all photos), megapixels
 //       and photos per run, bytes written by the last run, the seconds each stage took in
 //       the last run (summed over threads), and which build of the pixel loops ran
@@ -43,6 +47,7 @@ struct Options {
     var runs = 5
     var copy = "worker"
     var fastDCT = false
+    var engine = false
     var source: String?
     var out: String?
     var files: [String] = []
@@ -62,6 +67,7 @@ struct Options {
             case "--runs": runs = max(1, Int(value()) ?? runs)
             case "--copy": copy = value()
             case "--fast-dct": fastDCT = true
+            case "--engine": engine = true
             case "--source": source = value()
             case "--out": out = value()
             default:
@@ -72,6 +78,7 @@ struct Options {
         guard !files.isEmpty else { fail("no input files") }
         guard ["keep", "jpeg", "png"].contains(format) else { fail("--format is jpeg, png or keep") }
         guard ["worker", "fused", "none", "stream"].contains(copy) else { fail("--copy is worker, fused, none or stream") }
+        guard !engine || (source != nil && copy == "stream") else { fail("--engine needs --source (the engine downloads) and --copy stream (what the worker does)") }
     }
 }
 
@@ -133,7 +140,9 @@ func runPipeline(_ options: Options) throws {
         return (encoded, format == .png ? "png" : "jpg")
     }
 
-    let downloads = options.source.map { (engine: DownloadEngine(), base: $0) }
+    // With --engine, the worker's engine downloads; otherwise each run starts all its downloads at once.
+    let downloads = options.engine ? nil : options.source.map { (engine: DownloadEngine(), base: $0) }
+    let enginePass = options.engine ? EnginePass(threads: options.threads) : nil
     let writers = options.out.map { _ in BlockingWorkThreads(name: "writer", limit: 4) }
     let session = UUID().uuidString.prefix(8)
 
@@ -144,42 +153,58 @@ func runPipeline(_ options: Options) throws {
         let next = LockedBox(0)
         let totals = LockedBox((bytes: 0, times: StageTimes(), error: String?.none))
         let outputDirectory = try options.out.map { try makeRunDirectory($0, run: run) }
-        let start = now()
-        let fetches = downloads.map { source in
-            options.files.enumerated().map { index, file in
-                Fetch(engine: source.engine, url: sourceURL(source.base, file: file, query: "\(session)-\(run)-\(index)"))
+        /// Writes a photo's output durably on a writer thread, as the coordinator does.
+        let write: @Sendable (Int, Data, String) -> Void = { index, encoded, fileExtension in
+            guard let writers, let outputDirectory else { return }
+            let name = URL(fileURLWithPath: options.files[index]).deletingPathExtension().lastPathComponent
+            let destination = outputDirectory.appendingPathComponent("\(index)-\(name).\(fileExtension)", isDirectory: false)
+            writers.submit {
+                do { try DurableFile.write(encoded, to: destination, tag: "\(run)") } catch {
+                    totals.withLock { $0.error = "\(error)" }
+                }
             }
         }
-        DispatchQueue.concurrentPerform(iterations: options.threads) { _ in
-            var bytes = 0
-            var times = StageTimes()
-            var failure: String?
-            while true {
-                let index = next.withLock { value -> Int in
-                    defer { value += 1 }
-                    return value
-                }
-                guard index < inputs.count else { break }
-                do {
-                    let (encoded, fileExtension) = try process(fetches?[index].body() ?? inputs[index], &times)
-                    bytes += encoded.count
-                    if let writers, let outputDirectory {
-                        let name = URL(fileURLWithPath: options.files[index]).deletingPathExtension().lastPathComponent
-                        let destination = outputDirectory.appendingPathComponent("\(index)-\(name).\(fileExtension)", isDirectory: false)
-                        writers.submit {
-                            do { try DurableFile.write(encoded, to: destination, tag: "\(run)") } catch {
-                                totals.withLock { $0.error = "\(error)" }
-                            }
-                        }
-                    }
-                } catch {
-                    failure = "\(options.files[index]): \(error)"
+        let start = now()
+        if let enginePass, let source = options.source {
+            let urls = options.files.indices.map { sourceURL(source, file: options.files[$0], query: "\(session)-\(run)-\($0)") }
+            do {
+                let bytes = try enginePass.run(
+                    job: "\(session)-\(run)", urls: urls, filters: filters, format: options.format, quality: options.quality,
+                    fastDCT: options.fastDCT
+                ) { index, encoded, format in write(index, encoded, format == .png ? "png" : "jpg") }
+                totals.withLock { $0.bytes = bytes }
+            } catch {
+                totals.withLock { $0.error = "\(error)" }
+            }
+        } else {
+            let fetches = downloads.map { source in
+                options.files.enumerated().map { index, file in
+                    Fetch(engine: source.engine, url: sourceURL(source.base, file: file, query: "\(session)-\(run)-\(index)"))
                 }
             }
-            totals.withLock {
-                $0.bytes += bytes
-                $0.times = $0.times + times
-                if let failure { $0.error = failure }
+            DispatchQueue.concurrentPerform(iterations: options.threads) { _ in
+                var bytes = 0
+                var times = StageTimes()
+                var failure: String?
+                while true {
+                    let index = next.withLock { value -> Int in
+                        defer { value += 1 }
+                        return value
+                    }
+                    guard index < inputs.count else { break }
+                    do {
+                        let (encoded, fileExtension) = try process(fetches?[index].body() ?? inputs[index], &times)
+                        bytes += encoded.count
+                        write(index, encoded, fileExtension)
+                    } catch {
+                        failure = "\(options.files[index]): \(error)"
+                    }
+                }
+                totals.withLock {
+                    $0.bytes += bytes
+                    $0.times = $0.times + times
+                    if let failure { $0.error = failure }
+                }
             }
         }
         writers?.waitUntilIdle()
@@ -191,6 +216,7 @@ func runPipeline(_ options: Options) throws {
         // Outside the timed part: a run's outputs go before the next run writes its own.
         if let outputDirectory { try? FileManager.default.removeItem(at: outputDirectory) }
     }
+    enginePass?.engine.shutdown()
     downloads?.engine.shutdown()
     writers?.stop()
     let object: [String: Any] = [
@@ -247,5 +273,5 @@ case "serve":
     guard arguments.count == 2 else { fail("usage: PipelineBenchmark serve DIR") }
     try serve(arguments.last!)
 default:
-    fail("usage: PipelineBenchmark pipeline [--filter SPEC]... [--format jpeg|png|keep] [--quality Q] [--threads N] [--runs R] [--copy worker|fused|none|stream] [--fast-dct] [--source URL] [--out DIR] FILE...\n       PipelineBenchmark serve DIR")
+    fail("usage: PipelineBenchmark pipeline [--filter SPEC]... [--format jpeg|png|keep] [--quality Q] [--threads N] [--runs R] [--copy worker|fused|none|stream] [--fast-dct] [--source URL] [--out DIR] [--engine] FILE...\n       PipelineBenchmark serve DIR")
 }
