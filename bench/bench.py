@@ -309,7 +309,7 @@ class Bench:
         """Runs a cluster job (`command(manifest, out)`) up to --runs times, each right after
         in-process passes beside it; returns the runs' wall seconds, the command's peak memory
         and the record's fields for the jobs' own seconds and the passes' figures (stages alone,
-        end to end)."""
+        end to end, end to end through the worker's engine)."""
         seconds, inner, beside, beside_e2e, beside_engine, peak = [], [], [], [], [], 0.0
         for run in range(self.args.runs):
             out = os.path.join(self.tmp, f"out-{kind}")
