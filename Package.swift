@@ -194,7 +194,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        .testTarget(name: "PhotoClusterCoreTests", dependencies: ["PhotoClusterCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "PhotoClusterCoreTests", dependencies: ["PhotoClusterCore", "PhotoClusterTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PhotoClusterImagingTests",
             dependencies: ["PhotoClusterImaging", "PhotoClusterCore", "PhotoClusterTestSupport"],

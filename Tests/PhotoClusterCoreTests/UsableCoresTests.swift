@@ -1,5 +1,6 @@
 import Foundation
 import PhotoClusterCore
+import PhotoClusterTestSupport
 import XCTest
 
 final class UsableCoresTests: XCTestCase {
@@ -35,25 +36,7 @@ final class UsableCoresTests: XCTestCase {
     func testAThreadPinnedToOneCPUCountsOne() throws {
         let allowed = try XCTUnwrap(UsableCores.allowedByAffinity())
         guard allowed > 1 else { throw XCTSkip("this machine lets the tests use one CPU only") }
-        // sched_setaffinity needs _GNU_SOURCE, which Swift's Glibc lacks: look it up by name.
-        typealias SetAffinity = @convention(c) (pid_t, Int, UnsafeRawPointer) -> Int32
-        let symbol = try XCTUnwrap(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sched_setaffinity"))
-        let setAffinity = unsafeBitCast(symbol, to: SetAffinity.self)
-        let seen = LockedBox<Int?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            defer { done.signal() }
-            // One CPU only, the first the kernel accepts (a mask of 1,024 CPUs, as glibc's cpu_set_t).
-            let pinned = (0..<1024).contains { cpu in
-                var mask = [UInt8](repeating: 0, count: 128)
-                mask[cpu / 8] = 1 << (cpu % 8)
-                return setAffinity(0, mask.count, &mask) == 0
-            }
-            guard pinned else { return }
-            seen.withLock { $0 = UsableCores.allowedByAffinity() }
-        }
-        thread.start()
-        XCTAssertEqual(done.wait(timeout: .now() + 5), .success, "the pinned thread ended")
-        XCTAssertEqual(seen.current, 1)
+        let seen = try onThreadPinnedToOneCPU { UsableCores.allowedByAffinity() }
+        XCTAssertEqual(seen, 1)
     }
 }
