@@ -16,9 +16,9 @@ struct EnginePass {
     init(threads: Int) {
         let results = EngineResults()
         self.results = results
-        engine = LocalEngine(configuration: .init(concurrency: threads)) { _, photo, outcome in results.finished(photo, outcome) }
-        // The default worker window (`WorkerConfiguration.window`).
-        window = max(4, threads * 3)
+        let worker = WorkerConfiguration(coordinatorEndpoint: "", engine: .init(concurrency: threads))
+        engine = LocalEngine(configuration: worker.engine) { _, photo, outcome in results.finished(photo, outcome) }
+        window = worker.window
     }
 
     /// Runs `urls` through the engine, calls `write` with each output; returns the bytes written.
@@ -30,12 +30,7 @@ struct EnginePass {
                 $0.photoIndex = UInt32(index)
                 $0.name = "\(index)"
                 $0.url = url
-                $0.filters = filters.map { filter in
-                    .with { spec in
-                        spec.name = filter.spec.name
-                        spec.params = filter.spec.parameters.map { p in .with { $0.key = p.key; $0.value = p.value } }
-                    }
-                }
+                $0.filters = filters.map { Photocluster_V1_FilterSpec($0.spec) }
                 $0.format = format == "png" ? .png : format == "jpeg" ? .jpeg : .keep
                 $0.quality = UInt32(quality)
                 $0.fastDct = fastDCT

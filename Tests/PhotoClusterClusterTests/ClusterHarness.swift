@@ -4,6 +4,7 @@ import PhotoClusterClient
 import PhotoClusterCore
 import PhotoClusterProto
 import PhotoClusterTestSupport
+import PhotoClusterWorker
 
 /// Builds submit messages and follows jobs to their summary.
 enum ClusterHarness {
@@ -20,13 +21,7 @@ enum ClusterHarness {
 
     /// Filters written as on the command line (`blur:sigma=2`), as the protocol carries them.
     static func filterSpecs(_ texts: [String]) throws -> [Photocluster_V1_FilterSpec] {
-        try texts.map { text in
-            let spec = try FilterSpec(parsing: text)
-            return Photocluster_V1_FilterSpec.with { f in
-                f.name = spec.name
-                f.params = spec.parameters.map { p in Photocluster_V1_FilterParam.with { $0.key = p.key; $0.value = p.value } }
-            }
-        }
+        try texts.map { Photocluster_V1_FilterSpec(try FilterSpec(parsing: $0)) }
     }
 
     /// Every sample photo as served by `server`.

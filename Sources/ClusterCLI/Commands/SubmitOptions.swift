@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterWorker
 
 /// What `submit` and `demo` share: filters, output and cluster shape.
 struct JobOptions: ParsableArguments {
@@ -75,21 +76,12 @@ struct JobOptions: ParsableArguments {
             spec = try FilterSpec(parsing: text)
             if coordinator == nil || registry.stages[spec.name] != nil {
                 let configured = try registry.resolve(spec)
-                return Self.proto(configured.spec)
+                return Photocluster_V1_FilterSpec(configured.spec)
             }
         } catch let error as FilterSpecError {
             throw CommandFailure.usage(error.description)
         }
-        return Self.proto(spec)
-    }
-
-    static func proto(_ spec: FilterSpec) -> Photocluster_V1_FilterSpec {
-        Photocluster_V1_FilterSpec.with { proto in
-            proto.name = spec.name
-            proto.params = spec.parameters.map { key, value in
-                Photocluster_V1_FilterParam.with { $0.key = key; $0.value = value }
-            }
-        }
+        return Photocluster_V1_FilterSpec(spec)
     }
 
     /// The submit message for a parsed manifest.

@@ -107,9 +107,7 @@ public final class WorkerEngine: @unchecked Sendable {
 
     /// Checks that every filter of a graph exists here and resolves it.
     func resolveFilters(of graph: Photocluster_V1_PhotoGraph) throws -> [ConfiguredFilter] {
-        try graph.filters.map { spec in
-            try filters.resolve(FilterSpec(name: spec.name, parameters: spec.params.map { ($0.key, $0.value) }))
-        }
+        try graph.filters.map { try filters.resolve($0.filterSpec) }
     }
 
     // MARK: - Graphs
