@@ -7,6 +7,7 @@ public typealias JobEvent = Photocluster_V1_JobEvent
 public typealias JobSummary = Photocluster_V1_JobSummary
 public typealias StatusReply = Photocluster_V1_StatusReply
 public typealias SubmitJob = Photocluster_V1_SubmitJob
+public typealias EventDetail = Photocluster_V1_EventDetail
 
 /// Why a request to the coordinator did not succeed.
 public struct ClusterClientError: Error, Sendable, CustomStringConvertible {
@@ -93,9 +94,10 @@ public final class ClusterClient: @unchecked Sendable {
     }
 
     /// Follows a job submitted elsewhere; the first event is its current summary if it has finished.
-    public func watch(_ jobID: String, timeout: TimeInterval = 15) async throws -> (StatusReply, AsyncStream<JobEvent>) {
+    /// `events`: every photo's status, or only the job's counts (paced; see `EventDetail`).
+    public func watch(_ jobID: String, events detail: EventDetail = .everyPhoto, timeout: TimeInterval = 15) async throws -> (StatusReply, AsyncStream<JobEvent>) {
         let (events, continuation) = AsyncStream<JobEvent>.makeStream(bufferingPolicy: .unbounded)
-        let reply = try await request(.watch(.with { $0.jobID = jobID }), timeout: timeout) { [unowned self] _ in
+        let reply = try await request(.watch(.with { $0.jobID = jobID; $0.events = detail }), timeout: timeout) { [unowned self] _ in
             streamsByJob[jobID] = continuation
         }
         guard case .status(let status) = reply.body else { throw ClusterClientError("unexpected answer to watch") }

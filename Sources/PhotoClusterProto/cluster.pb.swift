@@ -257,6 +257,46 @@ public nonisolated enum Photocluster_V1_PhotoState: SwiftProtobuf.Enum, Swift.Ca
 
 }
 
+/// How much a client hears about a job it submits or watches. A progress bar needs only the
+/// counts: at most ten updates a second instead of two messages for every photo.
+public nonisolated enum Photocluster_V1_EventDetail: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+
+  /// each photo's status as it ends, with the counts after it
+  case everyPhoto // = 0
+
+  /// the counts, paced to 10 a second (the last one always sent); phases and the summary as usual
+  case counts // = 1
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .everyPhoto
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .everyPhoto
+    case 1: self = .counts
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .everyPhoto: return 0
+    case .counts: return 1
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Photocluster_V1_EventDetail] = [
+    .everyPhoto,
+    .counts,
+  ]
+
+}
+
 public nonisolated enum Photocluster_V1_JobPhase: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
   case preparation // = 0
@@ -1059,6 +1099,9 @@ public nonisolated struct Photocluster_V1_SubmitJob: Sendable {
   /// JPEG: decode, and encode at quality 90 or less, with the fast DCT
   public var fastDct: Bool = false
 
+  /// what the submitting client hears as the job runs
+  public var events: Photocluster_V1_EventDetail = .everyPhoto
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1147,6 +1190,8 @@ public nonisolated struct Photocluster_V1_WatchJob: Sendable {
   // methods supported on all messages.
 
   public var jobID: String = String()
+
+  public var events: Photocluster_V1_EventDetail = .everyPhoto
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1722,6 +1767,10 @@ nonisolated extension Photocluster_V1_Stage: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Photocluster_V1_PhotoState: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0PHOTO_STATE_NEW\0\u{1}PHOTO_STATE_DOWNLOADED\0\u{1}PHOTO_STATE_FILTERED\0\u{1}PHOTO_STATE_DONE\0\u{1}PHOTO_STATE_FAILED\0\u{1}PHOTO_STATE_CANCELLED\0")
+}
+
+nonisolated extension Photocluster_V1_EventDetail: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0EVENT_DETAIL_EVERY_PHOTO\0\u{1}EVENT_DETAIL_COUNTS\0")
 }
 
 nonisolated extension Photocluster_V1_JobPhase: SwiftProtobuf._ProtoNameProviding {
@@ -3305,7 +3354,7 @@ nonisolated extension Photocluster_V1_ManifestEntry: SwiftProtobuf.Message, Swif
 
 nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SubmitJob"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}photos\0\u{1}filters\0\u{3}output_dir\0\u{1}format\0\u{1}quality\0\u{1}viewport\0\u{3}viewport_mode\0\u{1}label\0\u{3}fast_dct\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}photos\0\u{1}filters\0\u{3}output_dir\0\u{1}format\0\u{1}quality\0\u{1}viewport\0\u{3}viewport_mode\0\u{1}label\0\u{3}fast_dct\0\u{1}events\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3322,6 +3371,7 @@ nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftPro
       case 7: try { try decoder.decodeSingularBoolField(value: &self.viewportMode) }()
       case 8: try { try decoder.decodeSingularStringField(value: &self.label) }()
       case 9: try { try decoder.decodeSingularBoolField(value: &self.fastDct) }()
+      case 10: try { try decoder.decodeSingularEnumField(value: &self.events) }()
       default: break
       }
     }
@@ -3359,6 +3409,9 @@ nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftPro
     if self.fastDct != false {
       try visitor.visitSingularBoolField(value: self.fastDct, fieldNumber: 9)
     }
+    if self.events != .everyPhoto {
+      try visitor.visitSingularEnumField(value: self.events, fieldNumber: 10)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -3372,6 +3425,7 @@ nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftPro
     if lhs.viewportMode != rhs.viewportMode {return false}
     if lhs.label != rhs.label {return false}
     if lhs.fastDct != rhs.fastDct {return false}
+    if lhs.events != rhs.events {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -3543,7 +3597,7 @@ nonisolated extension Photocluster_V1_StatusRequest: SwiftProtobuf.Message, Swif
 
 nonisolated extension Photocluster_V1_WatchJob: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WatchJob"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{1}events\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3552,6 +3606,7 @@ nonisolated extension Photocluster_V1_WatchJob: SwiftProtobuf.Message, SwiftProt
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularStringField(value: &self.jobID) }()
+      case 2: try { try decoder.decodeSingularEnumField(value: &self.events) }()
       default: break
       }
     }
@@ -3561,11 +3616,15 @@ nonisolated extension Photocluster_V1_WatchJob: SwiftProtobuf.Message, SwiftProt
     if !self.jobID.isEmpty {
       try visitor.visitSingularStringField(value: self.jobID, fieldNumber: 1)
     }
+    if self.events != .everyPhoto {
+      try visitor.visitSingularEnumField(value: self.events, fieldNumber: 2)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Photocluster_V1_WatchJob, rhs: Photocluster_V1_WatchJob) -> Bool {
     if lhs.jobID != rhs.jobID {return false}
+    if lhs.events != rhs.events {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

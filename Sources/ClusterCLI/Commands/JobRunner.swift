@@ -57,6 +57,9 @@ struct JobRunner {
     }
 
     private func follow(_ submit: SubmitJob, with client: ClusterClient, where place: String) async throws -> Int32 {
+        // The bar and the report need only the counts and the summary, not every photo's status.
+        var submit = submit
+        submit.events = .counts
         let job: SubmittedJob
         do {
             job = try await client.submit(submit)

@@ -19,7 +19,7 @@ extension CoordinatorNode {
             sendToClient(client, requestID: id, .status(statusReply(for: status.jobID)))
         case .watch(let watch):
             guard let job = jobs[watch.jobID] else { return refuse(client, id, "no job \(watch.jobID)") }
-            jobClients[watch.jobID, default: []].insert(client)
+            subscribers[watch.jobID, default: JobSubscribers()].add(client, detail: watch.events)
             sendToClient(client, requestID: id, .status(statusReply(for: job.id)))
             if job.isFinished {
                 publish(job.id, .finished(job.summary(includePhotos: true)))
@@ -79,7 +79,7 @@ extension CoordinatorNode {
         }
         jobs[jobID] = job
         jobOrder.append(jobID)
-        jobClients[jobID] = [client]
+        subscribers[jobID] = JobSubscribers(client, detail: submit.events)
         var accepted = Photocluster_V1_JobAccepted()
         accepted.jobID = jobID
         accepted.total = UInt32(submit.photos.count)

@@ -224,7 +224,7 @@ extension CoordinatorNode {
         recordEnd(of: photo, job: jobID, worker: worker)
         journaling("photo \(index) of job \(jobID)") { try $0.recordPhoto(photo, of: jobs[jobID]!) }
         publish(jobID, .photo(photo.status()))
-        publish(jobID, .progress(jobs[jobID]!.progress))
+        publishProgress(of: jobID)
         if jobs[jobID]!.allSettled && !jobs[jobID]!.isFinished { finish(jobID) }
     }
 }

@@ -25,7 +25,10 @@ public final class CoordinatorNode: @unchecked Sendable {
     var clientSocket: ZMQSocket!
     var jobs: [String: Job] = [:]
     var jobOrder: [String] = []
-    var jobClients: [String: Set<Data>] = [:]
+    /// Who hears about each job, and how much.
+    var subscribers: [String: JobSubscribers] = [:]
+    /// Jobs whose paced counts wait for the timer (see `JobSubscribers`).
+    var jobsWithWaitingCounts: Set<String> = []
     var workers: [String: WorkerRecord] = [:]
     var droppedFrames = 0
     /// Photos whose result file is being written (loop-owned): a second result for one is ignored.
@@ -106,6 +109,7 @@ public final class CoordinatorNode: @unchecked Sendable {
         // Retry back-offs are shorter than a heartbeat: release them on a finer clock.
         loop.every(0.05) { [unowned self] in releaseDueRetries() }
         loop.every(1) { [unowned self] in closeSecond() }
+        loop.every(JobSubscribers.countsInterval) { [unowned self] in sendWaitingCounts() }
         loop.start { [unowned self] in
             self.workerSocket.close()
             self.clientSocket.close()
@@ -214,13 +218,5 @@ public final class CoordinatorNode: @unchecked Sendable {
         if let photo { metadata["photo"] = "\(photo)" }
         if let worker { metadata["worker"] = "\(worker)" }
         logger.log(level: level, "\(message)", metadata: metadata.isEmpty ? nil : metadata)
-    }
-
-    /// Sends a job event to every client that submitted or watches the job.
-    func publish(_ jobID: String, _ body: Photocluster_V1_JobEvent.OneOf_Body) {
-        var event = Photocluster_V1_JobEvent()
-        event.jobID = jobID
-        event.body = body
-        for client in jobClients[jobID] ?? [] { sendToClient(client, .event(event)) }
     }
 }

@@ -1,0 +1,59 @@
+import Foundation
+import PhotoClusterProto
+
+/// The clients that hear about one job, and how much each asked for (see `EventDetail`).
+/// Loop-owned: one per job in `CoordinatorNode.subscribers`.
+///
+/// Counts-only clients get the job's counts at most once per `countsInterval`; counts that
+/// arrive sooner wait for `takeWaitingCounts` (the coordinator's timer), and the counts that
+/// settle the job's last photo never wait.
+struct JobSubscribers {
+    static let countsInterval: TimeInterval = 0.1
+
+    private(set) var everyPhoto: Set<Data> = []
+    private(set) var countsOnly: Set<Data> = []
+    /// When counts-only clients last got the counts (system uptime, seconds).
+    private var countsSentAt = -Double.infinity
+    /// Newer counts than the last sent are waiting for the timer.
+    private(set) var countsWaiting = false
+
+    init() {}
+
+    init(_ client: Data, detail: Photocluster_V1_EventDetail) {
+        add(client, detail: detail)
+    }
+
+    /// Subscribes a client, or changes what it hears.
+    mutating func add(_ client: Data, detail: Photocluster_V1_EventDetail) {
+        if detail == .counts {
+            everyPhoto.remove(client)
+            countsOnly.insert(client)
+        } else {
+            countsOnly.remove(client)
+            everyPhoto.insert(client)
+        }
+    }
+
+    var all: Set<Data> { everyPhoto.union(countsOnly) }
+
+    /// Who gets new counts now: every-photo clients always; counts-only clients when the last
+    /// send is `countsInterval` old or `final` (the job's photos are all settled).
+    mutating func countsRecipients(now: TimeInterval, final: Bool) -> Set<Data> {
+        guard !countsOnly.isEmpty else { return everyPhoto }
+        guard final || now - countsSentAt >= Self.countsInterval else {
+            countsWaiting = true
+            return everyPhoto
+        }
+        countsSentAt = now
+        countsWaiting = false
+        return everyPhoto.union(countsOnly)
+    }
+
+    /// The counts-only clients whose counts have waited, now due (empty if none waited).
+    mutating func takeWaitingCounts(now: TimeInterval) -> Set<Data> {
+        guard countsWaiting, now - countsSentAt >= Self.countsInterval else { return [] }
+        countsSentAt = now
+        countsWaiting = false
+        return countsOnly
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import PhotoClusterProto
+
+/// Job events for the clients that submitted or watch a job, each told as much as it asked for.
+extension CoordinatorNode {
+    /// Sends a job event to the job's clients; a photo's status only to those that asked for
+    /// every photo. The counts go through `publishProgress`.
+    func publish(_ jobID: String, _ body: Photocluster_V1_JobEvent.OneOf_Body) {
+        guard let audience = subscribers[jobID] else { return }
+        if case .photo = body {
+            send(body, of: jobID, to: audience.everyPhoto)
+        } else {
+            send(body, of: jobID, to: audience.all)
+        }
+    }
+
+    /// The job's counts after a photo settled: at once to every-photo clients, paced for
+    /// counts-only ones.
+    func publishProgress(of jobID: String) {
+        guard let progress = jobs[jobID]?.progress,
+            let recipients = subscribers[jobID]?.countsRecipients(now: ProcessInfo.processInfo.systemUptime, final: progress.done == progress.total)
+        else { return }
+        if subscribers[jobID]?.countsWaiting == true { jobsWithWaitingCounts.insert(jobID) }
+        send(.progress(progress), of: jobID, to: recipients)
+    }
+
+    /// The loop's timer: counts that waited out their interval go to counts-only clients.
+    func sendWaitingCounts() {
+        guard !jobsWithWaitingCounts.isEmpty else { return }
+        let now = ProcessInfo.processInfo.systemUptime
+        for jobID in jobsWithWaitingCounts {
+            guard let progress = jobs[jobID]?.progress, let recipients = subscribers[jobID]?.takeWaitingCounts(now: now) else {
+                jobsWithWaitingCounts.remove(jobID)
+                continue
+            }
+            if subscribers[jobID]?.countsWaiting != true { jobsWithWaitingCounts.remove(jobID) }
+            send(.progress(progress), of: jobID, to: recipients)
+        }
+    }
+
+    private func send(_ body: Photocluster_V1_JobEvent.OneOf_Body, of jobID: String, to clients: Set<Data>) {
+        guard !clients.isEmpty else { return }
+        var event = Photocluster_V1_JobEvent()
+        event.jobID = jobID
+        event.body = body
+        for client in clients { sendToClient(client, .event(event)) }
+    }
+}
