@@ -16,8 +16,8 @@ final class EventDetailTests: XCTestCase {
     override func setUpWithError() throws {
         let clock = try Data(contentsOf: Repository.samplePhotos.appendingPathComponent("clock.jpg"))
         server = try LoopbackHTTPServer { request in
-            // ~1.5 s for a slow photo: the rest of its job ends long before it.
-            request.path.hasPrefix("/slow/") ? HTTPResponse(body: clock, trickle: (chunk: 300, interval: 0.05)) : HTTPResponse(body: clock)
+            // ~3 s for a slow photo: the rest of its job ends long before it.
+            request.path.hasPrefix("/slow/") ? HTTPResponse(body: clock, trickle: (chunk: 300, interval: 0.1)) : HTTPResponse(body: clock)
         }
         cluster = try EmbeddedCluster(workers: 1, totalConcurrency: 2)
         try cluster.start()
@@ -78,7 +78,7 @@ final class EventDetailTests: XCTestCase {
     }
 
     func testCountsThatWaitedAreSentWhileTheJobStillRuns() async throws {
-        // Five quick photos end within moments of each other; the sixth trickles in for ~1.5 s.
+        // Five quick photos end within moments of each other; the sixth trickles in for ~3 s.
         let events = try await follow(try submit((0..<5).map { "/fast/\($0)" } + ["/slow/5"], events: .counts))
         let paced = counts(events)
         let fifth = try XCTUnwrap(paced.first { $0.done == 5 }, "the counts after the fifth photo reached the client: \(paced.map(\.done))")
