@@ -29,12 +29,9 @@ extension CoordinatorNode {
         guard !jobsWithWaitingCounts.isEmpty else { return }
         let now = ProcessInfo.processInfo.systemUptime
         for jobID in jobsWithWaitingCounts {
-            guard let progress = jobs[jobID]?.progress, let recipients = subscribers[jobID]?.takeWaitingCounts(now: now) else {
-                jobsWithWaitingCounts.remove(jobID)
-                continue
-            }
+            let due = subscribers[jobID]?.takeWaitingCounts(now: now) ?? []
             if subscribers[jobID]?.countsWaiting != true { jobsWithWaitingCounts.remove(jobID) }
-            send(.progress(progress), of: jobID, to: recipients)
+            if !due.isEmpty, let progress = jobs[jobID]?.progress { send(.progress(progress), of: jobID, to: due) }
         }
     }
 
