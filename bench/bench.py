@@ -73,6 +73,12 @@ def median(values):
     return statistics.median(values) if values else float("nan")
 
 
+def middle_half(values):
+    """The first and third quartiles: the ends of the middle half."""
+    first, _, third = statistics.quantiles(values, n=4, method="inclusive")
+    return first, third
+
+
 class Bench:
     def __init__(self, args):
         self.args = args
@@ -269,20 +275,28 @@ class Bench:
         return ["submit", manifest, "--filter", spec["filter"], "--format", spec["format"], "--quality", str(QUALITY),
                 "--out", out, "--json"]
 
-    def pipeline_beside(self, work, files, cores):
-        """Seconds per megapixel of the in-process pipeline, taken just before a cluster run: its
-        stages alone (over the set), end to end (over the job's photos) and end to end through the
-        worker's engine, the median of 3 passes each. The overhead then compares runs that met the
-        same machine, which on a shared VM can change by 20% from one minute to the next."""
+    def pipeline_beside(self, work, files, cores, first_job):
+        """Seconds per megapixel of the in-process pipeline, taken beside a cluster job: its stages
+        alone over the set (the median of 3 runs), end to end over the job's photos, and end to end
+        through the worker's engine. The overhead then compares runs that met the same machine,
+        which on a shared VM can change by 20% from one minute to the next.
+
+        The end-to-end passes meet the machine in the state the job does. Any process's first pass
+        is slower than its later ones (threads started, connections made, heap grown: about 10 ms
+        on a job of the samples), so an embedded job, the first job of a fresh process, is set beside the first
+        pass of a fresh process (`first_job`), and a job on a TCP worker that has run jobs before,
+        beside a process's second pass."""
         figures = []
         for mode in ("stages", "e2e", "engine"):
-            command = self.pin(cores) + self.pipeline_command(work, cores, runs=3, copy="stream")
+            runs = 3 if mode == "stages" else 1 if first_job else 2
+            command = self.pin(cores) + self.pipeline_command(work, cores, runs=runs, copy="stream")
             command += files if mode == "stages" else self.end_to_end(files, engine=mode == "engine")
             done = subprocess.run(command, capture_output=True, text=True)
             if done.returncode != 0:
                 raise RuntimeError(f"pipeline beside the cluster exited {done.returncode}: {done.stderr.strip()[-300:]}")
             result = json.loads(done.stdout.strip().splitlines()[-1])
-            figures.append(median(result["seconds"]) / result["megapixels"])
+            seconds = median(result["seconds"]) if mode == "stages" else result["seconds"][-1]
+            figures.append(seconds / result["megapixels"])
         return figures
 
     def end_to_end(self, files, engine=False):
@@ -306,27 +320,32 @@ class Bench:
         return max(self.args.job_copies, math.ceil(self.args.job_megapixels / megapixels))
 
     def cluster_runs(self, kind, work, set_key, files, cores, copies, command):
-        """Runs a cluster job (`command(manifest, out)`) up to --runs times, each right after
-        in-process passes beside it; returns the runs' wall seconds, the command's peak memory
-        and the record's fields for the jobs' own seconds and the passes' figures (stages alone,
-        end to end, end to end through the worker's engine)."""
+        """Runs a cluster job (`command(manifest, out)`) --pairs times, each beside its own
+        in-process passes (before the job in even pairs, after it in odd ones, so a machine that
+        speeds up or slows down during the row weighs on both sides alike); stops early once the
+        row has taken --pair-budget seconds. Returns the jobs' wall seconds, the command's peak
+        memory and the record's fields for the jobs' own seconds and the passes' figures (stages
+        alone, end to end, end to end through the worker's engine)."""
         seconds, inner, beside, beside_e2e, beside_engine, peak = [], [], [], [], [], 0.0
-        for run in range(self.args.runs):
+        started = time.perf_counter()
+        for pair in range(max(1, self.args.pairs)):
             out = os.path.join(self.tmp, f"out-{kind}")
             shutil.rmtree(out, ignore_errors=True)
-            manifest = self.manifest(files, f"{kind}{work}{set_key}{cores}{run}", copies=copies)
-            stages, whole, engine = self.pipeline_beside(work, files, cores)
-            beside.append(stages)
-            beside_e2e.append(whole)
-            beside_engine.append(engine)
+            manifest = self.manifest(files, f"{kind}{work}{set_key}{cores}{pair}", copies=copies)
+            if pair % 2 == 0:
+                passes = self.pipeline_beside(work, files, cores, first_job=kind == "embedded")
             wall, rss, stdout = self.timed(command(manifest, out))
+            if pair % 2 == 1:
+                passes = self.pipeline_beside(work, files, cores, first_job=kind == "embedded")
             report = json.loads(stdout)
             if report["succeeded"] != len(files) * copies:
                 raise RuntimeError(f"{kind} submit: {report['failed']}")
+            for figures, figure in zip((beside, beside_e2e, beside_engine), passes):
+                figures.append(figure)
             seconds.append(wall)
             inner.append(report["elapsed_seconds"])
             peak = max(peak, rss)
-            if not self.more_runs(seconds):
+            if len(seconds) >= 3 and time.perf_counter() - started > self.args.pair_budget:
                 break
         extra = {"job_seconds": inner, "pipeline_seconds_per_mp_beside": beside, "pipeline_e2e_seconds_per_mp_beside": beside_e2e,
                  "pipeline_engine_seconds_per_mp_beside": beside_engine}
@@ -627,8 +646,10 @@ class Bench:
                                 if not pairs:
                                     continue
                                 job = median(pairs) - 1
+                                low, high = middle_half(pairs)
+                                spread = f" (middle half of {len(pairs)} pairs {(low - 1) * 100:+.0f}…{(high - 1) * 100:+.0f}%)" if len(pairs) >= 4 else ""
                                 out.append({"target": f"{tool} overhead within 10% of {against}, the job alone ({work}, {set_key}, {cores} core{'s' if cores > 1 else ''})",
-                                            "figure": f"{job * 100:+.0f}% for the job alone" + (f", {(1 / r - 1) * 100:+.0f}% for the whole command" if whole else ""),
+                                            "figure": f"{job * 100:+.0f}% for the job alone{spread}" + (f", {(1 / r - 1) * 100:+.0f}% for the whole command" if whole else ""),
                                             "met": job <= 0.10})
         # The stage cache fills up to its budget and stops there, so the bound is the worker's
         # peak without a cache, on the same job, plus the budget.
@@ -666,7 +687,7 @@ class Bench:
 
         md = ["# PhotoCluster throughput", ""]
         md.append(f"`bench/run` on {self.cores} cores ({cpu_name()}), {time.strftime('%Y-%m-%d %H:%M')}, {self.elapsed / 60:.1f} min. "
-                  f"Median of up to {self.args.runs} runs over the whole set; MP/s per core = input megapixels / wall time / cores used; "
+                  f"Median of up to {self.args.runs} runs over the whole set (the cluster rows: up to {self.args.pairs} jobs); MP/s per core = input megapixels / wall time / cores used; "
                   f"one core = pinned with taskset to core 0; JPEG at quality {QUALITY}, 4:2:0. Peak memory = max resident set of the "
                   "process (for command-line tools the largest one; for TCP the worker).")
         md.append("")
@@ -762,14 +783,16 @@ class Bench:
                "before it takes its name); the TCP figure is the `cluster submit --coordinator` command against a running "
                "coordinator and worker. A cluster job holds the set several times (at least 3 copies and "
                f"{self.args.job_megapixels:.0f} MP); \"the job alone\" is the coordinator's time from accepting it to its last "
-               "photo, and the cluster's overhead compares it, run by run, with in-process passes made just before: over the "
-               "job's photos through the worker's own engine (the same downloads, stage operations and durable writes, so what "
-               "remains is the cluster's own cost), over the job's photos end to end in a plain loop, and the stages alone over "
-               "the set. The 12-MP photos are the "
+               "photo, and the cluster's overhead is the median, over the row's jobs, of each job against in-process passes made "
+               "beside it (just before it or just after, in turn): over the job's photos through the worker's own engine (the "
+               "same downloads, stage operations and durable writes, so what remains is the cluster's own cost), over the job's "
+               "photos end to end in a plain loop, and the stages alone over the set. A process's first pass is slower than its "
+               "later ones, so an embedded job (the first in its process) is set beside the first pass of a fresh process, and a "
+               "job on the running TCP worker beside a second pass. The 12-MP photos are the "
                "samples upscaled with Lanczos and saved at quality 90: smoother than camera photos, so every tool decodes "
                "them faster than real 12-MP photos."]
         data = {
-            "machine": {"cores": self.cores, "cpu": cpu_name()}, "quality": QUALITY, "runs": self.args.runs,
+            "machine": {"cores": self.cores, "cpu": cpu_name()}, "quality": QUALITY, "runs": self.args.runs, "pairs": self.args.pairs,
             "elapsed_seconds": self.elapsed, "load_average": [self.load_before, self.load_after], "sets": {k: [os.path.basename(p) for p in v] for k, v in self.sets},
             "results": self.results, "memory": self.memory, "targets": targets, "viewport": viewport, "dispatch": dispatch, "notes": self.notes,
         }
@@ -886,6 +909,10 @@ def main():
                         help="and at least this many megapixels (small photos take milliseconds each: a job of a few "
                              "dozen would be timed mostly by its start and its end)")
     parser.add_argument("--budget", type=float, default=20.0, help="seconds one figure may take before runs are cut")
+    parser.add_argument("--pairs", type=int, default=9,
+                        help="cluster jobs per embedded and tcp figure, each beside its own in-process passes; the overhead "
+                             "is the median of these pairs (single jobs on a shared machine differ by up to a quarter)")
+    parser.add_argument("--pair-budget", type=float, default=60.0, help="seconds one cluster figure may take before its pairs are cut (at least 3)")
     parser.add_argument("--tools", default="", help="comma-separated subset of: " + ",".join(t for t, _ in TOOLS))
     parser.add_argument("--works", default="", help="comma-separated subset of: " + ",".join(WORKS))
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
