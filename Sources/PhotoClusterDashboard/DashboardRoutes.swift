@@ -27,7 +27,7 @@ public enum DashboardRoutes {
         router.get("/api/jobs/:id") { _, context in
             let id = try context.parameters.require("id")
             let status = await coordinator.status(jobID: id, includePhotos: true)
-            guard let job = status.jobs.first else { return problem(.notFound, "no job \(id)") }
+            guard let job = status.jobs.first else { return problem(.notFound, coordinator.noJob(id)) }
             return json(DashboardJSON.Job(job, includePhotos: true))
         }
         router.post("/api/jobs/:id/viewport") { request, context in

@@ -39,7 +39,7 @@ public enum MetricCatalog {
     public static let jobPhotos = MetricDefinition(
         "photocluster_job_photos", "Photos of each unfinished job, by state (total, succeeded, failed, cancelled, in_flight).")
     public static let jobs = MetricDefinition(
-        "photocluster_jobs", "Jobs the coordinator knows, by phase.")
+        "photocluster_jobs", "Jobs the coordinator holds, by phase: every open job and the last finished ones (--keep-finished).")
     public static let droppedFrames = MetricDefinition(
         "photocluster_dropped_frames_total", "Messages dropped because they did not parse.")
 

@@ -29,6 +29,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Directory of the SQLite journal; a restart with the same directory continues its jobs.", valueName: "dir"))
     var state: String?
 
+    @Option(name: .customLong("keep-finished"), help: ArgumentHelp("Finished jobs kept for status, watch and the dashboard (the newest); older ones are forgotten, here and in the journal, and their outcome stays in index.json in their output directory.", valueName: "n"))
+    var keepFinished = 100
+
     @Option(name: .customLong("curve-secret"), help: ArgumentHelp("The coordinator's secret key file (from `cluster keygen`); enables CURVE on both endpoints.", valueName: "file"))
     var curveSecret: String?
 
@@ -50,6 +53,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         guard heartbeatMs >= 10 else { throw ValidationError("--heartbeat-ms must be at least 10") }
         guard liveness >= 1 else { throw ValidationError("--liveness must be at least 1") }
         guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
+        guard keepFinished >= 1 else { throw ValidationError("--keep-finished must be at least 1") }
         try HTTPListenerOption.validate(metricsBind, flag: "--metrics-bind")
         try HTTPListenerOption.validate(http, flag: "--http")
         if curveSecret != nil && authorizedKeys.isEmpty {
@@ -80,7 +84,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
             configuration: CoordinatorConfiguration(
                 workerEndpoint: bind, clientEndpoint: clientBind,
                 heartbeatInterval: Double(heartbeatMs) / 1000, heartbeatLiveness: liveness, maxAttempts: UInt32(maxAttempts),
-                stateDirectory: state.map { URL(fileURLWithPath: $0, isDirectory: true) }, curve: curve),
+                stateDirectory: state.map { URL(fileURLWithPath: $0, isDirectory: true) }, curve: curve,
+                finishedJobsKept: keepFinished),
             context: context)
         node.logger = logger
         do {

@@ -63,6 +63,14 @@ final class Journal {
         }
     }
 
+    /// Removes a job and its photos (a finished job the coordinator no longer keeps).
+    func forgetJob(_ id: String) throws {
+        try database.transaction {
+            try database.execute("DELETE FROM photos WHERE job_id = ?", [.text(id)])
+            try database.execute("DELETE FROM jobs WHERE id = ?", [.text(id)])
+        }
+    }
+
     /// Every job, oldest first, as it stood: settled photos keep their outcome (a done photo
     /// only if its file is still there); everything else waits to run again.
     func loadJobs() throws -> [Job] {

@@ -19,6 +19,9 @@ public struct CoordinatorConfiguration: Sendable {
     public var stateDirectory: URL?
     /// CURVE on both endpoints, with a ZAP handler that admits only authorized keys; nil: plain.
     public var curve: CurveServerSettings?
+    /// How many finished jobs the coordinator keeps (the newest; at least one): older ones are
+    /// forgotten, in memory and in the journal, so neither grows with every job it has run.
+    public var finishedJobsKept: Int
 
     public init(
         workerEndpoint: String,
@@ -29,8 +32,10 @@ public struct CoordinatorConfiguration: Sendable {
         retryBackoff: TimeInterval = 0.25,
         maxMessageBytes: Int64 = 256 << 20,
         stateDirectory: URL? = nil,
-        curve: CurveServerSettings? = nil
+        curve: CurveServerSettings? = nil,
+        finishedJobsKept: Int = 100
     ) {
+        self.finishedJobsKept = max(1, finishedJobsKept)
         self.curve = curve
         self.stateDirectory = stateDirectory
         self.workerEndpoint = workerEndpoint

@@ -18,14 +18,14 @@ extension CoordinatorNode {
         case .status(let status):
             sendToClient(client, requestID: id, .status(statusReply(for: status.jobID)))
         case .watch(let watch):
-            guard let job = jobs[watch.jobID] else { return refuse(client, id, "no job \(watch.jobID)") }
+            guard let job = jobs[watch.jobID] else { return refuse(client, id, noJob(watch.jobID)) }
             subscribers[watch.jobID, default: JobSubscribers()].add(client, detail: watch.events)
             sendToClient(client, requestID: id, .status(statusReply(for: job.id)))
             if job.isFinished {
                 publish(job.id, .finished(job.summary(includePhotos: true)))
             }
         case .cancel(let cancel):
-            guard let job = jobs[cancel.jobID] else { return refuse(client, id, "no job \(cancel.jobID)") }
+            guard let job = jobs[cancel.jobID] else { return refuse(client, id, noJob(cancel.jobID)) }
             let unknown = Set(cancel.photoNames).subtracting(job.photos.map(\.name))
             guard unknown.isEmpty else { return refuse(client, id, "job \(job.id) has no photo named \(unknown.sorted().map { "\"\($0)\"" }.joined(separator: ", "))") }
             if cancel.photoNames.isEmpty { jobs[cancel.jobID]?.cancelledWhole = true }
@@ -35,11 +35,11 @@ extension CoordinatorNode {
             if let problem = applyViewport(request.viewport, to: request.jobID) { return refuse(client, id, problem.message) }
             sendToClient(client, requestID: id, .status(statusReply(for: request.jobID, includePhotos: false)))
         case .suspend(let request):
-            guard jobs[request.jobID] != nil else { return refuse(client, id, "no job \(request.jobID)") }
+            guard jobs[request.jobID] != nil else { return refuse(client, id, noJob(request.jobID)) }
             setSuspendedByClient(request.jobID, true)
             sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
         case .resume(let request):
-            guard jobs[request.jobID] != nil else { return refuse(client, id, "no job \(request.jobID)") }
+            guard jobs[request.jobID] != nil else { return refuse(client, id, noJob(request.jobID)) }
             setSuspendedByClient(request.jobID, false)
             sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
         case .heartbeat(let beat):

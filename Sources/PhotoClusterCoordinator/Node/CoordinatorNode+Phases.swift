@@ -26,6 +26,8 @@ extension CoordinatorNode {
         log("job \(jobID) \(finished.phase == .cancelled ? "cancelled" : "finished"): \(p.succeeded) ok, \(p.failed) failed, \(p.cancelled) cancelled in \(String(format: "%.2f", finished.elapsed)) s", job: jobID)
         publish(jobID, .phase(finished.phase))
         publish(jobID, .finished(finished.summary(includePhotos: true)))
+        finishedOrder.append(jobID)
+        forgetOldFinishedJobs()
     }
 
     /// `index.json` in the output directory: every photo's state, reason and output path.

@@ -36,7 +36,7 @@ extension CoordinatorNode {
 
     /// Checks and applies a viewport request; the problem when it cannot be applied.
     func applyViewport(_ viewport: Photocluster_V1_Viewport, to jobID: String) -> JobRequestProblem? {
-        guard let job = jobs[jobID] else { return JobRequestProblem(kind: .notFound, message: "no job \(jobID)") }
+        guard let job = jobs[jobID] else { return JobRequestProblem(kind: .notFound, message: noJob(jobID)) }
         guard !job.isFinished else { return JobRequestProblem(kind: .conflict, message: "job \(job.id) has finished") }
         guard viewport.visibleStart <= viewport.visibleEnd, Int(viewport.visibleStart) < job.total else {
             return JobRequestProblem(

@@ -25,6 +25,8 @@ public final class CoordinatorNode: @unchecked Sendable {
     var clientSocket: ZMQSocket!
     var jobs: [String: Job] = [:]
     var jobOrder: [String] = []
+    /// Finished jobs, the first to finish first: the oldest are forgotten (see `forgetOldFinishedJobs`).
+    var finishedOrder: [String] = []
     /// Who hears about each job, and how much.
     var subscribers: [String: JobSubscribers] = [:]
     /// Jobs whose paced counts wait for the timer (see `JobSubscribers`).
@@ -66,11 +68,14 @@ public final class CoordinatorNode: @unchecked Sendable {
             for job in try journal.loadJobs() {
                 jobs[job.id] = job
                 jobOrder.append(job.id)
-                if !job.isFinished {
+                if job.isFinished {
+                    finishedOrder.append(job.id)
+                } else {
                     log("job \(job.id) restored from the journal: \(job.progress.done)/\(job.total) photos settled", job: job.id)
                 }
             }
             self.journal = journal
+            forgetOldFinishedJobs()
             capabilitiesChanged = true
         }
         if let curve = configuration.curve {
