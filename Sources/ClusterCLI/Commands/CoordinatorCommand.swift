@@ -29,7 +29,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Directory of the SQLite journal; a restart with the same directory continues its jobs.", valueName: "dir"))
     var state: String?
 
-    @Option(name: .customLong("keep-finished"), help: ArgumentHelp("Finished jobs kept for status, watch and the dashboard (the newest); older ones are forgotten, here and in the journal, and their outcome stays in index.json in their output directory.", valueName: "n"))
+    @Option(name: .customLong("keep-finished"), help: ArgumentHelp("Finished jobs kept for status, watch and the dashboard (the last to finish); older ones are forgotten, in memory and in the journal, and their outcome stays in index.json in their output directory.", valueName: "n"))
     var keepFinished = 100
 
     @Option(name: .customLong("curve-secret"), help: ArgumentHelp("The coordinator's secret key file (from `cluster keygen`); enables CURVE on both endpoints.", valueName: "file"))

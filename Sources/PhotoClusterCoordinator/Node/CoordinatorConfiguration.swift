@@ -19,7 +19,7 @@ public struct CoordinatorConfiguration: Sendable {
     public var stateDirectory: URL?
     /// CURVE on both endpoints, with a ZAP handler that admits only authorized keys; nil: plain.
     public var curve: CurveServerSettings?
-    /// How many finished jobs the coordinator keeps (the newest; at least one): older ones are
+    /// How many finished jobs the coordinator keeps (the last to finish; at least one): older ones are
     /// forgotten, in memory and in the journal, so neither grows with every job it has run.
     public var finishedJobsKept: Int
 
