@@ -283,9 +283,9 @@ class Bench:
 
         The end-to-end passes meet the machine in the state the job does. Any process's first pass
         is slower than its later ones (threads started, connections made, heap grown: about 10 ms
-        on a job of the samples), so an embedded job, the first job of a fresh process, is set beside the first
-        pass of a fresh process (`first_job`), and a job on a TCP worker that has run jobs before,
-        beside a process's second pass."""
+        on a job of the samples), so an embedded job, the first job of a fresh process, is set
+        beside the first pass of a fresh process (`first_job`), and a job on a TCP worker that has
+        run jobs before, beside a process's second pass."""
         figures = []
         for mode in ("stages", "e2e", "engine"):
             runs = 3 if mode == "stages" else 1 if first_job else 2
@@ -332,10 +332,11 @@ class Bench:
             out = os.path.join(self.tmp, f"out-{kind}")
             shutil.rmtree(out, ignore_errors=True)
             manifest = self.manifest(files, f"{kind}{work}{set_key}{cores}{pair}", copies=copies)
-            if pair % 2 == 0:
+            passes_first = pair % 2 == 0
+            if passes_first:
                 passes = self.pipeline_beside(work, files, cores, first_job=kind == "embedded")
             wall, rss, stdout = self.timed(command(manifest, out))
-            if pair % 2 == 1:
+            if not passes_first:
                 passes = self.pipeline_beside(work, files, cores, first_job=kind == "embedded")
             report = json.loads(stdout)
             if report["succeeded"] != len(files) * copies:

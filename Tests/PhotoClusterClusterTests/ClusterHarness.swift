@@ -29,6 +29,14 @@ enum ClusterHarness {
         Repository.samplePhotoFiles.map { ($0, "\(server.baseURL)/\($0)") }
     }
 
+    /// A server of the clock sample: at once, or under `/slow/` `chunk` bytes every `interval`.
+    static func clockServer(slowChunk chunk: Int, every interval: TimeInterval) throws -> LoopbackHTTPServer {
+        let clock = try Data(contentsOf: Repository.samplePhotos.appendingPathComponent("clock.jpg"))
+        return try LoopbackHTTPServer { request in
+            request.path.hasPrefix("/slow/") ? HTTPResponse(body: clock, trickle: (chunk: chunk, interval: interval)) : HTTPResponse(body: clock)
+        }
+    }
+
     /// Submits and waits for the summary (nil if the stream ended without one).
     static func run(_ submit: SubmitJob, on client: ClusterClient) async throws -> (job: SubmittedJob, summary: JobSummary?, events: [JobEvent]) {
         let job = try await client.submit(submit)

@@ -14,11 +14,8 @@ final class EventDetailTests: XCTestCase {
     private var out: URL!
 
     override func setUpWithError() throws {
-        let clock = try Data(contentsOf: Repository.samplePhotos.appendingPathComponent("clock.jpg"))
-        server = try LoopbackHTTPServer { request in
-            // ~3 s for a slow photo: the rest of its job ends long before it.
-            request.path.hasPrefix("/slow/") ? HTTPResponse(body: clock, trickle: (chunk: 300, interval: 0.1)) : HTTPResponse(body: clock)
-        }
+        // ~3 s for a slow photo: the rest of its job ends long before it.
+        server = try ClusterHarness.clockServer(slowChunk: 300, every: 0.1)
         cluster = try EmbeddedCluster(workers: 1, totalConcurrency: 2)
         try cluster.start()
         client = try ClusterClient(endpoint: cluster.clientEndpoint, context: cluster.context)

@@ -19,11 +19,8 @@ final class FinishedJobRetentionTests: XCTestCase {
     private var out: URL!
 
     override func setUpWithError() throws {
-        let clock = try Data(contentsOf: Repository.samplePhotos.appendingPathComponent("clock.jpg"))
-        server = try LoopbackHTTPServer { request in
-            // ~1.5 s for a slow photo: its job stays open while quick jobs come and go.
-            request.path.hasPrefix("/slow/") ? HTTPResponse(body: clock, trickle: (chunk: 300, interval: 0.05)) : HTTPResponse(body: clock)
-        }
+        // ~1.5 s for a slow photo: its job stays open while quick jobs come and go.
+        server = try ClusterHarness.clockServer(slowChunk: 300, every: 0.05)
         context = try ZMQContext()
         state = Repository.temporaryDirectory("retention-state")
         out = Repository.temporaryDirectory("retention-out")
