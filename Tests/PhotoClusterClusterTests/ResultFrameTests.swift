@@ -68,9 +68,8 @@ final class ResultFrameTests: XCTestCase {
                 workerEndpoint: "tcp://127.0.0.1:*", clientEndpoint: "tcp://127.0.0.1:*", retryBackoff: 0.01),
             context: context)
         try coordinator.start()
-        let worker = try ZMQSocket(context: context, kind: .dealer)
-        try worker.setRoutingID("in-band")
-        try worker.connect(coordinator.boundWorkerEndpoint)
+        let worker = try ScriptedWorker(id: "in-band", context: context, coordinator: coordinator)
+        try worker.grant(1)
         let client = try ClusterClient(endpoint: coordinator.boundClientEndpoint, context: context)
         let out = Repository.temporaryDirectory("in-band")
         defer {
@@ -80,35 +79,14 @@ final class ResultFrameTests: XCTestCase {
             context.terminate()
             try? FileManager.default.removeItem(at: out)
         }
-        func send(_ body: Photocluster_V1_WorkerToCoordinator.OneOf_Body) throws {
-            var message = Photocluster_V1_WorkerToCoordinator()
-            message.body = body
-            try worker.send([Envelope.encode(message)])
-        }
-        try send(.hello(.with {
-            $0.protocolVersion = UInt32(Photocluster_V1_ProtocolVersion.current.rawValue)
-            $0.workerID = "in-band"
-            $0.concurrency = 1
-            $0.filters = [.with { $0.name = "sepia" }]
-        }))
-        try send(.credit(.with { $0.grant = 1 }))
 
         let job = try await client.submit(try ClusterHarness.submit([("photo", "http://127.0.0.1:9/photo.jpg")], out: out, format: .jpeg))
         // The worker's socket is used by this task alone until the job is over.
         let answering = Task.detached {
             while !Task.isCancelled {
-                guard let frames = try? worker.receive(dontWait: true) else { usleep(2_000); continue }
-                guard case .assign(let assign)? = Envelope.decode(Photocluster_V1_CoordinatorToWorker.self, from: frames[0])?.body else { continue }
-                try? send(.result(.with {
-                    $0.jobID = assign.graph.jobID
-                    $0.photoIndex = assign.graph.photoIndex
-                    $0.attempt = assign.graph.attempt
-                    $0.encoded = encoded
-                    $0.format = .jpeg
-                    $0.width = 1
-                    $0.height = 1
-                }))
-                try? send(.credit(.with { $0.grant = 1 }))
+                guard let graph = worker.nextAssignment(timeout: 0.01) else { continue }
+                try? worker.sendResult(of: graph, encoded: encoded)
+                try? worker.grant(1)
             }
         }
         var summary: JobSummary?

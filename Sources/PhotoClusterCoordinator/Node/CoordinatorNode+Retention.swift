@@ -19,6 +19,7 @@ extension CoordinatorNode {
             subscribers.removeValue(forKey: id)
             jobsWithWaitingCounts.remove(id)
             controlSentAt.removeValue(forKey: id)
+            for worker in workers.keys { workers[worker]?.ackedEpoch.removeValue(forKey: id) }
             journaling("that job \(id) is forgotten") { try $0.forgetJob(id) }
             log("job \(id) forgotten (the last \(configuration.finishedJobsKept) finished jobs are kept); its index.json is in \(job.outputDirectory.path)", job: id)
         }

@@ -109,9 +109,7 @@ extension CoordinatorNode {
 
     private func stageFinished(_ progress: Photocluster_V1_StageProgress, on worker: String) {
         guard let photo = jobs[progress.jobID]?.photo(progress.photoIndex) else { return }
-        // Whatever attempt it was, the worker now holds this photo's intermediate results.
-        jobs[progress.jobID]?.noteCached(progress.photoIndex, on: worker)
-        workers[worker]?.cached.insert(PhotoRef(job: progress.jobID, index: progress.photoIndex))
+        if !photo.isSettled { noteCached(photo, of: progress.jobID, on: worker) }
         let wasted = jobs[progress.jobID]?.account(progress) ?? false
         metrics.stageReported(progress.stage.metricLabel, seconds: progress.seconds, bytes: progress.bytes, pixels: progress.pixels, wasted: wasted)
         if progress.stage == .decode { history.decoded(pixels: progress.pixels, job: progress.jobID, worker: worker) }
@@ -121,6 +119,16 @@ extension CoordinatorNode {
         case .filter: jobs[progress.jobID]?.markStage(progress.photoIndex, .filtered)
         default: break
         }
+    }
+
+    /// Whatever attempt it was, the worker now holds this photo's intermediate results. A photo
+    /// has one holder, and only until it settles (progress can arrive after a cancel): a ref left
+    /// in a worker's `cached` is never removed, and keeps the affinity scan running for it.
+    private func noteCached(_ photo: PhotoRecord, of jobID: String, on worker: String) {
+        let ref = PhotoRef(job: jobID, index: photo.index)
+        if let previous = photo.cachedOn, previous != worker { workers[previous]?.cached.remove(ref) }
+        jobs[jobID]?.noteCached(photo.index, on: worker)
+        workers[worker]?.cached.insert(ref)
     }
 
     private func resultReceived(_ result: Photocluster_V1_PhotoResult, photo: Data, from worker: String) {

@@ -152,9 +152,10 @@ public final class CoordinatorNode: @unchecked Sendable {
         }
     }
 
-    /// Connected workers and their in-flight counts.
-    public func workerSnapshot() -> [(id: String, inFlight: Int, completed: UInt64)] {
-        onLoop { self.workers.values.map { ($0.id, $0.inFlight.count, $0.completed) }.sorted { $0.id < $1.id } }
+    /// Connected workers: their in-flight counts, photos finished, and how many unsettled photos'
+    /// intermediate results each holds.
+    public func workerSnapshot() -> [(id: String, inFlight: Int, completed: UInt64, cached: Int)] {
+        onLoop { self.workers.values.map { ($0.id, $0.inFlight.count, $0.completed, $0.cached.count) }.sorted { $0.id < $1.id } }
     }
 
     // MARK: - Periodic work

@@ -1,0 +1,79 @@
+import Foundation
+import PhotoClusterCoordinator
+import PhotoClusterProto
+import PhotoClusterTransport
+
+/// A bare DEALER playing a worker for a real coordinator, message by message, so a test can
+/// send what a real worker sends only in a race. Its socket belongs to whichever thread or task
+/// drives it, one at a time.
+final class ScriptedWorker: @unchecked Sendable {
+    let id: String
+    private let socket: ZMQSocket
+
+    /// Connects and says hello with `filters`; credit is the test's to grant.
+    init(id: String, context: ZMQContext, coordinator: CoordinatorNode, filters: [String] = ["sepia"]) throws {
+        self.id = id
+        socket = try ZMQSocket(context: context, kind: .dealer)
+        try socket.setRoutingID(id)
+        try socket.connect(coordinator.boundWorkerEndpoint)
+        try send(.hello(.with { hello in
+            hello.protocolVersion = UInt32(Photocluster_V1_ProtocolVersion.current.rawValue)
+            hello.workerID = id
+            hello.concurrency = 1
+            hello.filters = filters.map { name in .with { $0.name = name } }
+        }))
+    }
+
+    func send(_ body: Photocluster_V1_WorkerToCoordinator.OneOf_Body) throws {
+        var message = Photocluster_V1_WorkerToCoordinator()
+        message.body = body
+        try socket.send([Envelope.encode(message)])
+    }
+
+    func grant(_ credits: UInt32) throws {
+        try send(.credit(.with { $0.grant = credits }))
+    }
+
+    /// The graph of the next assignment, passing over every other message; nil after `timeout`.
+    func nextAssignment(timeout: TimeInterval = 30) -> Photocluster_V1_PhotoGraph? {
+        let deadline = Date().addingTimeInterval(timeout)
+        repeat {
+            guard let frames = try? socket.receive(dontWait: true) else {
+                usleep(2_000)
+                continue
+            }
+            if case .assign(let assign)? = Envelope.decode(Photocluster_V1_CoordinatorToWorker.self, from: frames[0])?.body {
+                return assign.graph
+            }
+        } while Date() < deadline
+        return nil
+    }
+
+    /// What a real worker reports when one of the graph's stages finishes.
+    func reportStage(_ stage: Photocluster_V1_Stage, of graph: Photocluster_V1_PhotoGraph) throws {
+        try send(.progress(.with {
+            $0.jobID = graph.jobID
+            $0.photoIndex = graph.photoIndex
+            $0.stage = stage
+            $0.bytes = 1
+            $0.seconds = 0.001
+        }))
+    }
+
+    /// A result carrying `encoded` inside the envelope (no frame after it).
+    func sendResult(of graph: Photocluster_V1_PhotoGraph, encoded: Data) throws {
+        try send(.result(.with {
+            $0.jobID = graph.jobID
+            $0.photoIndex = graph.photoIndex
+            $0.attempt = graph.attempt
+            $0.encoded = encoded
+            $0.format = .jpeg
+            $0.width = 1
+            $0.height = 1
+        }))
+    }
+
+    func close() {
+        socket.close()
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import PhotoClusterClient
+import PhotoClusterCoordinator
+import PhotoClusterProto
+import PhotoClusterTestSupport
+import PhotoClusterTransport
+import XCTest
+
+/// The coordinator's record of which worker holds a photo's intermediate results lasts only
+/// until the photo settles, and names one worker at a time: a stale entry is never removed and
+/// keeps the affinity scan running for that worker on every dispatch.
+final class StageCacheBookkeepingTests: XCTestCase {
+    private var context: ZMQContext!
+    private var coordinator: CoordinatorNode!
+    private var client: ClusterClient!
+    private var workers: [ScriptedWorker] = []
+    private var out: URL!
+
+    override func setUpWithError() throws {
+        context = try ZMQContext()
+        coordinator = CoordinatorNode(
+            configuration: CoordinatorConfiguration(workerEndpoint: "tcp://127.0.0.1:*", clientEndpoint: "tcp://127.0.0.1:*"),
+            context: context)
+        try coordinator.start()
+        client = try ClusterClient(endpoint: coordinator.boundClientEndpoint, context: context)
+        out = Repository.temporaryDirectory("stage-cache-bookkeeping")
+    }
+
+    override func tearDown() {
+        client.close()
+        for worker in workers { worker.close() }
+        coordinator.stop()
+        context.terminate()
+        try? FileManager.default.removeItem(at: out)
+    }
+
+    /// A worker whose filter finished just as the photo was cancelled reports that stage after
+    /// the cancel settled the photo.
+    func testProgressArrivingAfterAPhotoSettledIsNotRecordedAsCached() async throws {
+        let worker = try connect("late")
+        try worker.grant(1)
+        let first = try await client.submit(try ClusterHarness.submit([("photo", "http://127.0.0.1:9/one.jpg")], out: out))
+        let graph = try XCTUnwrap(worker.nextAssignment(), "the photo was assigned")
+        try worker.reportStage(.download, of: graph)
+        XCTAssertTrue(eventually { self.cached(on: "late") == 1 }, "the downloaded photo is recorded as held by its worker")
+
+        try await client.cancel(job: first.id)
+        XCTAssertTrue(eventually { self.cached(on: "late") == 0 }, "a cancelled photo is no longer held")
+        try worker.reportStage(.filter, of: graph)
+        // The coordinator reads this worker's messages in order: once the next job's photo is
+        // assigned, the late report has been handled.
+        try worker.grant(1)
+        _ = try await client.submit(try ClusterHarness.submit([("photo", "http://127.0.0.1:9/two.jpg")], out: out))
+        XCTAssertNotNil(worker.nextAssignment(), "the second job's photo was assigned")
+        XCTAssertEqual(cached(on: "late"), 0, "a late report put a settled photo back among the worker's cached photos")
+    }
+
+    /// A worker that lost touch and came back reports a stage of a photo another worker now
+    /// holds: the photo's results are recorded on the reporter alone, and forgotten when it ends.
+    func testAPhotoRecordedOnAnotherWorkerLeavesTheFirstWorkersCache() async throws {
+        let first = try connect("first")
+        let second = try connect("second")
+        XCTAssertTrue(eventually { self.coordinator.workerSnapshot().count == 2 })
+        try first.grant(1)
+        let job = try await client.submit(try ClusterHarness.submit([("photo", "http://127.0.0.1:9/photo.jpg")], out: out, format: .jpeg))
+        let graph = try XCTUnwrap(first.nextAssignment(), "the photo was assigned to the worker with credit")
+        try first.reportStage(.download, of: graph)
+        XCTAssertTrue(eventually { self.cached(on: "first") == 1 })
+
+        try second.reportStage(.decode, of: graph)
+        XCTAssertTrue(eventually { self.cached(on: "second") == 1 }, "the latest report names the holder")
+        XCTAssertEqual(cached(on: "first"), 0, "the photo is still recorded on the worker that held it before")
+
+        let sample = try Data(contentsOf: Repository.samplePhotos.appendingPathComponent("coffee.jpg"))
+        try first.sendResult(of: graph, encoded: sample)
+        var finished = false
+        for await event in job.events { if case .finished = event.body { finished = true } }
+        XCTAssertTrue(finished, "the job finished")
+        XCTAssertEqual(coordinator.workerSnapshot().map(\.cached), [0, 0], "a finished photo is held by no worker")
+    }
+
+    private func connect(_ id: String) throws -> ScriptedWorker {
+        let worker = try ScriptedWorker(id: id, context: context, coordinator: coordinator)
+        workers.append(worker)
+        return worker
+    }
+
+    private func cached(on worker: String) -> Int? {
+        coordinator.workerSnapshot().first { $0.id == worker }?.cached
+    }
+}
