@@ -1,11 +1,12 @@
 import Foundation
 import LoopbackHTTP
 import PhotoClusterClient
-import PhotoClusterCoordinator
 import PhotoClusterTestSupport
 import PhotoClusterTransport
 import PhotoClusterWorker
 import XCTest
+
+@testable import PhotoClusterCoordinator
 
 /// A long-lived coordinator keeps its open jobs and the last finished ones, and forgets older
 /// finished jobs in memory and in its journal; their outputs and index.json stay.
@@ -112,5 +113,38 @@ final class FinishedJobRetentionTests: XCTestCase {
         let (restarted, _) = try startCluster(keeping: 1)
         let restored = await heldJobs(restarted)
         XCTAssertEqual(restored, [ids[2]], "restored jobs beyond the new limit are forgotten at start, oldest first")
+    }
+
+    /// The journal records the order jobs finished in: a job submitted first and finished last
+    /// is the one a restart keeps.
+    func testARestartKeepsTheJobsThatFinishedLastNotThoseSubmittedLast() async throws {
+        let (_, client) = try startCluster(keeping: 5)
+        let slow = try await client.submit(try job("/slow/h", label: "h"))
+        let quick = try await ClusterHarness.run(try job("/fast/i", label: "i"), on: client)
+        XCTAssertEqual(quick.summary?.progress.succeeded, 1)
+        for await _ in slow.events {}
+        stopCluster()
+        let (restarted, _) = try startCluster(keeping: 1)
+        let restored = await heldJobs(restarted)
+        XCTAssertEqual(restored, [slow.id], "the job that finished last is kept (\(quick.job.id) finished first)")
+    }
+
+    /// A journal written before jobs recorded their finish order opens; its finished jobs count
+    /// as finished before any job that finishes now.
+    func testAJournalWithoutFinishOrderOpensAndItsJobsCountAsFinishedFirst() async throws {
+        var ids: [String] = []
+        let (_, first) = try startCluster(keeping: 5)
+        for label in ["j", "k"] { ids.append(try await ClusterHarness.run(try job("/fast/\(label)", label: label), on: first).job.id) }
+        stopCluster()
+        try SQLiteDatabase(path: state.appendingPathComponent("journal.sqlite").path).execute("ALTER TABLE jobs DROP COLUMN finished_seq")
+
+        let (_, second) = try startCluster(keeping: 5)
+        let added = try await ClusterHarness.run(try job("/fast/l", label: "l"), on: second)
+        XCTAssertEqual(added.summary?.progress.succeeded, 1, "a job runs and finishes on the older journal")
+        ids.append(added.job.id)
+        stopCluster()
+        let (restarted, _) = try startCluster(keeping: 2)
+        let restored = await heldJobs(restarted)
+        XCTAssertEqual(restored, [ids[1], ids[2]], "the older journal's first job is forgotten first")
     }
 }

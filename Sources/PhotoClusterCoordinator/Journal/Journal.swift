@@ -23,8 +23,10 @@ final class Journal {
                 id TEXT PRIMARY KEY, submit BLOB NOT NULL, output_dir TEXT NOT NULL, created_at REAL NOT NULL,
                 phase INTEGER NOT NULL, cancelled_whole INTEGER NOT NULL DEFAULT 0,
                 requeues INTEGER NOT NULL DEFAULT 0, retries INTEGER NOT NULL DEFAULT 0,
-                visible_start INTEGER, visible_end INTEGER, prefetch INTEGER, seq INTEGER NOT NULL)
+                visible_start INTEGER, visible_end INTEGER, prefetch INTEGER, seq INTEGER NOT NULL,
+                finished_seq INTEGER)
             """)
+        try addFinishOrderIfMissing()
         try database.execute("""
             CREATE TABLE IF NOT EXISTS photos (
                 job_id TEXT NOT NULL, idx INTEGER NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL,
@@ -50,6 +52,30 @@ final class Journal {
             [.int(Int64(job.phase.rawValue)), .int(job.cancelledWhole ? 1 : 0), .int(Int64(job.requeues)), .int(Int64(job.retries)),
              .int(Int64(job.viewport.visible.lowerBound)), .int(Int64(job.viewport.visible.upperBound)), .int(Int64(job.viewport.prefetch)),
              .text(job.id)])
+    }
+
+    /// A journal written before jobs recorded their finish order gets the column; its jobs that
+    /// had finished keep NULL and count as finished before every later one.
+    private func addFinishOrderIfMissing() throws {
+        let columns = try database.query("PRAGMA table_info(jobs)").map { $0[1].text }
+        if !columns.contains("finished_seq") { try database.execute("ALTER TABLE jobs ADD COLUMN finished_seq INTEGER") }
+    }
+
+    /// Records a job's final state and its place in the order jobs finished (which finished
+    /// jobs a restarted coordinator keeps).
+    func recordJobFinished(_ job: Job) throws {
+        try database.transaction {
+            try recordJobState(job)
+            try database.execute(
+                "UPDATE jobs SET finished_seq = (SELECT COALESCE(MAX(finished_seq), 0) + 1 FROM jobs) WHERE id = ? AND finished_seq IS NULL",
+                [.text(job.id)])
+        }
+    }
+
+    /// Every job's id, those that finished first first: jobs without a recorded finish (older
+    /// journals, and open jobs) by submission, ahead of the rest.
+    func idsInFinishOrder() throws -> [String] {
+        try database.query("SELECT id FROM jobs ORDER BY finished_seq IS NOT NULL, finished_seq, seq").map { $0[0].text }
     }
 
     /// Records a photo that settled (done, failed or cancelled for good).

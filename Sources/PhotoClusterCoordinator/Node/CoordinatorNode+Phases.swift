@@ -21,7 +21,7 @@ extension CoordinatorNode {
             jobs[jobID]?.enter(.didFinish)
         }
         guard let finished = jobs[jobID] else { return }
-        journaling("job \(jobID)") { try $0.recordJobState(finished) }
+        journaling("job \(jobID)") { try $0.recordJobFinished(finished) }
         let p = finished.progress
         log("job \(jobID) \(finished.phase == .cancelled ? "cancelled" : "finished"): \(p.succeeded) ok, \(p.failed) failed, \(p.cancelled) cancelled in \(String(format: "%.2f", finished.elapsed)) s", job: jobID)
         publish(jobID, .phase(finished.phase))

@@ -6,7 +6,7 @@ import Foundation
 /// it: the photos and `index.json` in its output directory.
 extension CoordinatorNode {
     /// Loop thread (or `start`, before the loop runs). `finishedOrder` holds the finished jobs,
-    /// the first to finish first (those restored from the journal in the order they were submitted).
+    /// the first to finish first (as the journal recorded them, for those restored).
     func forgetOldFinishedJobs() {
         let excess = finishedOrder.count - configuration.finishedJobsKept
         guard excess > 0 else { return }

@@ -68,12 +68,11 @@ public final class CoordinatorNode: @unchecked Sendable {
             for job in try journal.loadJobs() {
                 jobs[job.id] = job
                 jobOrder.append(job.id)
-                if job.isFinished {
-                    finishedOrder.append(job.id)
-                } else {
+                if !job.isFinished {
                     log("job \(job.id) restored from the journal: \(job.progress.done)/\(job.total) photos settled", job: job.id)
                 }
             }
+            finishedOrder = try journal.idsInFinishOrder().filter { jobs[$0]?.isFinished == true }
             self.journal = journal
             forgetOldFinishedJobs()
             capabilitiesChanged = true
