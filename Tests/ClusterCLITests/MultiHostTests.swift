@@ -61,6 +61,10 @@ final class MultiHostTests: XCTestCase {
         for name in ["w1", "w2", "w3"] { try startWorker(name) }
         XCTAssertTrue(eventually(timeout: 20) { coordinator.stderrSoFar.components(separatedBy: " joined from ").count == 4 }, coordinator.stderrSoFar)
         XCTAssertTrue(photoServer.process.isRunning, photoServer.stderrSoFar)
+        // Submitting before the server listens would spend the first seconds on retries.
+        let probe = "import socket; socket.create_connection(('\(coordinatorAddress)', 8000), 1)"
+        XCTAssertTrue(eventually(timeout: 20) { (try? CommandRunner.run(self.lab.command(on: "coord", ["python3", "-c", probe]), viaIP: true).status) == 0 },
+                      "the photo server listens: \(photoServer.stderrSoFar)")
 
         // A blur keeps each photo busy for a while, so the job is mid-way when the link goes.
         func writeManifest(_ name: String, count: Int) throws -> URL {
@@ -80,29 +84,44 @@ final class MultiHostTests: XCTestCase {
             XCTAssertEqual(result.status, 0, result.stderr)
             return (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]) ?? [:]
         }
-        func completed() throws -> [String: Int] {
+        /// Photos each worker completed, and photos waiting at the coordinator for a worker.
+        func status() throws -> (completed: [String: Int], queued: Int) {
             let status = try CommandRunner.run(lab.command(on: "coord", [Repository.clusterBinary.path, "status", "--coordinator", "tcp://\(coordinatorAddress):7001", "--json"] + curve("client")), viaIP: true)
             let reply = (try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]) ?? [:]
             let workers = (reply["workers"] as? [[String: Any]]) ?? []
-            return Dictionary(uniqueKeysWithValues: workers.map { ($0["workerId"] as? String ?? "?", Int($0["completed"] as? String ?? "0") ?? 0) })
+            let completed = Dictionary(uniqueKeysWithValues: workers.map { ($0["workerId"] as? String ?? "?", Int($0["completed"] as? String ?? "0") ?? 0) })
+            return (completed, reply["queued"] as? Int ?? 0)
         }
+        func completed() throws -> [String: Int] { try status().completed }
+        // A job's photos queue at the coordinator while every worker holds all it has credit for:
+        // with many still queued, w1 surely holds photos when its link goes, and a job is far
+        // from its end when a host joins (a job of 90 takes the three workers a few seconds).
+        let photos = 90
 
         // Run 1: w1's link goes down mid-job.
-        let first = try submit(try writeManifest("first.json", count: 30), out: "first")
-        XCTAssertTrue(eventually(timeout: 30) { ((try? completed()["w1"]) ?? 0) >= 1 }, "w1 took part before its link went down")
+        let first = try submit(try writeManifest("first.json", count: photos), out: "first")
+        XCTAssertTrue(eventually(timeout: 30) { (try? self.midJob(status(), worker: "w1", completedAtLeast: 1)) == true },
+                      "w1 took part, and the job was far from its end, before its link went down")
         try lab.unplug("w1")
         let firstReport = report(first)
-        XCTAssertEqual(firstReport["succeeded"] as? Int, 30)
+        XCTAssertEqual(firstReport["succeeded"] as? Int, photos)
         XCTAssertTrue(coordinator.stderrSoFar.contains("worker w1 lost"), coordinator.stderrSoFar)
         XCTAssertNotNil(coordinator.stderrSoFar.range(of: #"worker w1 lost \(no heartbeat[^)]*\); [1-9]"#, options: .regularExpression), "w1's photos were requeued: \(coordinator.stderrSoFar)")
 
         // Run 2: a fourth host joins mid-job and takes work.
-        let second = try submit(try writeManifest("second.json", count: 30), out: "second")
-        XCTAssertTrue(eventually(timeout: 30) { ((try? completed()["w2"]) ?? 0) >= 12 }, "the second job is under way")
+        let doneByW2 = try completed()["w2"] ?? 0
+        let second = try submit(try writeManifest("second.json", count: photos), out: "second")
+        XCTAssertTrue(eventually(timeout: 30) { (try? self.midJob(status(), worker: "w2", completedAtLeast: doneByW2 + 1)) == true },
+                      "the second job is under way and far from its end")
         try startWorker("w4")
         let secondReport = report(second)
-        XCTAssertEqual(secondReport["succeeded"] as? Int, 30)
+        XCTAssertEqual(secondReport["succeeded"] as? Int, photos)
         XCTAssertGreaterThan(try completed()["w4"] ?? 0, 0, "the new host took work")
+    }
+
+    /// `worker` has completed at least `count` photos and a third of a job or more still waits in the queue.
+    private func midJob(_ status: (completed: [String: Int], queued: Int), worker: String, completedAtLeast count: Int) -> Bool {
+        (status.completed[worker] ?? 0) >= count && status.queued >= 30
     }
 }
 
