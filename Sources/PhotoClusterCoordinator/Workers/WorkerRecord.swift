@@ -14,9 +14,9 @@ struct WorkerRecord {
     var lastSeen: Date
     /// Photos it holds: (job, photo index).
     var inFlight: Set<PhotoRef> = []
-    /// Unsettled photos whose intermediate results it reported holding (some may have moved on
-    /// to another worker since): what to forget when it is lost, without walking every photo of
-    /// every job, and whether any queued photo is worth sending back here.
+    /// Unsettled photos whose intermediate results it was the last to report holding (each photo's
+    /// `cachedOn`): what to forget when it is lost, without walking every photo of every job, and
+    /// whether any queued photo is worth sending back here.
     var cached: Set<PhotoRef> = []
     var completed: UInt64 = 0
     /// Its operations per stage, from its latest heartbeat.
