@@ -667,6 +667,45 @@ public nonisolated struct Photocluster_V1_Welcome: Sendable {
   /// missed intervals before a peer is declared lost
   public var heartbeatLiveness: UInt32 = 0
 
+  /// The coordinator's open jobs: a worker closes every other job it knows (it may have missed
+  /// their JobClosed while away). Unset from a coordinator that does not send the list.
+  public var openJobs: Photocluster_V1_OpenJobs {
+    get {_openJobs ?? Photocluster_V1_OpenJobs()}
+    set {_openJobs = newValue}
+  }
+  /// Returns true if `openJobs` has been explicitly set.
+  public var hasOpenJobs: Bool {self._openJobs != nil}
+  /// Clears the value of `openJobs`. Subsequent reads from it will return its default value.
+  public mutating func clearOpenJobs() {self._openJobs = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _openJobs: Photocluster_V1_OpenJobs? = nil
+}
+
+public nonisolated struct Photocluster_V1_OpenJobs: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var jobIds: [String] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// A job finished (or was cancelled as a whole): nothing of it is worth running any more, and a
+/// worker forgets what it kept for it (its newest control epoch, its suspension).
+public nonisolated struct Photocluster_V1_JobClosed: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var jobID: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -751,6 +790,14 @@ public nonisolated struct Photocluster_V1_CoordinatorToWorker: Sendable {
     set {body = .heartbeat(newValue)}
   }
 
+  public var jobClosed: Photocluster_V1_JobClosed {
+    get {
+      if case .jobClosed(let v)? = body {return v}
+      return Photocluster_V1_JobClosed()
+    }
+    set {body = .jobClosed(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -763,6 +810,7 @@ public nonisolated struct Photocluster_V1_CoordinatorToWorker: Sendable {
     case pleaseRegister(Photocluster_V1_PleaseRegister)
     case dropStale(Photocluster_V1_DropStaleWork)
     case heartbeat(Photocluster_V1_Heartbeat)
+    case jobClosed(Photocluster_V1_JobClosed)
 
   }
 
@@ -2482,7 +2530,7 @@ nonisolated extension Photocluster_V1_StageLoad: SwiftProtobuf.Message, SwiftPro
 
 nonisolated extension Photocluster_V1_Welcome: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Welcome"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}coordinator_id\0\u{3}heartbeat_interval_ms\0\u{3}heartbeat_liveness\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}coordinator_id\0\u{3}heartbeat_interval_ms\0\u{3}heartbeat_liveness\0\u{3}open_jobs\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2493,12 +2541,17 @@ nonisolated extension Photocluster_V1_Welcome: SwiftProtobuf.Message, SwiftProto
       case 1: try { try decoder.decodeSingularStringField(value: &self.coordinatorID) }()
       case 2: try { try decoder.decodeSingularUInt32Field(value: &self.heartbeatIntervalMs) }()
       case 3: try { try decoder.decodeSingularUInt32Field(value: &self.heartbeatLiveness) }()
+      case 4: try { try decoder.decodeSingularMessageField(value: &self._openJobs) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
     if !self.coordinatorID.isEmpty {
       try visitor.visitSingularStringField(value: self.coordinatorID, fieldNumber: 1)
     }
@@ -2508,6 +2561,9 @@ nonisolated extension Photocluster_V1_Welcome: SwiftProtobuf.Message, SwiftProto
     if self.heartbeatLiveness != 0 {
       try visitor.visitSingularUInt32Field(value: self.heartbeatLiveness, fieldNumber: 3)
     }
+    try { if let v = self._openJobs {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2515,6 +2571,67 @@ nonisolated extension Photocluster_V1_Welcome: SwiftProtobuf.Message, SwiftProto
     if lhs.coordinatorID != rhs.coordinatorID {return false}
     if lhs.heartbeatIntervalMs != rhs.heartbeatIntervalMs {return false}
     if lhs.heartbeatLiveness != rhs.heartbeatLiveness {return false}
+    if lhs._openJobs != rhs._openJobs {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Photocluster_V1_OpenJobs: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".OpenJobs"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_ids\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedStringField(value: &self.jobIds) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.jobIds.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.jobIds, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_OpenJobs, rhs: Photocluster_V1_OpenJobs) -> Bool {
+    if lhs.jobIds != rhs.jobIds {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Photocluster_V1_JobClosed: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".JobClosed"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.jobID) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.jobID.isEmpty {
+      try visitor.visitSingularStringField(value: self.jobID, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_JobClosed, rhs: Photocluster_V1_JobClosed) -> Bool {
+    if lhs.jobID != rhs.jobID {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2522,7 +2639,7 @@ nonisolated extension Photocluster_V1_Welcome: SwiftProtobuf.Message, SwiftProto
 
 nonisolated extension Photocluster_V1_CoordinatorToWorker: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".CoordinatorToWorker"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}welcome\0\u{1}assign\0\u{1}cancel\0\u{1}suspend\0\u{1}resume\0\u{1}reprioritise\0\u{3}please_register\0\u{3}drop_stale\0\u{1}heartbeat\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}welcome\0\u{1}assign\0\u{1}cancel\0\u{1}suspend\0\u{1}resume\0\u{1}reprioritise\0\u{3}please_register\0\u{3}drop_stale\0\u{1}heartbeat\0\u{3}job_closed\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2647,6 +2764,19 @@ nonisolated extension Photocluster_V1_CoordinatorToWorker: SwiftProtobuf.Message
           self.body = .heartbeat(v)
         }
       }()
+      case 10: try {
+        var v: Photocluster_V1_JobClosed?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .jobClosed(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .jobClosed(v)
+        }
+      }()
       default: break
       }
     }
@@ -2693,6 +2823,10 @@ nonisolated extension Photocluster_V1_CoordinatorToWorker: SwiftProtobuf.Message
     case .heartbeat?: try {
       guard case .heartbeat(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 9)
+    }()
+    case .jobClosed?: try {
+      guard case .jobClosed(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
     }()
     case nil: break
     }

@@ -36,14 +36,22 @@ final class ScriptedWorker: @unchecked Sendable {
 
     /// The graph of the next assignment, passing over every other message; nil after `timeout`.
     func nextAssignment(timeout: TimeInterval = 30) -> Photocluster_V1_PhotoGraph? {
+        next(timeout: timeout) { body in
+            if case .assign(let assign) = body { return assign.graph }
+            return nil
+        }
+    }
+
+    /// The first message `pick` takes something from, passing over the others; nil after `timeout`.
+    func next<T>(timeout: TimeInterval = 30, _ pick: (Photocluster_V1_CoordinatorToWorker.OneOf_Body) -> T?) -> T? {
         let deadline = Date().addingTimeInterval(timeout)
         repeat {
             guard let frames = try? socket.receive(dontWait: true) else {
                 usleep(2_000)
                 continue
             }
-            if case .assign(let assign)? = Envelope.decode(Photocluster_V1_CoordinatorToWorker.self, from: frames[0])?.body {
-                return assign.graph
+            if let body = Envelope.decode(Photocluster_V1_CoordinatorToWorker.self, from: frames[0])?.body, let picked = pick(body) {
+                return picked
             }
         } while Date() < deadline
         return nil

@@ -11,42 +11,65 @@ import XCTest
 /// the newest epoch it has seen for a job are ignored, so late messages cannot bring cancelled
 /// work back.
 final class WorkerEpochTests: XCTestCase {
-    func testOlderEpochsAreIgnored() throws {
-        let coordinator = try ScriptedCoordinator()
-        defer { coordinator.stop() }
+    private typealias Body = Photocluster_V1_WorkerToCoordinator.OneOf_Body
+    private var coordinator: ScriptedCoordinator!
 
-        /// Messages from the worker for up to `seconds`, skipping credits and heartbeats.
-        func receive(for seconds: TimeInterval, until done: ([Photocluster_V1_WorkerToCoordinator.OneOf_Body]) -> Bool = { _ in false }) -> [Photocluster_V1_WorkerToCoordinator.OneOf_Body] {
-            var bodies: [Photocluster_V1_WorkerToCoordinator.OneOf_Body] = []
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline && !done(bodies) {
-                guard let frames = try? coordinator.router.receive(dontWait: true) else { usleep(5_000); continue }
-                guard let message = Envelope.decode(Photocluster_V1_WorkerToCoordinator.self, from: frames[1]), let body = message.body else { continue }
-                switch body {
-                case .credit, .heartbeat, .hello: continue
-                default: bodies.append(body)
-                }
-            }
-            return bodies
-        }
+    override func setUpWithError() throws {
+        coordinator = try ScriptedCoordinator()
         XCTAssertTrue(coordinator.receivedHello(), "the worker said hello")
+    }
 
-        try coordinator.send(.resume(.with { $0.jobID = "j"; $0.epoch = 5 }))
-        try coordinator.send(.suspend(.with { $0.jobID = "j"; $0.epoch = 3 }))
-        let acks = receive(for: 0.5).compactMap { body -> UInt64? in
+    override func tearDown() {
+        coordinator?.stop()
+    }
+
+    /// Messages from the worker for up to `seconds`, skipping credits and heartbeats.
+    private func receive(for seconds: TimeInterval, until done: ([Body]) -> Bool = { _ in false }) -> [Body] {
+        var bodies: [Body] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline && !done(bodies) {
+            guard let frames = try? coordinator.router.receive(dontWait: true) else { usleep(5_000); continue }
+            guard let message = Envelope.decode(Photocluster_V1_WorkerToCoordinator.self, from: frames[1]), let body = message.body else { continue }
+            switch body {
+            case .credit, .heartbeat, .hello: continue
+            default: bodies.append(body)
+            }
+        }
+        return bodies
+    }
+
+    private func acks(_ bodies: [Body]) -> [UInt64] {
+        bodies.compactMap { body in
             if case .ack(let ack) = body { return ack.epoch }
             return nil
         }
-        XCTAssertEqual(acks, [5], "the epoch-3 suspend was ignored")
+    }
+
+    private func cancelled(_ bodies: [Body]) -> [UInt32] {
+        bodies.compactMap { body in
+            if case .cancelled(let cancelled) = body { return cancelled.photoIndex }
+            return nil
+        }
+    }
+
+    private func graph(job: String, epoch: UInt64) -> Photocluster_V1_PhotoGraph {
+        .with {
+            $0.jobID = job
+            $0.photoIndex = 0
+            $0.name = "clock"
+            $0.url = "\(coordinator.server.baseURL)/clock.jpg"
+            $0.epoch = epoch
+            $0.attempt = 1
+        }
+    }
+
+    func testOlderEpochsAreIgnored() throws {
+        try coordinator.send(.resume(.with { $0.jobID = "j"; $0.epoch = 5 }))
+        try coordinator.send(.suspend(.with { $0.jobID = "j"; $0.epoch = 3 }))
+        XCTAssertEqual(acks(receive(for: 0.5)), [5], "the epoch-3 suspend was ignored")
 
         // A graph assigned under an older viewport is handed back at once, never downloaded.
-        var graph = Photocluster_V1_PhotoGraph()
-        graph.jobID = "j"
-        graph.photoIndex = 0
-        graph.name = "clock"
-        graph.url = "\(coordinator.server.baseURL)/clock.jpg"
-        graph.epoch = 4
-        graph.attempt = 1
+        var graph = graph(job: "j", epoch: 4)
         try coordinator.send(.assign(.with { $0.graph = graph }))
         let replies = receive(for: 0.5)
         XCTAssertTrue(replies.contains { if case .cancelled(let c) = $0 { return c.photoIndex == 0 && c.attempt == 1 } else { return false } }, "\(replies)")
@@ -59,5 +82,38 @@ final class WorkerEpochTests: XCTestCase {
         let results = receive(for: 10) { $0.contains { if case .result = $0 { return true } else { return false } } }
         XCTAssertTrue(results.contains { if case .result(let r) = $0 { return r.attempt == 2 && r.width == 400 } else { return false } }, "\(results)")
         XCTAssertEqual(coordinator.server.requestCount, 1)
+    }
+
+    /// A closed job is over on the worker: its held photos end cancelled (even while the job is
+    /// suspended) and its newest epoch is forgotten, so the worker keeps nothing of it.
+    func testAClosedJobsPhotosEndCancelledAndItsEpochIsForgotten() throws {
+        try coordinator.send(.suspend(.with { $0.jobID = "j"; $0.epoch = 5 }))
+        XCTAssertEqual(acks(receive(for: 0.5) { !self.acks($0).isEmpty }), [5])
+        try coordinator.send(.assign(.with { $0.graph = graph(job: "j", epoch: 5) }))
+        XCTAssertTrue(cancelled(receive(for: 0.3)).isEmpty, "a suspended job's photo waits")
+
+        try coordinator.send(.jobClosed(.with { $0.jobID = "j" }))
+        XCTAssertEqual(cancelled(receive(for: 10) { !self.cancelled($0).isEmpty }), [0], "the held photo of the closed job ends cancelled")
+        XCTAssertEqual(coordinator.server.requestCount, 0, "nothing of it was downloaded")
+        try coordinator.send(.resume(.with { $0.jobID = "j"; $0.epoch = 1 }))
+        XCTAssertEqual(acks(receive(for: 2) { !self.acks($0).isEmpty }), [1], "the closed job's epoch 5 was forgotten")
+    }
+
+    /// A welcome lists the coordinator's open jobs; every other job the worker knows is closed.
+    /// A welcome without the list (from a coordinator that does not send it) closes nothing.
+    func testAWelcomeClosesTheJobsItDoesNotList() throws {
+        try coordinator.send(.suspend(.with { $0.jobID = "gone"; $0.epoch = 3 }))
+        try coordinator.send(.suspend(.with { $0.jobID = "open"; $0.epoch = 3 }))
+        XCTAssertEqual(acks(receive(for: 2) { self.acks($0).count == 2 }), [3, 3])
+        try coordinator.send(.assign(.with { $0.graph = graph(job: "gone", epoch: 3) }))
+
+        try coordinator.send(.welcome(.with { $0.coordinatorID = "same" }))
+        XCTAssertTrue(cancelled(receive(for: 0.3)).isEmpty, "a welcome without the list closed a job")
+
+        try coordinator.send(.welcome(.with { $0.coordinatorID = "same"; $0.openJobs.jobIds = ["open"] }))
+        XCTAssertEqual(cancelled(receive(for: 10) { !self.cancelled($0).isEmpty }), [0], "the unlisted job's photo ends cancelled")
+        try coordinator.send(.resume(.with { $0.jobID = "gone"; $0.epoch = 1 }))
+        try coordinator.send(.resume(.with { $0.jobID = "open"; $0.epoch = 1 }))
+        XCTAssertEqual(acks(receive(for: 1) { !self.acks($0).isEmpty }), [1], "only the unlisted job's epoch was forgotten")
     }
 }

@@ -26,6 +26,7 @@ extension CoordinatorNode {
         log("job \(jobID) \(finished.phase == .cancelled ? "cancelled" : "finished"): \(p.succeeded) ok, \(p.failed) failed, \(p.cancelled) cancelled in \(String(format: "%.2f", finished.elapsed)) s", job: jobID)
         publish(jobID, .phase(finished.phase))
         publish(jobID, .finished(finished.summary(includePhotos: true)))
+        for worker in workers.keys { sendToWorker(worker, .jobClosed(.with { $0.jobID = jobID })) }
         finishedOrder.append(jobID)
         forgetOldFinishedJobs()
     }

@@ -73,6 +73,7 @@ extension CoordinatorNode {
         welcome.coordinatorID = coordinatorID
         welcome.heartbeatIntervalMs = UInt32(configuration.heartbeatInterval * 1000)
         welcome.heartbeatLiveness = UInt32(configuration.heartbeatLiveness)
+        welcome.openJobs.jobIds = jobOrder.filter { jobs[$0]?.isFinished == false }
         sendToWorker(id, .welcome(welcome))
         // Bring it up to date with every open job's control state.
         for jobID in jobOrder { if let job = jobs[jobID], !job.isFinished { sendControlState(of: job, to: id) } }
@@ -216,7 +217,10 @@ extension CoordinatorNode {
 
     private func photoCancelled(_ cancelled: Photocluster_V1_PhotoCancelled, from worker: String) {
         release(worker, cancelled.jobID, cancelled.photoIndex)
-        guard isCurrent(worker, cancelled.jobID, cancelled.photoIndex, attempt: cancelled.attempt) else { return }
+        // A settled photo's attempt ends cancelled when its job closes: nothing to run again.
+        guard isCurrent(worker, cancelled.jobID, cancelled.photoIndex, attempt: cancelled.attempt),
+            jobs[cancelled.jobID]?.photo(cancelled.photoIndex)?.isSettled == false
+        else { return }
         // The worker gave it up without being asked (it is shutting down, or the graph came from
         // an older viewport): run it again.
         jobs[cancelled.jobID]?.requeue(cancelled.photoIndex)

@@ -250,6 +250,20 @@ public final class WorkerEngine: @unchecked Sendable {
         queues?.setSuspended(suspended)
     }
 
+    /// A job the coordinator closed: its photos here are cancelled (a suspended job's queues are
+    /// resumed, so their outcomes are reported) and its suspension is forgotten.
+    func close(job: String) {
+        cancel(job: job, photos: nil)
+        setSuspended(job: job, false)
+    }
+
+    /// Closes every job this engine knows (running, queued or suspended) but those in `open`.
+    func closeJobs(except open: Set<String>) {
+        let running = inFlight.withLock { Set($0.keys.map(\.job)) }
+        let known = jobs.withLock { $0.suspended.union($0.queues.keys) }.union(running)
+        for job in known.subtracting(open) { close(job: job) }
+    }
+
     /// Sets the queue priority of a photo's operations that have not started yet.
     func reprioritise(job: String, photo: UInt32, band: Photocluster_V1_PriorityBand) {
         guard let running = inFlight.withLock({ $0[PhotoWork.Key(job: job, photo: photo)] }) else { return }

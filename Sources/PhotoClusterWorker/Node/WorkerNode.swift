@@ -29,6 +29,7 @@ public final class WorkerNode: @unchecked Sendable {
     /// declares us lost for beating too slowly.
     private var heartbeatInterval: TimeInterval
     private var heartbeatLiveness: Int
+    /// Per job, the newest control epoch seen; a job the coordinator closes is forgotten.
     private var newestEpoch: [String: UInt64] = [:]
     private var connectedTo: String?
     /// Reports a refused CURVE handshake, which libzmq never retries by itself.
@@ -169,6 +170,14 @@ public final class WorkerNode: @unchecked Sendable {
                 connectedTo = welcome.coordinatorID
                 logger.info("registered with \(welcome.coordinatorID) at \(configuration.coordinatorEndpoint)")
             }
+            if welcome.hasOpenJobs {
+                let open = Set(welcome.openJobs.jobIds)
+                newestEpoch = newestEpoch.filter { open.contains($0.key) }
+                engine.closeJobs(except: open)
+            }
+        case .jobClosed(let closed):
+            newestEpoch.removeValue(forKey: closed.jobID)
+            engine.close(job: closed.jobID)
         case .heartbeat, .none:
             break
         }
