@@ -24,30 +24,33 @@ public final class MetricsExporter: MetricsFactory {
         return definition
     }
 
+    /// The catalog's name, whole (units and `_total` are already part of it), with its help text.
+    private func descriptor(_ name: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: name, unitName: "", helpText: definition(name).help)
+    }
+
     // MARK: - MetricsFactory
 
     public func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
-        registry.makeCounter(name: label, labels: dimensions, help: definition(label).help)
+        registry.makeCounter(descriptor: descriptor(label), labels: dimensions)
     }
 
     public func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler {
-        registry.makeCounter(name: label, labels: dimensions, help: definition(label).help)
+        registry.makeCounter(descriptor: descriptor(label), labels: dimensions)
     }
 
     public func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
-        let definition = definition(label)
-        guard aggregate else { return registry.makeGauge(name: label, labels: dimensions, help: definition.help) }
-        return registry.makeValueHistogram(name: label, labels: dimensions, buckets: definition.buckets, help: definition.help)
+        guard aggregate else { return registry.makeGauge(descriptor: descriptor(label), labels: dimensions) }
+        return registry.makeValueHistogram(descriptor: descriptor(label), labels: dimensions, buckets: definition(label).buckets)
     }
 
     public func makeMeter(label: String, dimensions: [(String, String)]) -> any MeterHandler {
-        registry.makeGauge(name: label, labels: dimensions, help: definition(label).help)
+        registry.makeGauge(descriptor: descriptor(label), labels: dimensions)
     }
 
     public func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
-        let definition = definition(label)
-        let buckets = definition.buckets.map { Duration.nanoseconds(Int64($0 * 1e9)) }
-        return registry.makeDurationHistogram(name: label, labels: dimensions, buckets: buckets, help: definition.help)
+        let buckets = definition(label).buckets.map { Duration.nanoseconds(Int64($0 * 1e9)) }
+        return registry.makeDurationHistogram(descriptor: descriptor(label), labels: dimensions, buckets: buckets)
     }
 
     public func destroyCounter(_ handler: any CounterHandler) {
