@@ -62,23 +62,11 @@ final class ResultFrameTests: XCTestCase {
     /// every assignment with a result carrying `encoded` inside, and no frame after it. Returns
     /// the photo's status and the output file, if one was written.
     private func runOnePhoto(answeringWith encoded: Data) async throws -> (Photocluster_V1_PhotoStatus, written: Data?) {
-        let context = try ZMQContext()
-        let coordinator = CoordinatorNode(
-            configuration: CoordinatorConfiguration(
-                workerEndpoint: "tcp://127.0.0.1:*", clientEndpoint: "tcp://127.0.0.1:*", retryBackoff: 0.01),
-            context: context)
-        try coordinator.start()
-        let worker = try ScriptedWorker(id: "in-band", context: context, coordinator: coordinator)
+        let cluster = try ScriptedWorkerCluster(name: "in-band", retryBackoff: 0.01)
+        defer { cluster.stop() }
+        let (client, out) = (cluster.client, cluster.out)
+        let worker = try cluster.connect("in-band")
         try worker.grant(1)
-        let client = try ClusterClient(endpoint: coordinator.boundClientEndpoint, context: context)
-        let out = Repository.temporaryDirectory("in-band")
-        defer {
-            client.close()
-            worker.close()
-            coordinator.stop()
-            context.terminate()
-            try? FileManager.default.removeItem(at: out)
-        }
 
         let job = try await client.submit(try ClusterHarness.submit([("photo", "http://127.0.0.1:9/photo.jpg")], out: out, format: .jpeg))
         // The worker's socket is used by this task alone until the job is over.

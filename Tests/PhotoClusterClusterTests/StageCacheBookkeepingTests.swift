@@ -3,41 +3,29 @@ import PhotoClusterClient
 import PhotoClusterCoordinator
 import PhotoClusterProto
 import PhotoClusterTestSupport
-import PhotoClusterTransport
 import XCTest
 
 /// The coordinator's record of which worker holds a photo's intermediate results lasts only
 /// until the photo settles, and names one worker at a time: a stale entry is never removed and
 /// keeps the affinity scan running for that worker on every dispatch.
 final class StageCacheBookkeepingTests: XCTestCase {
-    private var context: ZMQContext!
-    private var coordinator: CoordinatorNode!
-    private var client: ClusterClient!
-    private var workers: [ScriptedWorker] = []
-    private var out: URL!
+    private var cluster: ScriptedWorkerCluster!
+    private var coordinator: CoordinatorNode { cluster.coordinator }
+    private var client: ClusterClient { cluster.client }
+    private var out: URL { cluster.out }
 
     override func setUpWithError() throws {
-        context = try ZMQContext()
-        coordinator = CoordinatorNode(
-            configuration: CoordinatorConfiguration(workerEndpoint: "tcp://127.0.0.1:*", clientEndpoint: "tcp://127.0.0.1:*"),
-            context: context)
-        try coordinator.start()
-        client = try ClusterClient(endpoint: coordinator.boundClientEndpoint, context: context)
-        out = Repository.temporaryDirectory("stage-cache-bookkeeping")
+        cluster = try ScriptedWorkerCluster(name: "stage-cache-bookkeeping")
     }
 
     override func tearDown() {
-        client.close()
-        for worker in workers { worker.close() }
-        coordinator.stop()
-        context.terminate()
-        try? FileManager.default.removeItem(at: out)
+        cluster?.stop()
     }
 
     /// A worker whose filter finished just as the photo was cancelled reports that stage after
     /// the cancel settled the photo.
     func testProgressArrivingAfterAPhotoSettledIsNotRecordedAsCached() async throws {
-        let worker = try connect("late")
+        let worker = try cluster.connect("late")
         try worker.grant(1)
         let first = try await client.submit(try ClusterHarness.submit([("photo", "http://127.0.0.1:9/one.jpg")], out: out))
         let graph = try XCTUnwrap(worker.nextAssignment(), "the photo was assigned")
@@ -58,8 +46,8 @@ final class StageCacheBookkeepingTests: XCTestCase {
     /// A worker that lost touch and came back reports a stage of a photo another worker now
     /// holds: the photo's results are recorded on the reporter alone, and forgotten when it ends.
     func testAPhotoRecordedOnAnotherWorkerLeavesTheFirstWorkersCache() async throws {
-        let first = try connect("first")
-        let second = try connect("second")
+        let first = try cluster.connect("first")
+        let second = try cluster.connect("second")
         XCTAssertTrue(eventually { self.coordinator.workerSnapshot().count == 2 })
         try first.grant(1)
         let job = try await client.submit(try ClusterHarness.submit([("photo", "http://127.0.0.1:9/photo.jpg")], out: out, format: .jpeg))
@@ -77,12 +65,6 @@ final class StageCacheBookkeepingTests: XCTestCase {
         for await event in job.events { if case .finished = event.body { finished = true } }
         XCTAssertTrue(finished, "the job finished")
         XCTAssertEqual(coordinator.workerSnapshot().map(\.cached), [0, 0], "a finished photo is held by no worker")
-    }
-
-    private func connect(_ id: String) throws -> ScriptedWorker {
-        let worker = try ScriptedWorker(id: id, context: context, coordinator: coordinator)
-        workers.append(worker)
-        return worker
     }
 
     private func cached(on worker: String) -> Int? {

@@ -1,0 +1,41 @@
+import Foundation
+import PhotoClusterClient
+import PhotoClusterCoordinator
+import PhotoClusterTestSupport
+import PhotoClusterTransport
+
+/// A real coordinator on loopback TCP, a client and an output directory, for tests whose workers
+/// are `ScriptedWorker`s. `stop()` closes the client and the workers, then the coordinator.
+final class ScriptedWorkerCluster {
+    let context: ZMQContext
+    let coordinator: CoordinatorNode
+    let client: ClusterClient
+    let out: URL
+    private var workers: [ScriptedWorker] = []
+
+    init(name: String, retryBackoff: TimeInterval = 0.25) throws {
+        context = try ZMQContext()
+        coordinator = CoordinatorNode(
+            configuration: CoordinatorConfiguration(
+                workerEndpoint: "tcp://127.0.0.1:*", clientEndpoint: "tcp://127.0.0.1:*", retryBackoff: retryBackoff),
+            context: context)
+        try coordinator.start()
+        client = try ClusterClient(endpoint: coordinator.boundClientEndpoint, context: context)
+        out = Repository.temporaryDirectory(name)
+    }
+
+    /// A scripted worker that has said hello; it has no credit until the test grants some.
+    func connect(_ id: String) throws -> ScriptedWorker {
+        let worker = try ScriptedWorker(id: id, context: context, coordinator: coordinator)
+        workers.append(worker)
+        return worker
+    }
+
+    func stop() {
+        client.close()
+        for worker in workers { worker.close() }
+        coordinator.stop()
+        context.terminate()
+        try? FileManager.default.removeItem(at: out)
+    }
+}
