@@ -73,10 +73,11 @@ extension CoordinatorNode {
         welcome.coordinatorID = coordinatorID
         welcome.heartbeatIntervalMs = UInt32(configuration.heartbeatInterval * 1000)
         welcome.heartbeatLiveness = UInt32(configuration.heartbeatLiveness)
-        welcome.openJobs.jobIds = jobOrder.filter { jobs[$0]?.isFinished == false }
+        let openJobs = jobOrder.compactMap { jobs[$0] }.filter { !$0.isFinished }
+        welcome.openJobs.jobIds = openJobs.map(\.id)
         sendToWorker(id, .welcome(welcome))
         // Bring it up to date with every open job's control state.
-        for jobID in jobOrder { if let job = jobs[jobID], !job.isFinished { sendControlState(of: job, to: id) } }
+        for job in openJobs { sendControlState(of: job, to: id) }
         metrics.workers(inFlight: workers.mapValues { $0.inFlight.count })
                 log("worker \(id) joined from \(hello.host) (concurrency \(hello.concurrency), filters: \(hello.filters.map(\.name).sorted().joined(separator: ", ")))", worker: id)
         capabilitiesChanged = true
@@ -99,6 +100,7 @@ extension CoordinatorNode {
     }
 
     /// The outcome is for the attempt the coordinator is waiting for, on the worker it sent it to.
+    /// A settled photo waits for none: settling clears its worker.
     private func isCurrent(_ worker: String, _ job: String, _ index: UInt32, attempt: UInt32) -> Bool {
         guard let photo = jobs[job]?.photo(index) else { return false }
         return photo.worker == worker && photo.attempts == attempt
@@ -217,10 +219,7 @@ extension CoordinatorNode {
 
     private func photoCancelled(_ cancelled: Photocluster_V1_PhotoCancelled, from worker: String) {
         release(worker, cancelled.jobID, cancelled.photoIndex)
-        // A settled photo's attempt ends cancelled when its job closes: nothing to run again.
-        guard isCurrent(worker, cancelled.jobID, cancelled.photoIndex, attempt: cancelled.attempt),
-            jobs[cancelled.jobID]?.photo(cancelled.photoIndex)?.isSettled == false
-        else { return }
+        guard isCurrent(worker, cancelled.jobID, cancelled.photoIndex, attempt: cancelled.attempt) else { return }
         // The worker gave it up without being asked (it is shutting down, or the graph came from
         // an older viewport): run it again.
         jobs[cancelled.jobID]?.requeue(cancelled.photoIndex)
