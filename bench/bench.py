@@ -11,6 +11,7 @@ megapixels per second per core, photos per second and the peak resident memory
 (/usr/bin/time, or VmHWM of long-running cluster processes).
 """
 import argparse
+import glob
 import json
 import math
 import os
@@ -83,7 +84,7 @@ class Bench:
     def __init__(self, args):
         self.args = args
         self.root = os.path.abspath(args.root)
-        self.tmp = tempfile.mkdtemp(prefix="photocluster-bench-")
+        self.tmp = tempfile.mkdtemp(prefix="photocluster-bench-", dir=args.scratch or None)
         self.results = []
         self.notes = []
         self.cores = os.cpu_count() or 1
@@ -572,6 +573,7 @@ class Bench:
         if self.load_before > 0.5:
             self.notes.append(f"load average {self.load_before:.2f} before the run: other processes competed for the cores, "
                               "so treat close figures as noise")
+        self.notes.append(scratch_note(os.path.dirname(self.tmp)))
         self.report()
         if not self.args.keep:
             shutil.rmtree(self.tmp, ignore_errors=True)
@@ -880,6 +882,36 @@ def loadavg():
         return 0.0
 
 
+def file_system(path):
+    """The mount holding `path`: (mount point, device, type), from /proc/mounts."""
+    path, best = os.path.realpath(path), ("/", "?", "?")
+    try:
+        with open("/proc/mounts") as f:
+            for line in f:
+                device, point, kind = line.split()[:3]
+                inside = path == point or path.startswith(point.rstrip("/") + "/")
+                if inside and len(point) >= len(best[0]):
+                    best = (point, device, kind)
+    except OSError:
+        pass
+    return best
+
+
+def scratch_note(path):
+    """Where the photos and every tool's outputs were written. Output files cost more on some file
+    systems than on others; on ext4 without a journal, creating a file soon after many were deleted
+    costs far more (the allocator reads each inode freed in the last seconds before it skips it):
+    with the samples' small photos on 2 cores, a fifth to a quarter of a photo's time in every tool
+    that writes files, and varying with how many files were just deleted."""
+    point, device, kind = file_system(path)
+    note = f"outputs written under {path}, on {kind} ({device} at {point})"
+    # A journaled ext4 has /proc/fs/jbd2/DEVICE-INODE (the journal's inode, usually 8).
+    if kind == "ext4" and not glob.glob(f"/proc/fs/jbd2/{os.path.basename(device)}-*"):
+        note += (": ext4 without a journal makes creating files slow after many were deleted, and by an amount that varies "
+                 "from run to run; `bench/run --scratch /dev/shm` leaves the disk out of the figures")
+    return note
+
+
 def cpu_name():
     try:
         with open("/proc/cpuinfo") as f:
@@ -917,6 +949,8 @@ def main():
     parser.add_argument("--tools", default="", help="comma-separated subset of: " + ",".join(t for t, _ in TOOLS))
     parser.add_argument("--works", default="", help="comma-separated subset of: " + ",".join(WORKS))
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    parser.add_argument("--scratch", default="", help="directory to make the temporary directory in (photos and every tool's "
+                                                      "outputs); default: the system's temporary directory")
     Bench(parser.parse_args()).run()
 
 
