@@ -24,9 +24,9 @@ final class Journal {
                 phase INTEGER NOT NULL, cancelled_whole INTEGER NOT NULL DEFAULT 0,
                 requeues INTEGER NOT NULL DEFAULT 0, retries INTEGER NOT NULL DEFAULT 0,
                 visible_start INTEGER, visible_end INTEGER, prefetch INTEGER, seq INTEGER NOT NULL,
-                finished_seq INTEGER)
+                finished_seq INTEGER, epoch INTEGER NOT NULL DEFAULT 1, suspended_by_client INTEGER NOT NULL DEFAULT 0)
             """)
-        try addFinishOrderIfMissing()
+        try addColumnsIfMissing()
         try database.execute("""
             CREATE TABLE IF NOT EXISTS photos (
                 job_id TEXT NOT NULL, idx INTEGER NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL,
@@ -46,19 +46,28 @@ final class Journal {
         }
     }
 
+    /// The job's control epoch is kept so a restarted coordinator goes on from it: workers that
+    /// kept running ignore control and graphs older than the newest epoch they saw.
     func recordJobState(_ job: Job) throws {
         try database.execute(
-            "UPDATE jobs SET phase = ?, cancelled_whole = ?, requeues = ?, retries = ?, visible_start = ?, visible_end = ?, prefetch = ? WHERE id = ?",
+            """
+            UPDATE jobs SET phase = ?, cancelled_whole = ?, requeues = ?, retries = ?, visible_start = ?, visible_end = ?, prefetch = ?,
+                epoch = ?, suspended_by_client = ? WHERE id = ?
+            """,
             [.int(Int64(job.phase.rawValue)), .int(job.cancelledWhole ? 1 : 0), .int(Int64(job.requeues)), .int(Int64(job.retries)),
              .int(Int64(job.viewport.visible.lowerBound)), .int(Int64(job.viewport.visible.upperBound)), .int(Int64(job.viewport.prefetch)),
-             .text(job.id)])
+             .int(Int64(job.epoch)), .int(job.suspendedByClient ? 1 : 0), .text(job.id)])
     }
 
-    /// A journal written before jobs recorded their finish order gets the column; its jobs that
-    /// had finished keep NULL and count as finished before every later one.
-    private func addFinishOrderIfMissing() throws {
+    /// An older journal gets the columns added since. Its finished jobs keep a NULL finish order
+    /// and count as finished before every later one; its jobs get epoch 1, not suspended.
+    private func addColumnsIfMissing() throws {
         let columns = try database.query("PRAGMA table_info(jobs)").map { $0[1].text }
         if !columns.contains("finished_seq") { try database.execute("ALTER TABLE jobs ADD COLUMN finished_seq INTEGER") }
+        if !columns.contains("epoch") { try database.execute("ALTER TABLE jobs ADD COLUMN epoch INTEGER NOT NULL DEFAULT 1") }
+        if !columns.contains("suspended_by_client") {
+            try database.execute("ALTER TABLE jobs ADD COLUMN suspended_by_client INTEGER NOT NULL DEFAULT 0")
+        }
     }
 
     /// Records a job's final state and its place in the order jobs finished (which finished
@@ -100,7 +109,8 @@ final class Journal {
     /// Every job, oldest first, as it stood: settled photos keep their outcome (a done photo
     /// only if its file is still there); everything else waits to run again.
     func loadJobs() throws -> [Job] {
-        let rows = try database.query("SELECT id, submit, output_dir, created_at, phase, cancelled_whole, requeues, retries, visible_start, visible_end, prefetch FROM jobs ORDER BY seq")
+        let rows = try database.query(
+            "SELECT id, submit, output_dir, created_at, phase, cancelled_whole, requeues, retries, visible_start, visible_end, prefetch, epoch, suspended_by_client FROM jobs ORDER BY seq")
         return try rows.map { row in
             let submit = try Photocluster_V1_SubmitJob(serializedBytes: row[1].blob)
             var job = Job(id: row[0].text, submit: submit, outputDirectory: URL(fileURLWithPath: row[2].text, isDirectory: true),
@@ -108,6 +118,8 @@ final class Journal {
             job.cancelledWhole = row[5].int != 0
             job.requeues = UInt32(row[6].int)
             job.retries = UInt32(row[7].int)
+            job.epoch = UInt64(max(1, row[11].int))
+            job.suspendedByClient = row[12].int != 0
             if case .int = row[8], job.total > 0 {
                 let last = job.total - 1
                 let start = min(Int(row[8].int), last)

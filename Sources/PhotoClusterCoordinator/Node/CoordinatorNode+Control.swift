@@ -53,6 +53,7 @@ extension CoordinatorNode {
         job.epoch += 1
         job.suspendedByClient = suspended
         jobs[jobID] = job
+        journaling("job \(jobID)") { try $0.recordJobState(job) }
         controlSentAt[jobID] = (job.epoch, Date())
         for id in workers.keys { sendControlState(of: job, to: id) }
         dispatch()
@@ -124,6 +125,7 @@ extension CoordinatorNode {
         }
         job.epoch += 1
         jobs[jobID] = job
+        journaling("job \(jobID)") { try $0.recordJobState(job) }
         metrics.cancelled(cancelled.count, reason: "client")
         for (worker, indices) in byWorker {
             sendToWorker(worker, .cancel(.with {

@@ -114,6 +114,10 @@ public final class CoordinatorNode: @unchecked Sendable {
         loop.every(0.05) { [unowned self] in releaseDueRetries() }
         loop.every(1) { [unowned self] in closeSecond() }
         loop.every(JobSubscribers.countsInterval) { [unowned self] in sendWaitingCounts() }
+        // A job restored with every photo settled stopped between its last photo and its
+        // finish: only a photo's end finishes a job, and none will come, so finish it now.
+        let settledRestored = jobOrder.filter { jobs[$0].map { !$0.isFinished && $0.allSettled } ?? false }
+        loop.post { [unowned self] in for id in settledRestored { finish(id) } }
         loop.start { [unowned self] in
             self.workerSocket.close()
             self.clientSocket.close()
