@@ -25,8 +25,8 @@ final class ScriptedWorkerCluster {
     }
 
     /// A scripted worker that has said hello; it has no credit until the test grants some.
-    func connect(_ id: String) throws -> ScriptedWorker {
-        let worker = try ScriptedWorker(id: id, context: context, coordinator: coordinator)
+    func connect(_ id: String, filters: [String] = ["sepia"]) throws -> ScriptedWorker {
+        let worker = try ScriptedWorker(id: id, context: context, coordinator: coordinator, filters: filters)
         workers.append(worker)
         return worker
     }

@@ -5,10 +5,18 @@ import PhotoClusterProto
 /// The job's queue of photos waiting for a worker, in viewport order.
 extension Job {
     /// Whether a photo should be queued now: wanted by the viewport, not settled, not in flight,
-    /// not a follower of another photo, not waiting out a retry.
+    /// not waiting for its leader's result, not waiting out a retry.
     func shouldQueue(_ photo: PhotoRecord) -> Bool {
-        !photo.isSettled && !photo.isInFlight && photo.leader == nil
+        !photo.isSettled && !photo.isInFlight && !waitsForLeader(photo)
             && planner.wants(Int(photo.index)) && !delayed.contains { $0.index == photo.index }
+    }
+
+    /// A follower gets a copy of its leader's result while the leader can still make one: it is
+    /// unsettled and running or wanted. Otherwise (the leader was cancelled by name, is out of
+    /// view, or settled before the follower after a restart) the follower runs on its own.
+    func waitsForLeader(_ photo: PhotoRecord) -> Bool {
+        guard let leader = photo.leader.map({ photos[Int($0)] }) else { return false }
+        return !leader.isSettled && (leader.isInFlight || planner.wants(Int(leader.index)))
     }
 
     /// Rebuilds the queue from scratch in viewport order (visible, then prefetch, then the rest,

@@ -120,8 +120,10 @@ struct Job {
         Int(index) < photos.count ? photos[Int(index)] : nil
     }
 
+    /// The photos that get a copy of `leader`'s outcome: those not settled yet (a follower may
+    /// have been cancelled by name, or run on its own).
     func followers(of leader: UInt32) -> [UInt32] {
-        followersByLeader[leader] ?? []
+        (followersByLeader[leader] ?? []).filter { !photos[Int($0)].isSettled }
     }
 
     // MARK: - Phases

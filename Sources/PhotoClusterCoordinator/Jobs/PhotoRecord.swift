@@ -20,7 +20,10 @@ struct PhotoRecord {
     var leader: UInt32?
     /// The worker that holds intermediate results of this photo, to send it back there.
     var cachedOn: String?
+    /// Graphs sent for it (a viewport's cancel, a lost worker or a bounce makes another).
     var attempts: UInt32 = 0
+    /// Transient failures reported for it, which the retry budget counts (not restored).
+    var failures: UInt32 = 0
     var failedStage = ""
     var reason = ""
     var outputPath = ""

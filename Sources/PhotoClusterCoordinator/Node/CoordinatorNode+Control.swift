@@ -123,6 +123,8 @@ extension CoordinatorNode {
             job.markCancelled(photo.index, reason: names.isEmpty ? "the job was cancelled" : "cancelled by the client")
             cancelled.append(photo.index)
         }
+        // Followers of a photo cancelled by name no longer wait for it.
+        job.rebuildQueue()
         job.epoch += 1
         jobs[jobID] = job
         journaling("job \(jobID)") { try $0.recordJobState(job) }
@@ -136,5 +138,6 @@ extension CoordinatorNode {
             }))
         }
         for index in cancelled { photoFinished(jobID, index) }
+        dispatch()
     }
 }

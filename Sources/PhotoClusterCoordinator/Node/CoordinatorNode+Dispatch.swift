@@ -72,6 +72,8 @@ extension CoordinatorNode {
             let stranded = jobs[id]!.filterSets.filter { set in !workers.values.contains { $0.canRun(set) } }
             guard !stranded.isEmpty else { continue }
             for photo in jobs[id]!.pendingPhotos where stranded.contains(photo.filterNames) {
+                // A follower queued on its own may have failed with its leader just before.
+                guard jobs[id]!.photo(photo.index)?.isSettled == false else { continue }
                 let missing = photo.filterNames.subtracting(available).sorted()
                 let reason = missing.isEmpty
                     ? "no connected worker has all of the filters \(photo.filterNames.sorted().joined(separator: ", "))"

@@ -57,7 +57,8 @@ extension CoordinatorNode {
             // to the queue; what it holds but we did not give it, it drops.
             kept = previous.inFlight.intersection(stillHeld)
             workers[id]!.inFlight = previous.inFlight.subtracting(kept)
-            loseWorker(id, reason: "it registered again")
+            // No dispatch in between: without this worker, photos only it can run would fail.
+            loseWorker(id, reason: "it registered again", dispatching: false)
         }
         let stale = stillHeld.subtracting(kept)
         if !stale.isEmpty {
@@ -83,8 +84,9 @@ extension CoordinatorNode {
         capabilitiesChanged = true
     }
 
-    /// Removes a worker and puts every photo it held back in the queue.
-    func loseWorker(_ id: String, reason: String) {
+    /// Removes a worker and puts every photo it held back in the queue (and, `dispatching`,
+    /// hands them to the others).
+    func loseWorker(_ id: String, reason: String, dispatching: Bool = true) {
         guard let worker = workers.removeValue(forKey: id) else { return }
         for ref in worker.inFlight where jobs[ref.job]?.photo(ref.index)?.worker == id {
             jobs[ref.job]?.requeue(ref.index)
@@ -96,7 +98,7 @@ extension CoordinatorNode {
         log(.warning, "worker \(id) lost (\(reason)); \(worker.inFlight.count) photo(s) requeued", worker: id)
         capabilitiesChanged = true
         metrics.workers(inFlight: workers.mapValues { $0.inFlight.count })
-        dispatch()
+        if dispatching { dispatch() }
     }
 
     /// The outcome is for the attempt the coordinator is waiting for, on the worker it sent it to.
@@ -106,7 +108,10 @@ extension CoordinatorNode {
         return photo.worker == worker && photo.attempts == attempt
     }
 
-    private func release(_ worker: String, _ job: String, _ index: UInt32) {
+    /// The worker no longer holds this attempt. A ref names no attempt, so an outcome of an
+    /// earlier attempt (cancelled, then sent again to the same worker) leaves the current one's.
+    private func release(_ worker: String, _ job: String, _ index: UInt32, attempt: UInt32) {
+        if let photo = jobs[job]?.photo(index), photo.worker == worker, photo.attempts != attempt { return }
         workers[worker]?.inFlight.remove(PhotoRef(job: job, index: index))
     }
 
@@ -149,7 +154,7 @@ extension CoordinatorNode {
     }
 
     private func photoSucceeded(_ result: Photocluster_V1_PhotoResult, photo encoded: Data, from worker: String) {
-        release(worker, result.jobID, result.photoIndex)
+        release(worker, result.jobID, result.photoIndex, attempt: result.attempt)
         // Results are idempotent: a photo already finished or being written (say, after a
         // requeue) is not written twice. A result from an earlier attempt is still a good result.
         // Copy out what is needed: a `Job` held while `jobs` is changed would copy all its photos.
@@ -197,12 +202,15 @@ extension CoordinatorNode {
     }
 
     private func photoFailed(_ failure: Photocluster_V1_PhotoFailure, from worker: String) {
-        release(worker, failure.jobID, failure.photoIndex)
+        release(worker, failure.jobID, failure.photoIndex, attempt: failure.attempt)
         guard isCurrent(worker, failure.jobID, failure.photoIndex, attempt: failure.attempt),
             let photo = jobs[failure.jobID]?.photo(failure.photoIndex)
         else { return }
-        if failure.transient && photo.attempts < configuration.maxAttempts {
-            let backoff = configuration.retryBackoff * pow(2, Double(photo.attempts - 1))
+        // Only failed tries count: a photo sent again for any other reason has lost nothing.
+        let failures = photo.failures + 1
+        jobs[failure.jobID]?.photos[Int(failure.photoIndex)].failures = failures
+        if failure.transient && failures < configuration.maxAttempts {
+            let backoff = configuration.retryBackoff * pow(2, Double(failures - 1))
             jobs[failure.jobID]?.noteFailureReason(failure.photoIndex, stage: failure.stageName, reason: failure.reason)
             jobs[failure.jobID]?.scheduleRetry(failure.photoIndex, after: min(backoff, 30))
             metrics.retried()
@@ -210,7 +218,7 @@ extension CoordinatorNode {
                 job: failure.jobID, photo: failure.photoIndex, worker: worker)
             return
         }
-        let reason = photo.attempts > 1 ? "\(failure.reason) (after \(photo.attempts) attempts)" : failure.reason
+        let reason = failures > 1 ? "\(failure.reason) (after \(failures) attempts)" : failure.reason
         for index in [failure.photoIndex] + (jobs[failure.jobID]?.followers(of: failure.photoIndex) ?? []) {
             jobs[failure.jobID]?.markFailed(index, stage: failure.stageName, reason: reason)
             photoFinished(failure.jobID, index)
@@ -218,7 +226,7 @@ extension CoordinatorNode {
     }
 
     private func photoCancelled(_ cancelled: Photocluster_V1_PhotoCancelled, from worker: String) {
-        release(worker, cancelled.jobID, cancelled.photoIndex)
+        release(worker, cancelled.jobID, cancelled.photoIndex, attempt: cancelled.attempt)
         guard isCurrent(worker, cancelled.jobID, cancelled.photoIndex, attempt: cancelled.attempt) else { return }
         // The worker gave it up without being asked (it is shutting down, or the graph came from
         // an older viewport): run it again.
