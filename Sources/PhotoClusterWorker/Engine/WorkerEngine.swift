@@ -37,9 +37,11 @@ public final class WorkerEngine: @unchecked Sendable {
 
     /// What `submit` decided for a graph.
     private enum Admission {
-        case accepted
-        /// The same photo is still running (cancelled, it will start this one when it ends).
-        case behindRunning
+        case accepted(JobQueues)
+        /// The same photo is still running: not cancelled, this graph is a repeat and is
+        /// ignored; cancelled, this graph starts when it ends, replacing the successor (if
+        /// any) that was waiting there.
+        case behindRunning(replaced: Photocluster_V1_PhotoGraph?)
         /// The engine has shut down.
         case refused
     }
@@ -64,8 +66,9 @@ public final class WorkerEngine: @unchecked Sendable {
     /// Set by `shutdown`; guarded by `inFlight`'s lock (read and written only inside it): a
     /// graph submitted after it is handed back at once instead of starting on the closed downloader.
     private var closed = false
-    /// Queues per job, and the jobs that are suspended (kept even while a job has no queues).
-    private let jobs = LockedBox((queues: [String: JobQueues](), suspended: Set<String>()))
+    /// Each job's queues and suspension. Its lock is taken inside `inFlight`'s (when a graph is
+    /// admitted), never the other way round.
+    private let jobs = LockedBox(JobTable())
     private let reporter: StageReporter
     private let onOutcome: OutcomeHandler
 
@@ -80,6 +83,10 @@ public final class WorkerEngine: @unchecked Sendable {
     }
 
     public var inFlightCount: Int { inFlight.withLock { $0.count } }
+
+    /// Graphs that will each still end with an outcome: those in flight and the successors
+    /// waiting behind cancelled ones.
+    var heldGraphCount: Int { inFlight.withLock { map in map.count + map.values.filter { $0.successor != nil }.count } }
 
     /// Photos held, not counting those already cancelled (they are on their way out).
     var inFlightKeys: [PhotoWork.Key] {
@@ -114,7 +121,8 @@ public final class WorkerEngine: @unchecked Sendable {
 
     /// Builds the graph's operations from its first uncached stage, linked by dependencies, and
     /// queues them. A graph for a photo already in flight is ignored (the coordinator re-sent it),
-    /// unless that one was cancelled: then it waits for it to end and starts after it.
+    /// unless that one was cancelled: then it waits for it to end and starts after it, and a
+    /// graph that was waiting there already ends cancelled at once (each graph sent ends once).
     func submit(_ graph: Photocluster_V1_PhotoGraph) {
         let configured: [ConfiguredFilter]
         do {
@@ -126,25 +134,29 @@ public final class WorkerEngine: @unchecked Sendable {
         let work = PhotoWork(graph: graph, filters: configured)
         let operations = makeOperations(for: work)
         // Decided under the lock that `complete` and `shutdown` take too, so a successor is never
-        // left behind and nothing starts after the shutdown has cancelled what runs.
+        // left behind and nothing starts after the shutdown has cancelled what runs; the job's
+        // queues are counted here too, so `shutdown` waits for them.
         let admission = inFlight.withLock { map -> Admission in
             if closed { return .refused }
             if let running = map[work.key] {
-                if running.work.isCancelled { map[work.key]!.successor = graph }
-                return .behindRunning
+                guard running.work.isCancelled else { return .behindRunning(replaced: nil) }
+                map[work.key]!.successor = graph
+                return .behindRunning(replaced: running.successor)
             }
             map[work.key] = Running(work: work, operations: operations)
-            return .accepted
+            return .accepted(admitQueues(for: graph.jobID))
         }
+        let queues: JobQueues
         switch admission {
-        case .accepted: break
-        case .behindRunning: return
+        case .accepted(let admitted): queues = admitted
+        case .behindRunning(let replaced):
+            if let replaced { endUnstarted(replaced) }
+            return
         case .refused: return onOutcome(work, .cancelled(lastFinished: .unspecified))
         }
         // Priority must be set before an operation is added (see OperationQueue on Linux).
         let priority = Self.queuePriority(for: graph.band)
         for operation in operations { operation.queuePriority = priority }
-        let queues = queues(for: graph.jobID)
         for operation in operations {
             (operation is DownloadOperation ? queues.download : queues.processing).addOperation(operation)
         }
@@ -215,7 +227,12 @@ public final class WorkerEngine: @unchecked Sendable {
         } else {
             onOutcome(work, .failed(stage: .unspecified, stageName: "worker", reason: "the graph ended without a result", transient: true))
         }
-        releaseQueuesIfIdle(work.graph.jobID)
+        jobs.withLock { $0.release(work.graph.jobID) }
+    }
+
+    /// Ends a graph that never started (a successor replaced or cancelled while it waited).
+    private func endUnstarted(_ graph: Photocluster_V1_PhotoGraph) {
+        onOutcome(PhotoWork(graph: graph, filters: []), .cancelled(lastFinished: .unspecified))
     }
 
     /// A finished photo will not be sent again, so its pixels leave the cache (its download
@@ -229,11 +246,22 @@ public final class WorkerEngine: @unchecked Sendable {
     // MARK: - Control
 
     /// Cancels photos of a job (all of them when `photos` is nil). Each ends with a `.cancelled`
-    /// outcome unless it had already finished. Results already made stay in the cache.
+    /// outcome unless it had already finished; a successor waiting behind one ends cancelled at
+    /// once, without running. Results already made stay in the cache.
     func cancel(job: String, photos: Set<UInt32>?) {
-        let targets = inFlight.withLock { map in
-            map.values.filter { $0.work.graph.jobID == job && (photos?.contains($0.work.graph.photoIndex) ?? true) }
+        let (targets, successors) = inFlight.withLock { map -> ([Running], [Photocluster_V1_PhotoGraph]) in
+            var targets: [Running] = []
+            var successors: [Photocluster_V1_PhotoGraph] = []
+            for key in map.keys.filter({ $0.job == job && (photos?.contains($0.photo) ?? true) }) {
+                targets.append(map[key]!)
+                if let successor = map[key]!.successor {
+                    successors.append(successor)
+                    map[key]!.successor = nil
+                }
+            }
+            return (targets, successors)
         }
+        for successor in successors { endUnstarted(successor) }
         for target in targets {
             target.work.markCancelled()
             // The last operation reports the outcome, so it must run: never cancel it.
@@ -241,13 +269,10 @@ public final class WorkerEngine: @unchecked Sendable {
         }
     }
 
-    /// Suspends or resumes a job: running operations finish, queued ones wait.
+    /// Suspends or resumes a job: running operations finish, queued ones wait. After
+    /// `shutdown`, nothing is suspended any more.
     func setSuspended(job: String, _ suspended: Bool) {
-        let queues = jobs.withLock { table -> JobQueues? in
-            if suspended { table.suspended.insert(job) } else { table.suspended.remove(job) }
-            return table.queues[job]
-        }
-        queues?.setSuspended(suspended)
+        jobs.withLock { $0.setSuspended(job, suspended) }
     }
 
     /// A job the coordinator closed: its photos here are cancelled (a suspended job's queues are
@@ -260,7 +285,7 @@ public final class WorkerEngine: @unchecked Sendable {
     /// Closes every job this engine knows (running, queued or suspended) but those in `open`.
     func closeJobs(except open: Set<String>) {
         let running = inFlight.withLock { Set($0.keys.map(\.job)) }
-        let known = jobs.withLock { $0.suspended.union($0.queues.keys) }.union(running)
+        let known = jobs.withLock { $0.knownJobs }.union(running)
         for job in known.subtracting(open) { close(job: job) }
     }
 
@@ -280,37 +305,23 @@ public final class WorkerEngine: @unchecked Sendable {
             closed = true
             return Set(map.keys.map(\.job))
         }
-        let queues = jobs.withLock { table -> [JobQueues] in
-            table.suspended.removeAll()
-            return Array(table.queues.values)
-        }
         for job in running { cancel(job: job, photos: nil) }
-        for queue in queues {
-            queue.setSuspended(false)
-            queue.waitUntilIdle()
-        }
+        let queues = jobs.withLock { $0.shutDown() }
+        for queue in queues { queue.waitUntilIdle() }
         downloadEngine.shutdown()
     }
 
-    private func queues(for job: String) -> JobQueues {
+    /// The queues a newly admitted photo runs in; they stay in the table until it ends.
+    private func admitQueues(for job: String) -> JobQueues {
         jobs.withLock { table in
-            if let existing = table.queues[job] { return existing }
-            let created = JobQueues(
-                job: job, downloadSlots: configuration.downloadSlots, concurrency: configuration.concurrency,
-                suspended: table.suspended.contains(job))
-            table.queues[job] = created
-            return created
+            table.admit(job) { suspended in
+                JobQueues(job: job, downloadSlots: configuration.downloadSlots, concurrency: configuration.concurrency, suspended: suspended)
+            }
         }
     }
 
-    /// A job's queues go away with its last photo; its suspension is remembered without them.
-    private func releaseQueuesIfIdle(_ job: String) {
-        let busy = inFlight.withLock { $0.keys.contains { $0.job == job } }
-        guard !busy else { return }
-        jobs.withLock { table in
-            if table.queues[job]?.processing.operationCount ?? 0 <= 1 { table.queues.removeValue(forKey: job) }
-        }
-    }
+    /// The queues the job table holds for a job (tests check that a finished job leaves none).
+    func jobQueues(_ job: String) -> JobQueues? { jobs.withLock { $0.queues[job] } }
 
     static func queuePriority(for band: Photocluster_V1_PriorityBand) -> Operation.QueuePriority {
         switch band {

@@ -116,7 +116,9 @@ public final class WorkerNode: @unchecked Sendable {
         hello.inFlight = engine.inFlightKeys.map { key in .with { $0.jobID = key.job; $0.photoIndex = key.photo } }
         send(.hello(hello))
         var credit = Photocluster_V1_Credit()
-        credit.grant = UInt32(max(0, configuration.window - engine.inFlightCount))
+        // Every graph held returns its credit when it ends, a successor waiting behind a
+        // cancelled photo too.
+        credit.grant = UInt32(max(0, configuration.window - engine.heldGraphCount))
         send(.credit(credit))
         lastHeardFromCoordinator = Date()
     }
