@@ -91,24 +91,34 @@ guard connected == options.workers else {
 note("cluster up: coordinator and \(options.workers) workers over TCP; logs in \(logs.path)")
 
 let manifest = try ManifestParser().parse(contentsOf: URL(fileURLWithPath: "samples/scroll/photos-500.json"))
-func submitJob(out: String) async throws -> SubmittedJob {
+/// A viewport-mode job of the manifest's photos, `copies` times over (each copy its own URLs).
+func submitJob(out: String, copies: Int = 1) async throws -> SubmittedJob {
     var submit = SubmitJob()
     submit.label = "photos-500.json"
     submit.outputDir = FileManager.default.temporaryDirectory.appendingPathComponent("viewport-bench-out-\(out)-\(getpid())").path
     submit.filters = [.with { $0.name = "sepia" }]
     submit.viewportMode = true
     submit.viewport = .with { $0.visibleStart = 0; $0.visibleEnd = 9; $0.prefetch = UInt32(options.prefetch) }
-    submit.photos = manifest.entries.map { entry in
-        .with { $0.name = entry.name; $0.url = entry.url.replacingOccurrences(of: "http://127.0.0.1:8765", with: server.baseURL) }
+    submit.photos = (0..<copies).flatMap { copy in
+        manifest.entries.map { entry in
+            .with {
+                $0.name = copy == 0 ? entry.name : "\(entry.name)-\(copy)"
+                $0.url = entry.url.replacingOccurrences(of: "http://127.0.0.1:8765", with: server.baseURL) + (copy == 0 ? "" : "&copy=\(copy)")
+            }
+        }
     }
     return try await client.submit(submit)
 }
 
-// 1. Cancel latency over many settled viewport changes.
-let latencyJob = try await submitJob(out: "latency")
+// 1. Cancel latency over many settled viewport changes. Each change wants at most 10 visible
+// and 2 × prefetch photos; the job holds more photos than all the changes can want, so it never
+// finishes while they run (a finished job refuses viewport changes).
+let latencyCopies = options.changes * (10 + 2 * options.prefetch) / manifest.entries.count + 1
+let latencyJob = try await submitJob(out: "latency", copies: latencyCopies)
+let lastStart = latencyCopies * manifest.entries.count - 10
 var generator = SystemRandomNumberGenerator()
 for change in 0..<options.changes {
-    let start = Int.random(in: 0...490, using: &generator)
+    let start = Int.random(in: 0...lastStart, using: &generator)
     try await client.setViewport(job: latencyJob.id, visible: start...(start + 9), prefetch: options.prefetch)
     try await Task.sleep(nanoseconds: 15_000_000)
     if change % 50 == 49 { note("latency: \(change + 1)/\(options.changes) viewport changes") }
