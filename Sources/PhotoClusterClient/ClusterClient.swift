@@ -25,6 +25,12 @@ public struct SubmittedJob: Sendable {
     public let events: AsyncStream<JobEvent>
 }
 
+/// A job's event stream, and how much the client asked to hear of it.
+private struct FollowedJob {
+    let stream: AsyncStream<JobEvent>.Continuation
+    let detail: EventDetail
+}
+
 /// Talks to a coordinator's client endpoint: submit jobs, follow their events, ask for status,
 /// cancel.
 ///
@@ -40,8 +46,8 @@ public final class ClusterClient: @unchecked Sendable {
     private var socket: ZMQSocket!
     private var nextRequestID: UInt64 = 1
     private var waiting: [UInt64: (deadline: Date, resume: (Result<Photocluster_V1_CoordinatorToClient, ClusterClientError>) -> Void)] = [:]
-    private var streamsByRequest: [UInt64: AsyncStream<JobEvent>.Continuation] = [:]
-    private var streamsByJob: [String: AsyncStream<JobEvent>.Continuation] = [:]
+    private var streamsByRequest: [UInt64: FollowedJob] = [:]
+    private var streamsByJob: [String: FollowedJob] = [:]
     /// Watch requests the client sends by itself for the jobs it follows, by request id.
     private var rewatches: [UInt64: String] = [:]
     private var ticks = 0
@@ -73,7 +79,7 @@ public final class ClusterClient: @unchecked Sendable {
         loop.post { [unowned self] in
             for (_, request) in waiting { request.resume(.failure(ClusterClientError("the client was closed"))) }
             waiting.removeAll()
-            for stream in streamsByJob.values { stream.finish() }
+            for followed in streamsByJob.values { followed.stream.finish() }
             streamsByJob.removeAll()
         }
         loop.stop()
@@ -85,7 +91,7 @@ public final class ClusterClient: @unchecked Sendable {
     public func submit(_ job: SubmitJob, timeout: TimeInterval = 15) async throws -> SubmittedJob {
         let (events, continuation) = AsyncStream<JobEvent>.makeStream(bufferingPolicy: .unbounded)
         let reply = try await request(.submit(job), timeout: timeout) { [unowned self] requestID in
-            streamsByRequest[requestID] = continuation
+            streamsByRequest[requestID] = FollowedJob(stream: continuation, detail: job.events)
         }
         guard case .accepted(let accepted) = reply.body else {
             throw ClusterClientError("unexpected answer to submit")
@@ -98,7 +104,7 @@ public final class ClusterClient: @unchecked Sendable {
     public func watch(_ jobID: String, events detail: EventDetail = .everyPhoto, timeout: TimeInterval = 15) async throws -> (StatusReply, AsyncStream<JobEvent>) {
         let (events, continuation) = AsyncStream<JobEvent>.makeStream(bufferingPolicy: .unbounded)
         let reply = try await request(.watch(.with { $0.jobID = jobID; $0.events = detail }), timeout: timeout) { [unowned self] _ in
-            streamsByJob[jobID] = continuation
+            streamsByJob[jobID] = FollowedJob(stream: continuation, detail: detail)
         }
         guard case .status(let status) = reply.body else { throw ClusterClientError("unexpected answer to watch") }
         return (status, events)
@@ -168,7 +174,7 @@ public final class ClusterClient: @unchecked Sendable {
     // MARK: - Loop thread
 
     private func fail(_ requestID: UInt64, _ error: ClusterClientError) {
-        streamsByRequest.removeValue(forKey: requestID)?.finish()
+        streamsByRequest.removeValue(forKey: requestID)?.stream.finish()
         waiting.removeValue(forKey: requestID)?.resume(.failure(error))
     }
 
@@ -181,20 +187,20 @@ public final class ClusterClient: @unchecked Sendable {
         }
         if let job = rewatches.removeValue(forKey: message.requestID) {
             // The coordinator no longer knows the job (it restarted without its journal).
-            if case .error = message.body { streamsByJob.removeValue(forKey: job)?.finish() }
+            if case .error = message.body { streamsByJob.removeValue(forKey: job)?.stream.finish() }
             return
         }
         if case .error(let error) = message.body {
             return fail(message.requestID, ClusterClientError(error.message))
         }
-        if case .accepted(let accepted) = message.body, let stream = streamsByRequest.removeValue(forKey: message.requestID) {
-            streamsByJob[accepted.jobID] = stream
+        if case .accepted(let accepted) = message.body, let followed = streamsByRequest.removeValue(forKey: message.requestID) {
+            streamsByJob[accepted.jobID] = followed
         }
         waiting.removeValue(forKey: message.requestID)?.resume(.success(message))
     }
 
     private func deliver(_ event: JobEvent) {
-        guard let stream = streamsByJob[event.jobID] else { return }
+        guard let stream = streamsByJob[event.jobID]?.stream else { return }
         stream.yield(event)
         if case .finished = event.body {
             stream.finish()
@@ -219,13 +225,14 @@ public final class ClusterClient: @unchecked Sendable {
     /// forgot, the request changes nothing.
     private func rewatchFollowedJobs() {
         rewatches.removeAll()
-        for job in streamsByJob.keys {
+        for (job, followed) in streamsByJob {
             let requestID = nextRequestID
             nextRequestID += 1
             rewatches[requestID] = job
             var message = Photocluster_V1_ClientToCoordinator()
             message.requestID = requestID
-            message.body = .watch(.with { $0.jobID = job })
+            // As much as the client first asked for: a watch without it would ask for every photo.
+            message.body = .watch(.with { $0.jobID = job; $0.events = followed.detail })
             try? socket.send([Envelope.encode(message)], dontWait: true)
         }
     }

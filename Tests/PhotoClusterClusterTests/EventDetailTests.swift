@@ -82,5 +82,9 @@ final class EventDetailTests: XCTestCase {
         let last = try XCTUnwrap(paced.last)
         XCTAssertEqual(last.done, 6)
         XCTAssertGreaterThan(last.at - fifth.at, 0.5, "the fifth photo's counts came while the slow one still ran, not with it")
+        // The client renews its watch every 2 s, asking again for the counts only.
+        XCTAssertFalse(
+            events.contains { if case .photo = $0.body { return true } else { return false } },
+            "a photo's status reached a counts-only client after it renewed its watch")
     }
 }
