@@ -13,11 +13,12 @@ final class ScriptedWorkerCluster {
     let out: URL
     private var workers: [ScriptedWorker] = []
 
-    init(name: String, retryBackoff: TimeInterval = 0.25) throws {
+    /// `clientEndpoint`: where clients connect, on loopback TCP unless a test needs another.
+    init(name: String, retryBackoff: TimeInterval = 0.25, clientEndpoint: String = "tcp://127.0.0.1:*") throws {
         context = try ZMQContext()
         coordinator = CoordinatorNode(
             configuration: CoordinatorConfiguration(
-                workerEndpoint: "tcp://127.0.0.1:*", clientEndpoint: "tcp://127.0.0.1:*", retryBackoff: retryBackoff),
+                workerEndpoint: "tcp://127.0.0.1:*", clientEndpoint: clientEndpoint, retryBackoff: retryBackoff),
             context: context)
         try coordinator.start()
         client = try ClusterClient(endpoint: coordinator.boundClientEndpoint, context: context)

@@ -34,6 +34,11 @@ struct JobSubscribers {
         }
     }
 
+    mutating func remove(_ client: Data) {
+        everyPhoto.remove(client)
+        countsOnly.remove(client)
+    }
+
     var all: Set<Data> { everyPhoto.union(countsOnly) }
 
     /// Who gets new counts now: every-photo clients always; counts-only clients when the last

@@ -21,8 +21,9 @@ extension CoordinatorNode {
             guard let job = jobs[watch.jobID] else { return refuse(client, id, noJob(watch.jobID)) }
             subscribers[watch.jobID, default: JobSubscribers()].add(client, detail: watch.events)
             sendToClient(client, requestID: id, .status(statusReply(for: job.id)))
+            // A finished job's summary goes to this client only: the others have had it.
             if job.isFinished {
-                publish(job.id, .finished(job.summary(includePhotos: true)))
+                sendToClient(client, .event(.with { $0.jobID = job.id; $0.body = .finished(job.summary(includePhotos: true)) }))
             }
         case .cancel(let cancel):
             guard let job = jobs[cancel.jobID] else { return refuse(client, id, noJob(cancel.jobID)) }

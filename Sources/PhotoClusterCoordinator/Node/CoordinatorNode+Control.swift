@@ -137,7 +137,7 @@ extension CoordinatorNode {
                 $0.wholeJob = names.isEmpty
             }))
         }
-        for index in cancelled { photoFinished(jobID, index) }
+        photosFinished(jobID, cancelled)
         dispatch()
     }
 }

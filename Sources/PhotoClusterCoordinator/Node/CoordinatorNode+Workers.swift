@@ -237,12 +237,21 @@ extension CoordinatorNode {
 
     /// A photo reached a terminal state: tell the clients, and finish the job when it was the last.
     func photoFinished(_ jobID: String, _ index: UInt32, worker: String? = nil) {
-        guard let photo = jobs[jobID]?.photo(index) else { return }
-        // Settled: no longer a reason to send it back to the worker that holds its stages.
-        if let holder = photo.cachedOn { workers[holder]?.cached.remove(PhotoRef(job: jobID, index: index)) }
-        recordEnd(of: photo, job: jobID, worker: worker)
-        journaling("photo \(index) of job \(jobID)") { try $0.recordPhoto(photo, of: jobs[jobID]!) }
-        publish(jobID, .photo(photo.status()))
+        photosFinished(jobID, [index], worker: worker)
+    }
+
+    /// Photos settled together (a cancel): every photo's status, then the counts once, then the
+    /// job's end, so a client hears of each photo before the job's summary.
+    func photosFinished(_ jobID: String, _ indices: [UInt32], worker: String? = nil) {
+        guard jobs[jobID] != nil else { return }
+        for index in indices {
+            guard let photo = jobs[jobID]?.photo(index) else { continue }
+            // Settled: no longer a reason to send it back to the worker that holds its stages.
+            if let holder = photo.cachedOn { workers[holder]?.cached.remove(PhotoRef(job: jobID, index: index)) }
+            recordEnd(of: photo, job: jobID, worker: worker)
+            journaling("photo \(index) of job \(jobID)") { try $0.recordPhoto(photo, of: jobs[jobID]!) }
+            publish(jobID, .photo(photo.status()))
+        }
         publishProgress(of: jobID)
         if jobs[jobID]!.allSettled && !jobs[jobID]!.isFinished { finish(jobID) }
     }

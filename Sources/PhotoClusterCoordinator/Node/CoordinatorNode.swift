@@ -31,6 +31,8 @@ public final class CoordinatorNode: @unchecked Sendable {
     var subscribers: [String: JobSubscribers] = [:]
     /// Jobs whose paced counts wait for the timer (see `JobSubscribers`).
     var jobsWithWaitingCounts: Set<String> = []
+    /// Messages for clients whose connections are full, sent as they read.
+    var clientOutbox = ClientOutbox()
     var workers: [String: WorkerRecord] = [:]
     var droppedFrames = 0
     /// Photos whose result file is being written (loop-owned): a second result for one is ignored.
@@ -107,11 +109,15 @@ public final class CoordinatorNode: @unchecked Sendable {
             while let frames = try? socket.receive(dontWait: true) { receiveFromWorker(frames) }
         }
         loop.watch(clientSocket) { [unowned self] socket in
+            flushClientOutbox()
             while let frames = try? socket.receive(dontWait: true) { receiveFromClient(frames) }
         }
         loop.every(configuration.heartbeatInterval) { [unowned self] in tick() }
         // Retry back-offs are shorter than a heartbeat: release them on a finer clock.
-        loop.every(0.05) { [unowned self] in releaseDueRetries() }
+        loop.every(0.05) { [unowned self] in
+            releaseDueRetries()
+            flushClientOutbox()
+        }
         loop.every(1) { [unowned self] in closeSecond() }
         loop.every(JobSubscribers.countsInterval) { [unowned self] in sendWaitingCounts() }
         // A job restored with every photo settled stopped between its last photo and its
@@ -199,11 +205,31 @@ public final class CoordinatorNode: @unchecked Sendable {
         }
     }
 
+    /// Sends to a client after whatever waits for it; a connection that is full keeps the
+    /// message in `clientOutbox` (see there) instead of losing it.
     func sendToClient(_ identity: Data, requestID: UInt64 = 0, _ body: Photocluster_V1_CoordinatorToClient.OneOf_Body) {
         var message = Photocluster_V1_CoordinatorToClient()
         message.requestID = requestID
         message.body = body
-        try? clientSocket.send([identity, Envelope.encode(message)], dontWait: true)
+        if !clientOutbox.send([identity, Envelope.encode(message)], to: identity, via: deliverToClient) {
+            for job in subscribers.keys { subscribers[job]?.remove(identity) }
+            log(.warning, "a client stopped reading: \(ClientOutbox.limit) messages waited for it; it no longer hears about its jobs (it can watch them again)")
+        }
+    }
+
+    func flushClientOutbox() {
+        if !clientOutbox.isEmpty { clientOutbox.flush(via: deliverToClient) }
+    }
+
+    private func deliverToClient(_ frames: [Data]) -> ClientOutbox.Delivery {
+        do {
+            try clientSocket.send(frames, dontWait: true)
+            return .sent
+        } catch let error as ZMQError where error.isWouldBlock {
+            return .full
+        } catch {
+            return .gone
+        }
     }
 
     /// Writes through to the journal; a failure is logged (the job goes on in memory).
