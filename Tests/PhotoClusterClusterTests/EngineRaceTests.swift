@@ -64,13 +64,8 @@ final class EngineRaceTests: XCTestCase {
         engine.submit(try graph(attempt: 3))
         engine.setSuspended(job: "j", false)
 
-        XCTAssertTrue(eventually(timeout: 10) { log.kinds(attempt: 1).count == 1 && log.kinds(attempt: 3).count == 1 }, "\(log.all)")
-        Thread.sleep(forTimeInterval: 0.2)  // room for a second outcome, which must not come
-        XCTAssertEqual(log.kinds(attempt: 1), ["cancelled"])
-        XCTAssertEqual(log.kinds(attempt: 2), ["cancelled"])
-        XCTAssertEqual(log.kinds(attempt: 3), ["encoded"])
+        assertEachEndsOnce([1: "cancelled", 2: "cancelled", 3: "encoded"], log: log, engine: engine)
         XCTAssertEqual(log.stages(attempt: 2), [], "the cancelled successor never ran")
-        XCTAssertEqual(engine.inFlightCount, 0)
     }
 
     /// A newer graph replacing a successor that was never cancelled ends the older one.
@@ -86,12 +81,20 @@ final class EngineRaceTests: XCTestCase {
         XCTAssertEqual(log.kinds(attempt: 2), ["cancelled"], "the replaced successor ended at once")
         engine.setSuspended(job: "j", false)
 
-        XCTAssertTrue(eventually(timeout: 10) { log.kinds(attempt: 3).count == 1 }, "\(log.all)")
+        assertEachEndsOnce([1: "cancelled", 2: "cancelled", 3: "encoded"], log: log, engine: engine)
+    }
+
+    /// Waits until every attempt in `expected` has ended, leaves room for a second outcome (which
+    /// must not come), and checks that each ended once, as expected, with nothing left in flight.
+    private func assertEachEndsOnce(
+        _ expected: [UInt32: String], log: OutcomeLog, engine: WorkerEngine, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        XCTAssertTrue(eventually(timeout: 10) { expected.keys.allSatisfy { !log.kinds(attempt: $0).isEmpty } }, "\(log.all)", file: file, line: line)
         Thread.sleep(forTimeInterval: 0.2)
-        XCTAssertEqual(log.kinds(attempt: 1), ["cancelled"])
-        XCTAssertEqual(log.kinds(attempt: 2), ["cancelled"])
-        XCTAssertEqual(log.kinds(attempt: 3), ["encoded"])
-        XCTAssertEqual(engine.inFlightCount, 0)
+        for (attempt, kind) in expected.sorted(by: { $0.key < $1.key }) {
+            XCTAssertEqual(log.kinds(attempt: attempt), [kind], "attempt \(attempt)", file: file, line: line)
+        }
+        XCTAssertEqual(engine.inFlightCount, 0, file: file, line: line)
     }
 
     /// A closed job's successor ends cancelled at once and is never downloaded.
