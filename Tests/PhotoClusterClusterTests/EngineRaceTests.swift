@@ -55,10 +55,7 @@ final class EngineRaceTests: XCTestCase {
         let log = OutcomeLog()
         let engine = makeEngine(log: log)
         defer { engine.shutdown() }
-        engine.setSuspended(job: "j", true)
-        engine.submit(try graph(attempt: 1))
-        engine.cancel(job: "j", photos: [0])
-        engine.submit(try graph(attempt: 2))
+        try queueASuccessor(on: engine)
         engine.cancel(job: "j", photos: [0])
         XCTAssertEqual(log.kinds(attempt: 2), ["cancelled"], "the cancelled successor ended at once")
         engine.submit(try graph(attempt: 3))
@@ -73,15 +70,21 @@ final class EngineRaceTests: XCTestCase {
         let log = OutcomeLog()
         let engine = makeEngine(log: log)
         defer { engine.shutdown() }
-        engine.setSuspended(job: "j", true)
-        engine.submit(try graph(attempt: 1))
-        engine.cancel(job: "j", photos: [0])
-        engine.submit(try graph(attempt: 2))
+        try queueASuccessor(on: engine)
         engine.submit(try graph(attempt: 3))
         XCTAssertEqual(log.kinds(attempt: 2), ["cancelled"], "the replaced successor ended at once")
         engine.setSuspended(job: "j", false)
 
         assertEachEndsOnce([1: "cancelled", 2: "cancelled", 3: "encoded"], log: log, engine: engine)
+    }
+
+    /// Suspends the job so nothing ends on its own, then sends the photo (attempt 1), cancels it
+    /// and sends it again (attempt 2): attempt 2 waits behind attempt 1 as its successor.
+    private func queueASuccessor(on engine: WorkerEngine) throws {
+        engine.setSuspended(job: "j", true)
+        engine.submit(try graph(attempt: 1))
+        engine.cancel(job: "j", photos: [0])
+        engine.submit(try graph(attempt: 2))
     }
 
     /// Waits until every attempt in `expected` has ended, leaves room for a second outcome (which
@@ -102,10 +105,7 @@ final class EngineRaceTests: XCTestCase {
         let log = OutcomeLog()
         let engine = makeEngine(log: log)
         defer { engine.shutdown() }
-        engine.setSuspended(job: "j", true)
-        engine.submit(try graph(attempt: 1))
-        engine.cancel(job: "j", photos: [0])
-        engine.submit(try graph(attempt: 2))
+        try queueASuccessor(on: engine)
         engine.close(job: "j")
         XCTAssertEqual(log.kinds(attempt: 2), ["cancelled"], "the closed job's successor ended at once")
 
