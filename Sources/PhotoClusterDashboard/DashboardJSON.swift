@@ -3,7 +3,7 @@ import PhotoClusterCoordinator
 import PhotoClusterProto
 
 /// The JSON the dashboard's pages read, made from the coordinator's status and history.
-/// Field names are the API's (see the README, "Dashboard").
+/// Field names are the API's (see docs/operating.md, "The dashboard").
 enum DashboardJSON {
     struct Throughput: Encodable {
         let photosPerSecond10s, photosPerSecond60s, megapixelsPerSecond10s, megapixelsPerSecond60s: Double
