@@ -45,13 +45,14 @@ public final class ClusterClient: @unchecked Sendable {
     // Loop-thread state.
     private var socket: ZMQSocket!
     private var nextRequestID: UInt64 = 1
-    private var waiting: [UInt64: (deadline: Date, resume: (Result<Photocluster_V1_CoordinatorToClient, ClusterClientError>) -> Void)] = [:]
+    /// Deadlines on the monotonic clock: a wall clock step must not fail or stall requests.
+    private var waiting: [UInt64: (deadline: MonotonicInstant, resume: (Result<Photocluster_V1_CoordinatorToClient, ClusterClientError>) -> Void)] = [:]
     private var streamsByRequest: [UInt64: FollowedJob] = [:]
     private var streamsByJob: [String: FollowedJob] = [:]
     /// Watch requests the client sends by itself for the jobs it follows, by request id.
     private var rewatches: [UInt64: String] = [:]
     private var ticks = 0
-    private let lastHeard = LockedBox(Date())
+    private let lastHeard = LockedBox(MonotonicInstant.now)
 
     /// Connects to `endpoint` (libzmq retries until the coordinator is there). Pass the
     /// embedded cluster's context to reach it over `inproc://`.
@@ -73,7 +74,7 @@ public final class ClusterClient: @unchecked Sendable {
     }
 
     /// Seconds since the coordinator last answered anything.
-    public var silence: TimeInterval { Date().timeIntervalSince(lastHeard.current) }
+    public var silence: TimeInterval { MonotonicInstant.now.seconds(since: lastHeard.current) }
 
     public func close() {
         loop.post { [unowned self] in
@@ -156,7 +157,7 @@ public final class ClusterClient: @unchecked Sendable {
                 let requestID = nextRequestID
                 nextRequestID += 1
                 prepare(requestID)
-                waiting[requestID] = (Date().addingTimeInterval(timeout), { result in
+                waiting[requestID] = (MonotonicInstant.now.adding(seconds: timeout), { result in
                     continuation.resume(with: result.mapError { $0 as Error })
                 })
                 var message = Photocluster_V1_ClientToCoordinator()
@@ -180,7 +181,7 @@ public final class ClusterClient: @unchecked Sendable {
 
     private func receive(_ frames: [Data]) {
         guard let payload = frames.last, let message = Envelope.decode(Photocluster_V1_CoordinatorToClient.self, from: payload) else { return }
-        lastHeard.withLock { $0 = Date() }
+        lastHeard.withLock { $0 = .now }
         if case .event(let event) = message.body {
             deliver(event)
             return
@@ -209,7 +210,7 @@ public final class ClusterClient: @unchecked Sendable {
     }
 
     private func tick() {
-        let now = Date()
+        let now = MonotonicInstant.now
         for (id, request) in waiting where request.deadline < now {
             fail(id, ClusterClientError("no answer from the coordinator at \(endpoint); is it running? (start one with `cluster coordinator`; if it uses CURVE, pass --curve-secret and --coordinator-key)"))
         }

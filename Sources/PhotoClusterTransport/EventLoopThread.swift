@@ -17,7 +17,8 @@ public final class EventLoopThread: @unchecked Sendable {
 
     // Loop-thread state.
     private var sources: [(ZMQSocket, (ZMQSocket) -> Void)] = []
-    private var timers: [(interval: TimeInterval, next: Date, body: Tick)] = []
+    /// Due times on the monotonic clock: a wall clock stepped back must not stop the timers.
+    private var timers: [(interval: TimeInterval, next: MonotonicInstant, body: Tick)] = []
 
     public init(name: String) {
         self.name = name
@@ -30,7 +31,7 @@ public final class EventLoopThread: @unchecked Sendable {
 
     /// Runs `body` every `interval` seconds on the loop thread. Call before `start()` or from the loop thread.
     public func every(_ interval: TimeInterval, _ body: @escaping Tick) {
-        timers.append((interval, Date().addingTimeInterval(interval), body))
+        timers.append((interval, MonotonicInstant.now.adding(seconds: interval), body))
     }
 
     /// Runs `body` on the loop thread soon.
@@ -102,13 +103,13 @@ public final class EventLoopThread: @unchecked Sendable {
 
     private func nextTimerDelayMs() -> Int {
         guard let next = timers.map(\.next).min() else { return 1000 }
-        return max(0, min(1000, Int(next.timeIntervalSinceNow * 1000) + 1))
+        return max(0, min(1000, Int(next.seconds(since: .now) * 1000) + 1))
     }
 
     private func runDueTimers() {
-        let now = Date()
+        let now = MonotonicInstant.now
         for index in timers.indices where timers[index].next <= now {
-            timers[index].next = now.addingTimeInterval(timers[index].interval)
+            timers[index].next = now.adding(seconds: timers[index].interval)
             timers[index].body()
         }
     }

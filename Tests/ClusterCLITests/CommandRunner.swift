@@ -19,12 +19,13 @@ enum CommandRunner {
         return process.finish()
     }
 
-    static func start(_ arguments: [String]) throws -> RunningCommand {
+    /// Starts `cluster` with `arguments`; `environment` is added to this process's.
+    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> RunningCommand {
         let binary = Repository.clusterBinary
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw XCTSkip("\(binary.path) is missing: `make test` builds it first (swift build --product cluster)")
         }
-        return try RunningCommand(binary: binary, arguments: arguments)
+        return try RunningCommand(binary: binary, arguments: arguments, environment: environment)
     }
 }
 
@@ -36,12 +37,12 @@ final class RunningCommand {
     private let stdoutFile: URL
     private let stderrFile: URL
 
-    init(binary: URL, arguments: [String]) throws {
+    init(binary: URL, arguments: [String], environment: [String: String] = [:]) throws {
         let logs = Repository.temporaryDirectory("cmd")
         stdoutFile = logs.appendingPathComponent("stdout")
         stderrFile = logs.appendingPathComponent("stderr")
         self.arguments = arguments
-        process = try ChildProcess(binary.path, arguments, output: stdoutFile, error: stderrFile)
+        process = try ChildProcess(binary.path, arguments, output: stdoutFile, error: stderrFile, environment: environment)
     }
 
     var stderrSoFar: String { (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? "" }

@@ -17,8 +17,9 @@ public final class ChildProcess: @unchecked Sendable {
     private var exitStatus: Int32?
 
     /// Starts `executable` with `arguments`. Standard input reads `input` (or /dev/null),
-    /// standard output goes to `output`, and standard error to `error` (or to `output`).
-    public init(_ executable: String, _ arguments: [String], input: URL? = nil, output: URL, error: URL? = nil) throws {
+    /// standard output goes to `output`, and standard error to `error` (or to `output`). The
+    /// child gets this process's environment with `environment` added (or replacing).
+    public init(_ executable: String, _ arguments: [String], input: URL? = nil, output: URL, error: URL? = nil, environment: [String: String] = [:]) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -33,8 +34,12 @@ public final class ChildProcess: @unchecked Sendable {
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { _, given in given }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
         guard spawned == 0 else {
             throw NSError(domain: NSPOSIXErrorDomain, code: Int(spawned), userInfo: [
                 NSLocalizedDescriptionKey: "cannot start \(executable): \(String(cString: strerror(spawned)))",

@@ -93,14 +93,14 @@ extension Job {
         }
     }
 
-    mutating func scheduleRetry(_ index: UInt32, after delay: TimeInterval, now: Date = Date()) {
+    mutating func scheduleRetry(_ index: UInt32, after delay: TimeInterval, now: MonotonicInstant = .now) {
         photos[Int(index)].worker = nil
         retries += 1
-        delayed.append((now.addingTimeInterval(delay), index))
+        delayed.append((now.adding(seconds: delay), index))
     }
 
     /// Moves retries whose back-off has passed back into the queue.
-    mutating func releaseDueRetries(now: Date = Date()) {
+    mutating func releaseDueRetries(now: MonotonicInstant = .now) {
         let due = delayed.filter { $0.due <= now }
         guard !due.isEmpty else { return }
         delayed.removeAll { $0.due <= now }

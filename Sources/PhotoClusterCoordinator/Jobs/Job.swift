@@ -38,8 +38,8 @@ struct Job {
     /// Photos waiting for a worker, in the order they should start; `pendingHead` is the front.
     var pending: [UInt32] = []
     var pendingHead = 0
-    /// Photos waiting out a retry back-off.
-    var delayed: [(due: Date, index: UInt32)] = []
+    /// Photos waiting out a retry back-off, due on the monotonic clock.
+    var delayed: [(due: MonotonicInstant, index: UInt32)] = []
     /// Recent control round trips (viewport change → last worker's acknowledgement), in ms.
     var controlAckMilliseconds: [Double] = []
     /// Work the workers reported, and the part done for photos out of view at the time.

@@ -35,9 +35,12 @@ final class Journal {
             """)
     }
 
+    /// Records a new job. The client is told "accepted" once this returns, so it commits with a
+    /// full flush: an accepted job survives a power cut. Photo outcomes stay cheap (`normal`):
+    /// one lost in a power cut only makes its photo run again.
     func recordJob(_ job: Job, submit: Photocluster_V1_SubmitJob) throws {
         let submitBytes = try submit.serializedData()
-        try database.transaction {
+        try database.transaction(synchronous: .full) {
             let seq = try database.query("SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs").first?.first?.int ?? 1
             try database.execute(
                 "INSERT INTO jobs (id, submit, output_dir, created_at, phase, seq) VALUES (?, ?, ?, ?, ?, ?)",

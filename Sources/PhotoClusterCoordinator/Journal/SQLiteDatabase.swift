@@ -19,8 +19,18 @@ final class SQLiteDatabase {
         case null
     }
 
+    /// How far a commit goes before it returns (`PRAGMA synchronous`). In WAL mode, `normal`
+    /// survives a killed process but a power cut may take the last commits; `full` flushes the
+    /// log at every commit, so what has been committed stays (a few milliseconds on a disk).
+    enum Synchronous: String {
+        case normal = "NORMAL"
+        case full = "FULL"
+    }
+
     let path: String
     private var handle: OpaquePointer?
+    /// Runs inside each transaction just before it commits (tests read its settings there).
+    var willCommit: ((SQLiteDatabase) -> Void)?
 
     init(path: String) throws {
         self.path = path
@@ -31,7 +41,8 @@ final class SQLiteDatabase {
             throw Failure(path: path, message: message)
         }
         sqlite3_busy_timeout(handle, 5000)
-        // WAL with NORMAL sync survives a killed process; only a power loss may lose the last commits.
+        // WAL with NORMAL sync survives a killed process; only a power loss may lose the last
+        // commits. Commits that someone is told of go `full` (see `transaction`).
         try execute("PRAGMA journal_mode = WAL")
         try execute("PRAGMA synchronous = NORMAL")
     }
@@ -70,10 +81,15 @@ final class SQLiteDatabase {
         }
     }
 
-    func transaction(_ body: () throws -> Void) throws {
+    /// Runs `body` in one transaction; `synchronous: .full` makes this commit durable before
+    /// it returns (the setting cannot change inside a transaction, so it is set around it).
+    func transaction(synchronous: Synchronous = .normal, _ body: () throws -> Void) throws {
+        if synchronous != .normal { try execute("PRAGMA synchronous = \(synchronous.rawValue)") }
+        defer { if synchronous != .normal { try? execute("PRAGMA synchronous = NORMAL") } }
         try execute("BEGIN IMMEDIATE")
         do {
             try body()
+            willCommit?(self)
             try execute("COMMIT")
         } catch {
             try? execute("ROLLBACK")

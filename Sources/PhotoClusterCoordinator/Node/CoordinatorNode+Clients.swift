@@ -106,7 +106,7 @@ extension CoordinatorNode {
         }
         reply.droppedFrames = UInt64(droppedFrames)
         reply.coordinatorID = coordinatorID
-        reply.uptimeSeconds = Date().timeIntervalSince(startedAt)
+        reply.uptimeSeconds = MonotonicInstant.now.seconds(since: startedMonotonic)
         reply.throughput = throughput()
         reply.queued = UInt32(jobs.values.reduce(0) { $0 + ($1.isFinished ? 0 : $1.queuedCount) })
         reply.recentFailures = recentFailures.newestFirst

@@ -41,7 +41,7 @@ extension CoordinatorNode {
         }
         jobs[jobID] = job
         journaling("job \(jobID)") { try $0.recordJobState(job) }
-        controlSentAt[jobID] = (job.epoch, Date())
+        controlSentAt[jobID] = (job.epoch, .now)
         for id in workers.keys {
             sendControlState(of: job, to: id, cancel: cancels[id] ?? [], priorities: updates[id] ?? [])
         }
@@ -54,7 +54,7 @@ extension CoordinatorNode {
         job.suspendedByClient = suspended
         jobs[jobID] = job
         journaling("job \(jobID)") { try $0.recordJobState(job) }
-        controlSentAt[jobID] = (job.epoch, Date())
+        controlSentAt[jobID] = (job.epoch, .now)
         for id in workers.keys { sendControlState(of: job, to: id) }
         dispatch()
     }
@@ -93,7 +93,7 @@ extension CoordinatorNode {
             workers.values.allSatisfy({ ($0.ackedEpoch[ack.jobID] ?? 0) >= epoch })
         else { return }
         controlSentAt.removeValue(forKey: ack.jobID)
-        jobs[ack.jobID]?.controlAckMilliseconds.append(Date().timeIntervalSince(sentAt) * 1000)
+        jobs[ack.jobID]?.controlAckMilliseconds.append(MonotonicInstant.now.seconds(since: sentAt) * 1000)
         if let count = jobs[ack.jobID]?.controlAckMilliseconds.count, count > 1000 {
             jobs[ack.jobID]?.controlAckMilliseconds.removeFirst(count - 1000)
         }

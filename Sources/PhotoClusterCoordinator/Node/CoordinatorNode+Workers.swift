@@ -22,7 +22,7 @@ extension CoordinatorNode {
             sendToWorker(id, .pleaseRegister(Photocluster_V1_PleaseRegister()))
             return
         }
-        workers[id]?.lastSeen = Date()
+        workers[id]?.lastSeen = .now
         switch message.body {
         case .credit(let credit):
             workers[id]?.credits += Int(credit.grant)
@@ -68,7 +68,7 @@ extension CoordinatorNode {
         }
         workers[id] = WorkerRecord(
             id: id, host: hello.host, concurrency: hello.concurrency,
-            filters: Dictionary(hello.filters.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }), lastSeen: Date())
+            filters: Dictionary(hello.filters.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }), lastSeen: .now)
         workers[id]!.inFlight = kept
         var welcome = Photocluster_V1_Welcome()
         welcome.coordinatorID = coordinatorID

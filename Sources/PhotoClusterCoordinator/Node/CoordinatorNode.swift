@@ -42,13 +42,15 @@ public final class CoordinatorNode: @unchecked Sendable {
     /// Set when workers or jobs change, so photos no worker can run are looked for only then.
     var capabilitiesChanged = false
     /// The newest control epoch sent per job and when, to time the workers' acknowledgements.
-    var controlSentAt: [String: (epoch: UInt64, at: Date)] = [:]
+    var controlSentAt: [String: (epoch: UInt64, at: MonotonicInstant)] = [:]
     /// What finished, second by second: the rates in status replies and the dashboard's charts.
     var history = ThroughputHistory()
     var recentFailures = RecentFailures()
     /// Prometheus metrics; their handles are changed on the loop thread only.
     let metrics = CoordinatorMetrics()
     public let startedAt = Date()
+    /// For the uptime, which a wall clock step must not change.
+    let startedMonotonic = MonotonicInstant.now
 
     /// Lines worth an operator's attention, with `job`, `photo` and `worker` metadata. Set it
     /// before `start()`; the default discards everything (the embedded cluster stays quiet).
@@ -170,21 +172,21 @@ public final class CoordinatorNode: @unchecked Sendable {
     // MARK: - Periodic work
 
     private func tick() {
-        let now = Date()
+        let now = MonotonicInstant.now
         let deadline = configuration.heartbeatInterval * Double(configuration.heartbeatLiveness)
-        for worker in workers.values where now.timeIntervalSince(worker.lastSeen) > deadline {
+        for worker in workers.values where now.seconds(since: worker.lastSeen) > deadline {
             metrics.heartbeatMissed()
-            loseWorker(worker.id, reason: "no heartbeat for \(String(format: "%.1f", now.timeIntervalSince(worker.lastSeen))) s")
+            loseWorker(worker.id, reason: "no heartbeat for \(String(format: "%.1f", now.seconds(since: worker.lastSeen))) s")
         }
         var beat = Photocluster_V1_Heartbeat()
-        beat.sentUnixMs = UInt64(now.timeIntervalSince1970 * 1000)
+        beat.sentUnixMs = UInt64(Date().timeIntervalSince1970 * 1000)
         for id in Array(workers.keys) { sendToWorker(id, .heartbeat(beat)) }
         resendUnacknowledgedControl()
         dispatch()
     }
 
     private func releaseDueRetries() {
-        let now = Date()
+        let now = MonotonicInstant.now
         var released = false
         for id in jobOrder where jobs[id]?.hasDelayedRetries == true {
             jobs[id]?.releaseDueRetries(now: now)

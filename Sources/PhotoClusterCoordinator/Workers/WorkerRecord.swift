@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterCore
 import PhotoClusterProto
 
 /// What the coordinator knows of one connected worker.
@@ -11,7 +12,8 @@ struct WorkerRecord {
     let filters: [String: Photocluster_V1_FilterInfo]
     /// Graphs the worker said it can still take.
     var credits: Int = 0
-    var lastSeen: Date
+    /// When it was last heard from, on the monotonic clock (liveness must survive a clock step).
+    var lastSeen: MonotonicInstant
     /// Photos it holds: (job, photo index).
     var inFlight: Set<PhotoRef> = []
     /// Unsettled photos whose intermediate results it was the last to report holding (each photo's

@@ -2,7 +2,9 @@ import Foundation
 
 /// Writes a file so that a file that exists is complete: bytes go to a hidden temporary name
 /// in the same directory and are flushed to the disk (`fsync`), then a rename puts them in
-/// place. Without the flush, a power cut could leave the final name on an empty file.
+/// place, and the directory is flushed too. Without the first flush, a power cut could leave
+/// the final name on an empty file; without the second, the name itself could vanish (the
+/// rename is a change to the directory, which the file's own flush does not cover).
 ///
 /// Blocks for as long as the disk takes: call it from a thread of its own (see
 /// `BlockingWorkThreads`), never from an event loop or an operation queue.
@@ -35,6 +37,19 @@ public enum DurableFile {
             unlink(temporary)
             throw Failure(path: destination.path, reason: reason)
         }
+        if let reason = flushDirectory(directory.path) {
+            // The name may not survive a power cut: a file reported as not written must not stay.
+            unlink(destination.path)
+            throw Failure(path: destination.path, reason: "cannot flush the directory: \(reason)")
+        }
+    }
+
+    /// Flushes a directory's entries (a rename in it) to the disk; returns why it could not.
+    private static func flushDirectory(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return currentReason() }
+        defer { close(descriptor) }
+        return fsync(descriptor) == 0 ? nil : currentReason()
     }
 
     /// Writes all of `data` to a new file and flushes it; returns why it could not, having

@@ -22,9 +22,10 @@ public final class WorkerNode: @unchecked Sendable {
     private var socket: ZMQSocket?
     /// Messages not sent yet, each as its frames: the envelope, then a result's encoded photo.
     private var unsent: [[Data]] = []
-    private var lastHeardFromCoordinator = Date()
+    /// On the monotonic clock, as every deadline: a wall clock step must not silence a peer.
+    private var lastHeardFromCoordinator = MonotonicInstant.now
     private var heartbeatSequence: UInt64 = 0
-    private var lastHeartbeatSent = Date.distantPast
+    private var lastHeartbeatSent: MonotonicInstant?
     /// The coordinator's heartbeat settings (from its welcome) win over our own, so it never
     /// declares us lost for beating too slowly.
     private var heartbeatInterval: TimeInterval
@@ -80,7 +81,7 @@ public final class WorkerNode: @unchecked Sendable {
         // A fine clock, so the interval can follow the coordinator's welcome.
         loop.every(0.05) { [unowned self] in
             sendPendingProgress()
-            if Date().timeIntervalSince(lastHeartbeatSent) >= heartbeatInterval { heartbeat() }
+            if lastHeartbeatSent.map({ MonotonicInstant.now.seconds(since: $0) >= heartbeatInterval }) ?? true { heartbeat() }
         }
         loop.post { [unowned self] in sayHello() }
         loop.start { [unowned self] in
@@ -120,7 +121,7 @@ public final class WorkerNode: @unchecked Sendable {
         // cancelled photo too.
         credit.grant = UInt32(max(0, configuration.window - engine.heldGraphCount))
         send(.credit(credit))
-        lastHeardFromCoordinator = Date()
+        lastHeardFromCoordinator = .now
     }
 
     private func receiveAll(from socket: ZMQSocket) {
@@ -128,7 +129,7 @@ public final class WorkerNode: @unchecked Sendable {
             guard let payload = frames.last, let message = Envelope.decode(Photocluster_V1_CoordinatorToWorker.self, from: payload) else {
                 continue  // a frame that does not parse is dropped, never trusted
             }
-            lastHeardFromCoordinator = Date()
+            lastHeardFromCoordinator = .now
             handle(message)
         }
     }
@@ -201,7 +202,7 @@ public final class WorkerNode: @unchecked Sendable {
     }
 
     private func heartbeat() {
-        lastHeartbeatSent = Date()
+        lastHeartbeatSent = .now
         if let monitor, !refusalLogged, monitor.poll().contains(where: \.isHandshakeFailure) {
             refusalLogged = true
             logger.error("the coordinator refused this worker's key \(configuration.curve?.keys.publicKey ?? ""): add its .pub file to the coordinator's --authorized-keys and restart the worker")
@@ -223,7 +224,7 @@ public final class WorkerNode: @unchecked Sendable {
         metrics.load(
             Dictionary(uniqueKeysWithValues: loads.map { ($0.key.metricLabel, $0.value) }), photosInFlight: Int(beat.inFlight))
         send(.heartbeat(beat))
-        let silence = Date().timeIntervalSince(lastHeardFromCoordinator)
+        let silence = MonotonicInstant.now.seconds(since: lastHeardFromCoordinator)
         if silence > heartbeatInterval * Double(heartbeatLiveness) {
             if connectedTo != nil {
                 metrics.coordinatorSilent()
