@@ -81,6 +81,11 @@ final class ScriptedWorker: @unchecked Sendable {
         }))
     }
 
+    /// Reads and drops every message waiting, so the coordinator's sends never find it full.
+    func drain() {
+        while (try? socket.receive(dontWait: true)) != nil {}
+    }
+
     func close() {
         socket.close()
     }

@@ -11,7 +11,7 @@ extension Job {
 
     mutating func markDone(_ index: UInt32, path: String, width: UInt32, height: UInt32) {
         setState(index, .done)
-        photos[Int(index)].worker = nil
+        setWorker(index, nil)
         photos[Int(index)].outputPath = path
         photos[Int(index)].width = width
         photos[Int(index)].height = height
@@ -21,7 +21,7 @@ extension Job {
 
     mutating func markFailed(_ index: UInt32, stage: String, reason: String) {
         setState(index, .failed)
-        photos[Int(index)].worker = nil
+        setWorker(index, nil)
         photos[Int(index)].failedStage = stage
         photos[Int(index)].reason = reason
     }
@@ -30,7 +30,7 @@ extension Job {
     mutating func markCancelled(_ index: UInt32, reason: String) {
         guard !photos[Int(index)].isSettled else { return }
         setState(index, .cancelled)
-        photos[Int(index)].worker = nil
+        setWorker(index, nil)
         photos[Int(index)].reason = reason
     }
 
@@ -38,7 +38,7 @@ extension Job {
     mutating func park(_ index: UInt32) {
         guard !photos[Int(index)].isSettled else { return }
         setState(index, .cancelled, parked: true)
-        photos[Int(index)].worker = nil
+        setWorker(index, nil)
         photos[Int(index)].reason = "left the viewport"
     }
 

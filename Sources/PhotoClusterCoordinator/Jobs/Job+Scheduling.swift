@@ -2,13 +2,17 @@ import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
 
-/// The job's queue of photos waiting for a worker, in viewport order.
+/// The job's queue of photos waiting for a worker, in viewport order (see `ViewportQueue`).
+///
+/// A photo is in the queue while it is ready: not settled, not in flight, not waiting out a
+/// retry, and not waiting for its leader's result. Whether the viewport wants it is the queue's
+/// own business. Every change that can make a photo ready or not goes through `setState` or
+/// `setWorker`, which call `refreshQueue`, so the queue is always true and nothing rebuilds or
+/// re-sorts it after the job is made.
 extension Job {
-    /// Whether a photo should be queued now: wanted by the viewport, not settled, not in flight,
-    /// not waiting for its leader's result, not waiting out a retry.
-    func shouldQueue(_ photo: PhotoRecord) -> Bool {
-        !photo.isSettled && !photo.isInFlight && !waitsForLeader(photo)
-            && planner.wants(Int(photo.index)) && !delayed.contains { $0.index == photo.index }
+    /// Whether a photo belongs in the queue now.
+    func isReady(_ photo: PhotoRecord) -> Bool {
+        !photo.isSettled && !photo.isInFlight && !delayedIndices.contains(photo.index) && !waitsForLeader(photo)
     }
 
     /// A follower gets a copy of its leader's result while the leader can still make one: it is
@@ -19,51 +23,64 @@ extension Job {
         return !leader.isSettled && (leader.isInFlight || planner.wants(Int(leader.index)))
     }
 
-    /// Rebuilds the queue from scratch in viewport order (visible, then prefetch, then the rest,
-    /// nearer the centre first).
-    mutating func rebuildQueue() {
-        let candidates = photos.filter(shouldQueue).map { Int($0.index) }
-        pending = planner.order(candidates).map(UInt32.init)
-        pendingHead = 0
+    /// Puts a photo in the queue or takes it out, as `isReady` says. A leader's followers are
+    /// looked at again too: a leader that settles, stops running or leaves view lets them run.
+    mutating func refreshQueue(_ index: UInt32) {
+        refreshMembership(index)
+        if let followers = followersByLeader[index] {
+            for follower in followers { refreshMembership(follower) }
+        }
     }
 
-    /// The next queued photo that `canRun` accepts, removed from the queue, looking at no more
-    /// than `window` entries. Photos it refuses stay queued in order.
+    private mutating func refreshMembership(_ index: UInt32) {
+        if isReady(photos[Int(index)]) {
+            queue.insert(Int(index))
+        } else {
+            queue.remove(Int(index))
+        }
+    }
+
+    /// Fills the queue from the photos' states: O(photos), for a job made or restored, never
+    /// on a viewport change.
+    mutating func rebuildQueue() {
+        queue.removeAll()
+        for index in photos.indices where isReady(photos[index]) { queue.insert(index) }
+    }
+
+    /// The next queued photo, in viewport order, that `canRun` accepts, removed from the queue,
+    /// looking at no more than `window` photos. Photos it refuses stay queued in place.
     mutating func takeNext(window: Int = .max, where canRun: (PhotoRecord) -> Bool) -> PhotoRecord? {
-        var index = pendingHead
+        var walk = queue.walk()
         var looked = 0
-        while index < pending.count && looked < window {
-            let candidate = photos[Int(pending[index])]
-            let stale = candidate.isSettled || candidate.isInFlight
-            if stale || canRun(candidate) {
-                // The head moves forward in O(1); anything further back is removed in place.
-                if index == pendingHead {
-                    pendingHead += 1
-                    compactPending()
-                    index = pendingHead
-                } else {
-                    pending.remove(at: index)
-                }
-                if stale { continue }
+        while looked < window, let index = queue.next(&walk) {
+            let candidate = photos[index]
+            // A follower whose leader started again or came back into view waits for it again,
+            // out of the queue until the leader changes.
+            guard isReady(candidate) else {
+                queue.remove(index)
+                continue
+            }
+            if canRun(candidate) {
+                queue.remove(index)
                 return candidate
             }
-            index += 1
             looked += 1
         }
         return nil
     }
 
-    /// The photos still queued, for capability checks.
+    /// The photos still queued that the viewport wants, for capability checks.
     var pendingPhotos: [PhotoRecord] {
-        pending[pendingHead...].map { photos[Int($0)] }.filter { !$0.isSettled && !$0.isInFlight }
+        queue.ordered().map { photos[$0] }.filter(isReady)
     }
 
     mutating func assign(_ index: UInt32, to worker: String) -> Photocluster_V1_PhotoGraph {
-        photos[Int(index)].worker = worker
+        let plan = planner
+        let band = plan.band(of: Int(index))
+        setWorker(index, worker, band: band)
         photos[Int(index)].attempts += 1
         if photos[Int(index)].state == .cancelled { setState(index, .new) }
         let photo = photos[Int(index)]
-        let plan = planner
         var graph = Photocluster_V1_PhotoGraph()
         graph.jobID = id
         graph.photoIndex = photo.index
@@ -73,30 +90,26 @@ extension Job {
         graph.format = format
         graph.quality = quality
         graph.fastDct = fastDCT
-        graph.band = plan.band(of: Int(photo.index)).proto
+        graph.band = band.proto
         graph.rank = Int64(plan.rank(of: Int(photo.index)))
         graph.epoch = epoch
         graph.attempt = photo.attempts
         return graph
     }
 
-    /// Puts an in-flight photo back at the front of the queue (its worker was lost or gave it back).
+    /// Puts an in-flight photo back in the queue, at its place in viewport order (its worker was
+    /// lost or gave it back).
     mutating func requeue(_ index: UInt32) {
         guard !photos[Int(index)].isSettled else { return }
-        photos[Int(index)].worker = nil
         requeues += 1
-        if pendingHead > 0 {
-            pendingHead -= 1
-            pending[pendingHead] = index
-        } else {
-            pending.insert(index, at: 0)
-        }
+        setWorker(index, nil)
     }
 
     mutating func scheduleRetry(_ index: UInt32, after delay: TimeInterval, now: MonotonicInstant = .now) {
-        photos[Int(index)].worker = nil
         retries += 1
         delayed.append((now.adding(seconds: delay), index))
+        delayedIndices.insert(index)
+        setWorker(index, nil)
     }
 
     /// Moves retries whose back-off has passed back into the queue.
@@ -104,13 +117,9 @@ extension Job {
         let due = delayed.filter { $0.due <= now }
         guard !due.isEmpty else { return }
         delayed.removeAll { $0.due <= now }
-        pending.append(contentsOf: due.map(\.index))
-    }
-
-    private mutating func compactPending() {
-        if pendingHead > 1024 && pendingHead * 2 > pending.count {
-            pending.removeFirst(pendingHead)
-            pendingHead = 0
+        for entry in due {
+            delayedIndices.remove(entry.index)
+            refreshQueue(entry.index)
         }
     }
 }

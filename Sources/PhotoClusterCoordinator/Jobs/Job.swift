@@ -28,18 +28,24 @@ struct Job {
     private(set) var finishedAt: Date?
     var requeues: UInt32 = 0
     var retries: UInt32 = 0
-    /// The client's view, bumped `epoch` on every change.
-    var viewport: Viewport
+    /// The client's view, bumped `epoch` on every change. The queue follows it in O(1).
+    var viewport: Viewport {
+        didSet { queue.follow(planner) }
+    }
     var epoch: UInt64 = 1
     /// The client cancelled the whole job: it ends in the cancelled phase.
     var cancelledWhole = false
     /// Suspended by `cluster suspend` (scrolling suspends too; see `isSuspended`).
     var suspendedByClient = false
-    /// Photos waiting for a worker, in the order they should start; `pendingHead` is the front.
-    var pending: [UInt32] = []
-    var pendingHead = 0
-    /// Photos waiting out a retry back-off, due on the monotonic clock.
+    /// Photos ready for a worker, taken in viewport order (see `ViewportQueue`): a viewport
+    /// change re-orders nothing. Kept by `refreshQueue`, through `setState` and `setWorker`.
+    var queue: ViewportQueue
+    /// Photos in flight (those with a worker) and the band their worker was last told: what a
+    /// viewport change looks at, never every photo.
+    var inFlight: [UInt32: PriorityBand] = [:]
+    /// Photos waiting out a retry back-off (due on the monotonic clock), and the same as a set.
     var delayed: [(due: MonotonicInstant, index: UInt32)] = []
+    var delayedIndices: Set<UInt32> = []
     /// Recent control round trips (viewport change → last worker's acknowledgement), in ms.
     var controlAckMilliseconds: [Double] = []
     /// Work the workers reported, and the part done for photos out of view at the time.
@@ -58,6 +64,7 @@ struct Job {
         viewport = submit.hasViewport
             ? Viewport(from: submit.viewport, count: count)
             : Viewport.everything(count: count)
+        queue = ViewportQueue(planner: ViewportPlanner(count: count, viewport: viewport, runsEverything: !submit.viewportMode))
         let stems = OutputNaming.stems(for: submit.photos.map(\.name))
         var leaders: [String: UInt32] = [:]
         var followers: [UInt32: [UInt32]] = [:]
@@ -82,12 +89,12 @@ struct Job {
 
     var total: Int { photos.count }
     var isFinished: Bool { phase == .didFinish || phase == .cancelled }
-    var hasPending: Bool { pendingHead < pending.count }
-    /// Photos waiting for a worker or for a retry (an estimate: a queued photo settled meanwhile
-    /// leaves the queue only when it reaches the front).
-    var queuedCount: Int { pending.count - pendingHead + delayed.count }
+    var hasPending: Bool { queue.first != nil }
+    /// Photos the viewport wants that wait for a worker, and those waiting for a retry.
+    var queuedCount: Int { queue.wantedCount + delayed.count }
     var hasDelayedRetries: Bool { !delayed.isEmpty }
     var isSuspended: Bool { suspendedByClient || viewport.scrolling }
+    var controlState: JobControlState { JobControlState(jobID: id, epoch: epoch, suspended: isSuspended) }
     var planner: ViewportPlanner { ViewportPlanner(count: photos.count, viewport: viewport, runsEverything: !viewportMode) }
 
     var progress: Photocluster_V1_JobProgress {
@@ -105,15 +112,28 @@ struct Job {
         (tally.states[.done] ?? 0) + (tally.states[.failed] ?? 0) + (tally.states[.cancelled] ?? 0) - tally.parked == photos.count
     }
 
-    /// The one way a photo's state changes, so the tally stays true.
+    /// The one way a photo's state changes, so the tally and the queue stay true.
     mutating func setState(_ index: UInt32, _ state: PhotoState, parked: Bool = false) {
-        let old = photos[Int(index)]
+        let old = (state: photos[Int(index)].state, parked: photos[Int(index)].parked)
         tally.states[old.state, default: 0] -= 1
         if old.parked { tally.parked -= 1 }
         photos[Int(index)].state = state
         photos[Int(index)].parked = parked
         tally.states[state, default: 0] += 1
         if parked { tally.parked += 1 }
+        refreshQueue(index)
+    }
+
+    /// The one way a photo's worker changes, so the in-flight index and the queue stay true;
+    /// `band` is the priority the worker is told (the viewport's, unless given).
+    mutating func setWorker(_ index: UInt32, _ worker: String?, band: PriorityBand? = nil) {
+        photos[Int(index)].worker = worker
+        if worker == nil {
+            inFlight.removeValue(forKey: index)
+        } else {
+            inFlight[index] = band ?? planner.band(of: Int(index))
+        }
+        refreshQueue(index)
     }
 
     func photo(_ index: UInt32) -> PhotoRecord? {
@@ -177,4 +197,11 @@ extension Viewport {
         viewport.epoch = epoch
         return viewport
     }
+}
+
+/// What every worker must hear of a job's control, at its epoch (see `sendControlState`).
+struct JobControlState {
+    let jobID: String
+    let epoch: UInt64
+    let suspended: Bool
 }

@@ -4,7 +4,8 @@ import PhotoClusterProto
 
 /// Requests from clients: submit, status, watch, cancel.
 extension CoordinatorNode {
-    func receiveFromClient(_ frames: [Data]) {
+    /// `arrivedAt`: when the loop read the request, the start of a control change's clock.
+    func receiveFromClient(_ frames: [Data], arrivedAt: MonotonicInstant = .now) {
         guard frames.count == 2, let request = Envelope.decode(Photocluster_V1_ClientToCoordinator.self, from: frames[1]) else {
             droppedFrames += 1
             metrics.droppedFrame()
@@ -26,22 +27,26 @@ extension CoordinatorNode {
                 sendToClient(client, .event(.with { $0.jobID = job.id; $0.body = .finished(job.summary(includePhotos: true)) }))
             }
         case .cancel(let cancel):
-            guard let job = jobs[cancel.jobID] else { return refuse(client, id, noJob(cancel.jobID)) }
-            let unknown = Set(cancel.photoNames).subtracting(job.photos.map(\.name))
-            guard unknown.isEmpty else { return refuse(client, id, "job \(job.id) has no photo named \(unknown.sorted().map { "\"\($0)\"" }.joined(separator: ", "))") }
+            // No copy of the job outlives this check: one held while the job changes would copy its photos.
+            guard let unknown = jobs[cancel.jobID].map({ job in Set(cancel.photoNames).subtracting(job.photos.map(\.name)) }) else {
+                return refuse(client, id, noJob(cancel.jobID))
+            }
+            guard unknown.isEmpty else {
+                return refuse(client, id, "job \(cancel.jobID) has no photo named \(unknown.sorted().map { "\"\($0)\"" }.joined(separator: ", "))")
+            }
             if cancel.photoNames.isEmpty { jobs[cancel.jobID]?.cancelledWhole = true }
             cancelPhotos(of: cancel.jobID, names: Set(cancel.photoNames))
             sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
         case .viewport(let request):
-            if let problem = applyViewport(request.viewport, to: request.jobID) { return refuse(client, id, problem.message) }
+            if let problem = applyViewport(request.viewport, to: request.jobID, arrivedAt: arrivedAt) { return refuse(client, id, problem.message) }
             sendToClient(client, requestID: id, .status(statusReply(for: request.jobID, includePhotos: false)))
         case .suspend(let request):
             guard jobs[request.jobID] != nil else { return refuse(client, id, noJob(request.jobID)) }
-            setSuspendedByClient(request.jobID, true)
+            setSuspendedByClient(request.jobID, true, arrivedAt: arrivedAt)
             sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
         case .resume(let request):
             guard jobs[request.jobID] != nil else { return refuse(client, id, noJob(request.jobID)) }
-            setSuspendedByClient(request.jobID, false)
+            setSuspendedByClient(request.jobID, false, arrivedAt: arrivedAt)
             sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
         case .heartbeat(let beat):
             sendToClient(client, requestID: id, .heartbeat(beat))

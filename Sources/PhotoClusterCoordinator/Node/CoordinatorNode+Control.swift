@@ -11,75 +11,64 @@ extension CoordinatorNode {
     /// Applies a new viewport: while scrolling the job is suspended everywhere; once settled,
     /// in-flight photos out of view are cancelled, photos in view are queued (visible first),
     /// priorities follow, and the job resumes.
-    func setViewport(_ jobID: String, _ viewport: Viewport) {
-        guard var job = jobs[jobID], !job.isFinished else { return }
-        job.epoch += 1
-        job.viewport = viewport
-        var cancels: [String: [UInt32]] = [:]
-        var updates: [String: [Photocluster_V1_PriorityUpdate]] = [:]
-        if !viewport.scrolling {
-            let plan = job.planner
-            for photo in job.photos where photo.isInFlight {
-                let index = Int(photo.index)
-                if plan.wants(index) {
-                    updates[photo.worker!, default: []].append(.with {
-                        $0.photoIndex = photo.index
-                        $0.band = plan.band(of: index).proto
-                        $0.rank = Int64(plan.rank(of: index))
-                    })
-                } else {
-                    cancels[photo.worker!, default: []].append(photo.index)
-                    workers[photo.worker!]?.inFlight.remove(PhotoRef(job: jobID, index: photo.index))
-                    job.park(photo.index)
-                }
-            }
-            // Queued photos no longer wanted simply leave the queue; they were never started.
-            job.rebuildQueue()
-            let parked = cancels.values.reduce(0) { $0 + $1.count }
-            metrics.cancelled(parked, reason: "viewport")
-            if parked > 0 { log(.debug, "viewport epoch \(job.epoch): \(parked) photo(s) out of view cancelled", job: jobID) }
-        }
-        jobs[jobID] = job
-        journaling("job \(jobID)") { try $0.recordJobState(job) }
-        controlSentAt[jobID] = (job.epoch, .now)
+    ///
+    /// The messages leave first: they are worked out from the job's photos in flight alone, and
+    /// the parking of cancelled photos, the journal and the dispatch of newly visible photos
+    /// come after. `arrivedAt`, when the request reached the coordinator, starts the clock of
+    /// the workers' acknowledgement.
+    func setViewport(_ jobID: String, _ viewport: Viewport, arrivedAt: MonotonicInstant = .now) {
+        // The job is changed where it lies in `jobs`: a copy held across a change would copy
+        // all its photos.
+        guard jobs[jobID]?.isFinished == false else { return }
+        let change = jobs[jobID]!.moveViewport(to: viewport)
+        controlSentAt[jobID] = (change.epoch, arrivedAt)
+        let state = jobs[jobID]!.controlState
         for id in workers.keys {
-            sendControlState(of: job, to: id, cancel: cancels[id] ?? [], priorities: updates[id] ?? [])
+            sendControlState(state, to: id, cancel: change.cancels[id] ?? [], priorities: change.priorities[id] ?? [])
         }
+        jobs[jobID]!.settle(change)
+        for (worker, indices) in change.cancels {
+            for index in indices { workers[worker]?.inFlight.remove(PhotoRef(job: jobID, index: index)) }
+        }
+        let parked = change.cancelledCount
+        if !viewport.scrolling { metrics.cancelled(parked, reason: "viewport") }
+        if parked > 0 { log(.debug, "viewport epoch \(change.epoch): \(parked) photo(s) out of view cancelled", job: jobID) }
+        journaling("job \(jobID)") { try $0.recordJobState(jobs[jobID]!) }
         dispatch()
     }
 
-    func setSuspendedByClient(_ jobID: String, _ suspended: Bool) {
-        guard var job = jobs[jobID], !job.isFinished else { return }
-        job.epoch += 1
-        job.suspendedByClient = suspended
-        jobs[jobID] = job
-        journaling("job \(jobID)") { try $0.recordJobState(job) }
-        controlSentAt[jobID] = (job.epoch, .now)
-        for id in workers.keys { sendControlState(of: job, to: id) }
+    func setSuspendedByClient(_ jobID: String, _ suspended: Bool, arrivedAt: MonotonicInstant = .now) {
+        guard jobs[jobID]?.isFinished == false else { return }
+        jobs[jobID]!.epoch += 1
+        jobs[jobID]!.suspendedByClient = suspended
+        let state = jobs[jobID]!.controlState
+        controlSentAt[jobID] = (state.epoch, arrivedAt)
+        for id in workers.keys { sendControlState(state, to: id) }
+        journaling("job \(jobID)") { try $0.recordJobState(jobs[jobID]!) }
         dispatch()
     }
 
     /// The job's control state for one worker, at the job's epoch: cancels and priority
     /// updates if any, then suspend or resume (so a cancel never waits behind a suspension).
-    func sendControlState(of job: Job, to worker: String, cancel: [UInt32] = [], priorities: [Photocluster_V1_PriorityUpdate] = []) {
+    func sendControlState(_ state: JobControlState, to worker: String, cancel: [UInt32] = [], priorities: [Photocluster_V1_PriorityUpdate] = []) {
         if !cancel.isEmpty {
             sendToWorker(worker, .cancel(.with {
-                $0.jobID = job.id
-                $0.epoch = job.epoch
+                $0.jobID = state.jobID
+                $0.epoch = state.epoch
                 $0.photoIndices = cancel
             }))
         }
         if !priorities.isEmpty {
             sendToWorker(worker, .reprioritise(.with {
-                $0.jobID = job.id
-                $0.epoch = job.epoch
+                $0.jobID = state.jobID
+                $0.epoch = state.epoch
                 $0.updates = priorities
             }))
         }
-        if job.isSuspended {
-            sendToWorker(worker, .suspend(.with { $0.jobID = job.id; $0.epoch = job.epoch }))
+        if state.suspended {
+            sendToWorker(worker, .suspend(.with { $0.jobID = state.jobID; $0.epoch = state.epoch }))
         } else {
-            sendToWorker(worker, .resume(.with { $0.jobID = job.id; $0.epoch = job.epoch }))
+            sendToWorker(worker, .resume(.with { $0.jobID = state.jobID; $0.epoch = state.epoch }))
         }
     }
 
@@ -102,9 +91,9 @@ extension CoordinatorNode {
     /// Re-sends the control state to workers that have not acknowledged a job's newest epoch.
     func resendUnacknowledgedControl() {
         for jobID in jobOrder {
-            guard let job = jobs[jobID], !job.isFinished, job.epoch > 1 else { continue }
-            for worker in workers.values where (worker.ackedEpoch[jobID] ?? 0) < job.epoch {
-                sendControlState(of: job, to: worker.id)
+            guard let state = jobs[jobID].flatMap({ $0.isFinished ? nil : $0.controlState }), state.epoch > 1 else { continue }
+            for worker in workers.values where (worker.ackedEpoch[jobID] ?? 0) < state.epoch {
+                sendControlState(state, to: worker.id)
             }
         }
     }
@@ -112,31 +101,35 @@ extension CoordinatorNode {
     /// Cancels photos by name (every photo when `names` is empty) for good: queued ones at once,
     /// in-flight ones on the workers that hold them. Cancelling every photo cancels the job.
     func cancelPhotos(of jobID: String, names: Set<String>) {
-        guard var job = jobs[jobID], !job.isFinished else { return }
+        guard jobs[jobID]?.isFinished == false else { return }
+        let named = { (photo: PhotoRecord) in names.isEmpty || names.contains(photo.name) }
+        // The workers hear first: the photos in flight are found without looking at the others.
         var byWorker: [String: [UInt32]] = [:]
-        var cancelled: [UInt32] = []
-        for photo in job.photos where !photo.isSettled && (names.isEmpty || names.contains(photo.name)) {
-            if let worker = photo.worker {
-                byWorker[worker, default: []].append(photo.index)
-                workers[worker]?.inFlight.remove(PhotoRef(job: jobID, index: photo.index))
-            }
-            job.markCancelled(photo.index, reason: names.isEmpty ? "the job was cancelled" : "cancelled by the client")
-            cancelled.append(photo.index)
+        for index in jobs[jobID]!.inFlight.keys {
+            guard let photo = jobs[jobID]!.photo(index), let worker = photo.worker, named(photo) else { continue }
+            byWorker[worker, default: []].append(index)
         }
-        // Followers of a photo cancelled by name no longer wait for it.
-        job.rebuildQueue()
-        job.epoch += 1
-        jobs[jobID] = job
-        journaling("job \(jobID)") { try $0.recordJobState(job) }
-        metrics.cancelled(cancelled.count, reason: "client")
+        jobs[jobID]!.epoch += 1
+        let epoch = jobs[jobID]!.epoch
         for (worker, indices) in byWorker {
             sendToWorker(worker, .cancel(.with {
                 $0.jobID = jobID
-                $0.epoch = job.epoch
+                $0.epoch = epoch
                 $0.photoIndices = indices
                 $0.wholeJob = names.isEmpty
             }))
+            for index in indices { workers[worker]?.inFlight.remove(PhotoRef(job: jobID, index: index)) }
         }
+        // Followers of a photo cancelled by name no longer wait for it (`markCancelled` sees to it).
+        let reason = names.isEmpty ? "the job was cancelled" : "cancelled by the client"
+        var cancelled: [UInt32] = []
+        for index in 0..<UInt32(jobs[jobID]!.total) {
+            guard let photo = jobs[jobID]!.photo(index), !photo.isSettled, named(photo) else { continue }
+            jobs[jobID]!.markCancelled(index, reason: reason)
+            cancelled.append(index)
+        }
+        journaling("job \(jobID)") { try $0.recordJobState(jobs[jobID]!) }
+        metrics.cancelled(cancelled.count, reason: "client")
         photosFinished(jobID, cancelled)
         dispatch()
     }

@@ -34,16 +34,21 @@ extension CoordinatorNode {
         }
     }
 
-    /// Checks and applies a viewport request; the problem when it cannot be applied.
-    func applyViewport(_ viewport: Photocluster_V1_Viewport, to jobID: String) -> JobRequestProblem? {
-        guard let job = jobs[jobID] else { return JobRequestProblem(kind: .notFound, message: noJob(jobID)) }
-        guard !job.isFinished else { return JobRequestProblem(kind: .conflict, message: "job \(job.id) has finished") }
-        guard viewport.visibleStart <= viewport.visibleEnd, Int(viewport.visibleStart) < job.total else {
+    /// Checks and applies a viewport request that reached the coordinator at `arrivedAt`; the
+    /// problem when it cannot be applied.
+    func applyViewport(_ viewport: Photocluster_V1_Viewport, to jobID: String, arrivedAt: MonotonicInstant = .now) -> JobRequestProblem? {
+        // Only what is checked is read: a copy of the job held while `setViewport` changes it
+        // would copy all its photos.
+        guard let (finished, total) = jobs[jobID].map({ ($0.isFinished, $0.total) }) else {
+            return JobRequestProblem(kind: .notFound, message: noJob(jobID))
+        }
+        guard !finished else { return JobRequestProblem(kind: .conflict, message: "job \(jobID) has finished") }
+        guard viewport.visibleStart <= viewport.visibleEnd, Int(viewport.visibleStart) < total else {
             return JobRequestProblem(
                 kind: .invalid,
-                message: "visible range \(viewport.visibleStart)..\(viewport.visibleEnd) is outside the job's photos 0..\(job.total - 1)")
+                message: "visible range \(viewport.visibleStart)..\(viewport.visibleEnd) is outside the job's photos 0..\(total - 1)")
         }
-        setViewport(job.id, Viewport(from: viewport, count: job.total))
+        setViewport(jobID, Viewport(from: viewport, count: total), arrivedAt: arrivedAt)
         return nil
     }
 }

@@ -78,7 +78,7 @@ extension CoordinatorNode {
         welcome.openJobs.jobIds = openJobs.map(\.id)
         sendToWorker(id, .welcome(welcome))
         // Bring it up to date with every open job's control state.
-        for job in openJobs { sendControlState(of: job, to: id) }
+        for job in openJobs { sendControlState(job.controlState, to: id) }
         metrics.workers(inFlight: workers.mapValues { $0.inFlight.count })
                 log("worker \(id) joined from \(hello.host) (concurrency \(hello.concurrency), filters: \(hello.filters.map(\.name).sorted().joined(separator: ", ")))", worker: id)
         capabilitiesChanged = true

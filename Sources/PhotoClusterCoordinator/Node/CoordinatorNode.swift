@@ -107,12 +107,14 @@ public final class CoordinatorNode: @unchecked Sendable {
         boundClientEndpoint = clientSocket.lastEndpoint ?? configuration.clientEndpoint
         self.workerSocket = workerSocket
         self.clientSocket = clientSocket
-        loop.watch(workerSocket) { [unowned self] socket in
-            while let frames = try? socket.receive(dontWait: true) { receiveFromWorker(frames) }
-        }
+        // Clients first: a viewport change read in the same turn as a burst of results goes
+        // out to the workers before the results are handled.
         loop.watch(clientSocket) { [unowned self] socket in
             flushClientOutbox()
-            while let frames = try? socket.receive(dontWait: true) { receiveFromClient(frames) }
+            while let frames = try? socket.receive(dontWait: true) { receiveFromClient(frames, arrivedAt: .now) }
+        }
+        loop.watch(workerSocket) { [unowned self] socket in
+            while let frames = try? socket.receive(dontWait: true) { receiveFromWorker(frames) }
         }
         loop.every(configuration.heartbeatInterval) { [unowned self] in tick() }
         // Retry back-offs are shorter than a heartbeat: release them on a finer clock.
