@@ -143,6 +143,10 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // The pages, stylesheet and scripts, compiled into the binary (`PackageResources`).
+            resources: [
+                "overview.html", "job.html", "style.css", "api.js", "overview.js", "chart-math.js", "job.js", "viewport-math.js",
+            ].map { .embedInCode("Web/\($0)") },
             swiftSettings: swiftSettings
         ),
 

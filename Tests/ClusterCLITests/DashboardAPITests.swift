@@ -51,9 +51,16 @@ final class DashboardAPITests: XCTestCase {
         XCTAssertTrue(String(decoding: outside.body, as: UTF8.self).contains("outside the job's photos 0..39"))
         XCTAssertEqual(try HTTP.post(api + "/viewport", json: ["visible": "all"]).status, 400)
 
-        XCTAssertTrue(try HTTP.text(cluster.dashboard + "/").contains("PhotoCluster"))
-        XCTAssertTrue(try HTTP.text(cluster.dashboard + "/jobs/\(job)").contains("job.js"))
-        XCTAssertTrue(try HTTP.text(cluster.dashboard + "/assets/job.js").contains("viewport"))
+        // The pages and assets are the files in Web/, compiled into the binary.
+        let web = Repository.root.appendingPathComponent("Sources/PhotoClusterDashboard/Web")
+        func file(_ name: String) throws -> String { try String(contentsOf: web.appendingPathComponent(name), encoding: .utf8) }
+        XCTAssertEqual(try HTTP.text(cluster.dashboard + "/"), try file("overview.html"))
+        XCTAssertEqual(try HTTP.text(cluster.dashboard + "/jobs/\(job)"), try file("job.html"))
+        let assets = try FileManager.default.contentsOfDirectory(atPath: web.path).filter { !$0.hasSuffix(".html") }
+        XCTAssertEqual(assets.count, 6, "\(assets)")
+        for name in assets {
+            XCTAssertEqual(try HTTP.text(cluster.dashboard + "/assets/\(name)"), try file(name), name)
+        }
         XCTAssertEqual(try HTTP.get(cluster.dashboard + "/assets/nope.js").status, 404)
         XCTAssertEqual(sample("photocluster_workers_connected", in: try HTTP.text(cluster.dashboard + "/metrics")), 1)
         XCTAssertTrue(eventually(timeout: 5) {

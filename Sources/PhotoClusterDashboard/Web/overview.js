@@ -1,15 +1,9 @@
-// The overview page's script, served at `/assets/dashboard.js`: polls `/api/overview` and `/api/history`.
-// Kept in Swift so the `cluster` binary serves the dashboard without files beside it.
-extension DashboardAssets {
-    public static let dashboardJS = #"""
 // PhotoCluster overview page: polls /api/overview and /api/history once a second and draws
 // the cards, tables and charts. Plain JavaScript; the charts are drawn on <canvas>.
 (function () {
   "use strict";
 
   var REFRESH_MS = 1000;
-  var FETCH_TIMEOUT_MS = 4000;
-  var SMOOTH_SAMPLES = 5;
   var PALETTE = ["#3d8bfd", "#f08c2e", "#2f9e5b", "#d64545", "#8e6bd8", "#1fa8a8",
                  "#c9a227", "#d45fae", "#5f7fa3", "#7cb342", "#a0522d", "#00838f"];
   var TOTAL_COLOR = "#1c2430";
@@ -19,6 +13,8 @@ extension DashboardAssets {
   var lastOverview = null;
   var lastHistory = null;
   var lastSuccess = 0;
+  var api = window.PhotoClusterAPI;
+  var chart = window.PhotoClusterChartMath;
 
   function $(id) { return document.getElementById(id); }
 
@@ -64,19 +60,8 @@ extension DashboardAssets {
 
   // ---- fetching ---------------------------------------------------------------------------
 
-  function getJSON(url) {
-    var controller = typeof AbortController === "function" ? new AbortController() : null;
-    var timer = controller ? setTimeout(function () { controller.abort(); }, FETCH_TIMEOUT_MS) : null;
-    return fetch(url, { cache: "no-store", signal: controller ? controller.signal : undefined })
-      .then(function (response) {
-        if (!response.ok) throw new Error(url + ": HTTP " + response.status);
-        return response.json();
-      })
-      .finally(function () { if (timer) clearTimeout(timer); });
-  }
-
   function refresh() {
-    Promise.all([getJSON("/api/overview"), getJSON("/api/history")])
+    Promise.all([api.getJSON("/api/overview"), api.getJSON("/api/history")])
       .then(function (results) {
         lastOverview = results[0];
         lastHistory = results[1];
@@ -242,40 +227,6 @@ extension DashboardAssets {
 
   // ---- charts ------------------------------------------------------------------------------
 
-  function smooth(values) {
-    var out = [];
-    var sum = 0;
-    for (var i = 0; i < values.length; i++) {
-      sum += values[i];
-      if (i >= SMOOTH_SAMPLES) sum -= values[i - SMOOTH_SAMPLES];
-      out.push(sum / Math.min(i + 1, SMOOTH_SAMPLES));
-    }
-    return out;
-  }
-
-  // A round step between grid lines, with at most five of them up to the largest value.
-  function yScale(maxValue) {
-    if (!(maxValue > 0)) return { max: 1, step: 0.25 };
-    var exponent = Math.pow(10, Math.floor(Math.log10(maxValue / 5)));
-    var steps = [1, 2, 2.5, 5, 10, 20];
-    for (var i = 0; i < steps.length; i++) {
-      var step = steps[i] * exponent;
-      if (Math.ceil(maxValue / step - 1e-9) <= 5) return { max: Math.ceil(maxValue / step - 1e-9) * step, step: step };
-    }
-    return { max: 5 * 20 * exponent, step: 20 * exponent };
-  }
-
-  function tickLabel(value) {
-    return String(Math.round(value * 100) / 100);
-  }
-
-  function relativeLabel(seconds) {
-    if (seconds <= 0.5) return "now";
-    if (seconds < 60) return "−" + Math.round(seconds) + " s";
-    var m = Math.floor(seconds / 60), s = Math.round(seconds % 60);
-    return "−" + m + (s ? ":" + (s < 10 ? "0" : "") + s : " min");
-  }
-
   // series: [{key, label, color, values: [number], total: bool}], times: [unix seconds]
   function drawChart(canvas, times, series) {
     var ratio = window.devicePixelRatio || 1;
@@ -306,7 +257,7 @@ extension DashboardAssets {
     var tStart = tEnd - span;
     var maxValue = 0;
     series.forEach(function (s) { s.values.forEach(function (v) { if (v > maxValue) maxValue = v; }); });
-    var scale = yScale(maxValue * 1.05);
+    var scale = chart.yScale(maxValue * 1.05);
     var yMax = scale.max;
     function x(t) { return left + ((t - tStart) / span) * plotW; }
     function y(v) { return top + plotH - (v / yMax) * plotH; }
@@ -320,21 +271,17 @@ extension DashboardAssets {
     for (var value = 0; value <= yMax + scale.step / 2; value += scale.step) {
       var yy = Math.round(y(value)) + 0.5;
       ctx.beginPath(); ctx.moveTo(left, yy); ctx.lineTo(left + plotW, yy); ctx.stroke();
-      ctx.fillText(tickLabel(value), left - 6, yy);
+      ctx.fillText(chart.tickLabel(value), left - 6, yy);
     }
     // x labels, relative to the newest sample
-    var stepChoices = [10, 15, 30, 60, 120, 300];
-    var step = stepChoices[stepChoices.length - 1];
-    for (var c = 0; c < stepChoices.length; c++) {
-      if (span / stepChoices[c] <= 7) { step = stepChoices[c]; break; }
-    }
+    var step = chart.timeStep(span);
     ctx.textAlign = "center";
     ctx.textBaseline = "top";
     for (var back = 0; back <= span + 0.001; back += step) {
       var xx = Math.round(x(tEnd - back)) + 0.5;
       ctx.strokeStyle = "#f0f2f5";
       ctx.beginPath(); ctx.moveTo(xx, top); ctx.lineTo(xx, top + plotH); ctx.stroke();
-      ctx.fillText(relativeLabel(back), Math.min(Math.max(xx, left + 12), left + plotW - 12), top + plotH + 6);
+      ctx.fillText(chart.relativeLabel(back), Math.min(Math.max(xx, left + 12), left + plotW - 12), top + plotH + 6);
     }
     ctx.strokeStyle = "#c9d0da";
     ctx.beginPath(); ctx.moveTo(left, top + plotH + 0.5); ctx.lineTo(left + plotW, top + plotH + 0.5); ctx.stroke();
@@ -372,7 +319,7 @@ extension DashboardAssets {
     return Object.keys(keys).sort().map(function (key) {
       return {
         key: key, label: key, color: colorFor(prefix + key), total: false,
-        values: smooth(samples.map(function (s) { return num((s[field] || {})[key]); }))
+        values: chart.smooth(samples.map(function (s) { return num((s[field] || {})[key]); }))
       };
     });
   }
@@ -381,7 +328,7 @@ extension DashboardAssets {
     var samples = (lastHistory && Array.isArray(lastHistory.samples)) ? lastHistory.samples : [];
     var times = samples.map(function (s) { return num(s.t); });
     var total = { key: "total", label: "total", color: TOTAL_COLOR, total: true,
-                  values: smooth(samples.map(function (s) { return num(s.photosPerSecond); })) };
+                  values: chart.smooth(samples.map(function (s) { return num(s.photosPerSecond); })) };
 
     var workerSeries = seriesFrom(samples, "workers", "w:", workers.map(function (w) { return String(w.id); }));
     var all = workerSeries.concat([total]);
@@ -396,5 +343,3 @@ extension DashboardAssets {
   window.addEventListener("resize", function () { if (lastOverview) render(); });
   refresh();
 })();
-"""#
-}

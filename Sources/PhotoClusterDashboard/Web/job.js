@@ -1,7 +1,3 @@
-// The job page's script, served at `/assets/job.js`: polls `/api/jobs/{id}` and posts the viewport.
-// Kept in Swift so the `cluster` binary serves the dashboard without files beside it.
-extension DashboardAssets {
-    public static let jobJS = #"""
 // PhotoCluster job page: the table of photos as a grid of thumbnails. Polls /api/jobs/{id}
 // every 500 ms and updates only the cells that changed; drives the job's viewport of interest
 // from the scroll position: while the user scrolls it posts `scrolling: true` (at most one
@@ -11,7 +7,6 @@ extension DashboardAssets {
 
   var POLL_MS = 500;
   var POLL_FINISHED_MS = 2000;
-  var FETCH_TIMEOUT_MS = 4000;
   var SCROLL_POST_INTERVAL_MS = 200;
   var SETTLE_MS = 250;
   var RESIZE_SETTLE_MS = 250;
@@ -22,6 +17,8 @@ extension DashboardAssets {
   var path = location.pathname.replace(/\/+$/, "");
   var jobId = decodeURIComponent(path.slice(path.lastIndexOf("/") + 1));
   var apiBase = "/api/jobs/" + encodeURIComponent(jobId);
+  var api = window.PhotoClusterAPI;
+  var geometry = window.PhotoClusterViewportMath;
 
   var grid = document.getElementById("grid");
   var jobbar = document.getElementById("jobbar");
@@ -32,7 +29,6 @@ extension DashboardAssets {
   var cellSize = 150;
   var gap = 6;
   var phase = "";
-  var lastSuccess = 0;
   var initialPosted = false;
 
   // Viewport driving state.
@@ -75,15 +71,6 @@ extension DashboardAssets {
 
   // ---- fetching ---------------------------------------------------------------------------
 
-  function timed(url, options) {
-    var controller = typeof AbortController === "function" ? new AbortController() : null;
-    var timer = controller ? setTimeout(function () { controller.abort(); }, FETCH_TIMEOUT_MS) : null;
-    options = options || {};
-    options.cache = "no-store";
-    if (controller) options.signal = controller.signal;
-    return fetch(url, options).finally(function () { if (timer) clearTimeout(timer); });
-  }
-
   function showBanner(text) {
     var banner = $("coordinator-banner");
     if (text) {
@@ -96,7 +83,7 @@ extension DashboardAssets {
   }
 
   function poll() {
-    timed(apiBase)
+    api.request(apiBase)
       .then(function (response) {
         if (response.status === 404) {
           showBanner("job " + jobId + " is not known to the coordinator");
@@ -105,7 +92,6 @@ extension DashboardAssets {
         }
         if (!response.ok) throw new Error("HTTP " + response.status);
         return response.json().then(function (job) {
-          lastSuccess = Date.now();
           showBanner(null);
           setText("poll-status", "live");
           applyJob(job);
@@ -286,31 +272,19 @@ extension DashboardAssets {
     cellSize = cssPixels("--cell", 150);
     gap = cssPixels("--gap", 6);
     var width = grid.clientWidth;
-    columns = Math.max(1, Math.floor((width + gap) / (cellSize + gap)));
+    columns = geometry.columnsFor(width, cellSize, gap);
     var template = "repeat(" + columns + ", " + cellSize + "px)";
     if (grid.style.gridTemplateColumns !== template) grid.style.gridTemplateColumns = template;
   }
 
   // The rows on screen below the sticky header, as photo indexes, and two rows of prefetch.
   function currentRange() {
-    var total = cells.length;
-    var rows = Math.ceil(total / columns);
-    var pitch = cellSize + gap;
-    var gridTop = grid.getBoundingClientRect().top;
-    var viewTop = Math.max(0, jobbar.getBoundingClientRect().bottom);
-    var viewBottom = document.documentElement.clientHeight || window.innerHeight;
-    var top = viewTop - gridTop;
-    var bottom = viewBottom - 1 - gridTop;
-    var first = Math.floor(top / pitch);
-    if (top - first * pitch >= cellSize) first++;          // only the gap of that row is on screen
-    var last = Math.floor(bottom / pitch);
-    first = Math.min(Math.max(first, 0), rows - 1);
-    last = Math.min(Math.max(last, first), rows - 1);
-    return {
-      visibleStart: Math.min(first * columns, total - 1),
-      visibleEnd: Math.min(last * columns + columns - 1, total - 1),
-      prefetch: PREFETCH_ROWS * columns
-    };
+    return geometry.visibleRange({
+      total: cells.length, columns: columns, cellSize: cellSize, gap: gap, prefetchRows: PREFETCH_ROWS,
+      gridTop: grid.getBoundingClientRect().top,
+      viewTop: Math.max(0, jobbar.getBoundingClientRect().bottom),
+      viewBottom: document.documentElement.clientHeight || window.innerHeight
+    });
   }
 
   function showLocal(range, scrolling) {
@@ -348,11 +322,7 @@ extension DashboardAssets {
     pending = null;
     postInFlight = true;
     var status = 0;
-    timed(apiBase + "/viewport", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(sent)
-    })
+    api.request(apiBase + "/viewport", { method: "POST", json: sent })
       .then(function (response) {
         status = response.status;
         return response.json().catch(function () { return null; });
@@ -415,5 +385,3 @@ extension DashboardAssets {
   layout();
   poll();
 })();
-"""#
-}
