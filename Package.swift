@@ -56,7 +56,7 @@ let package = Package(
         ),
         .target(
             name: "CImageCodec",
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("z")]
         ),
 
         // The versioned C ABI of filter plugins, and the loader that turns plugins into filters.

@@ -29,6 +29,7 @@ let package = Package(
         ),
         .executableTarget(name: "FuzzManifest", dependencies: [fuzzable], swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzImage", dependencies: [fuzzable], swiftSettings: swiftSettings),
+        .executableTarget(name: "FuzzMetadata", dependencies: [fuzzable], swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzFilterSpec", dependencies: [fuzzable], swiftSettings: swiftSettings),
     ]
 )

@@ -103,8 +103,8 @@ static ic_status failure_status(decode_job *job) {
     return IC_CORRUPT;
 }
 
-static ic_status decode(decode_job *job, const uint8_t *data, size_t size, uint64_t max_pixels,
-                        int fast_dct, ic_image *out) {
+static ic_status decode(decode_job *job, const uint8_t *data, size_t size,
+                        const ic_decode_options *options, ic_image *out) {
     j_decompress_ptr cinfo = &job->cinfo;
     if (setjmp(job->err.jump)) return failure_status(job);
 
@@ -117,7 +117,7 @@ static ic_status decode(decode_job *job, const uint8_t *data, size_t size, uint6
     jpeg_read_header(cinfo, TRUE);
 
     size_t byte_count = 0;
-    ic_status status = ic_check_size(cinfo->image_width, cinfo->image_height, max_pixels,
+    ic_status status = ic_check_size(cinfo->image_width, cinfo->image_height, options->max_pixels,
                                      &byte_count, job->message, job->message_size);
     if (status != IC_OK) return status;
 
@@ -140,7 +140,7 @@ static ic_status decode(decode_job *job, const uint8_t *data, size_t size, uint6
         return IC_UNSUPPORTED;
     }
 
-    if (fast_dct) {
+    if (options->fast_dct) {
         cinfo->dct_method = JDCT_IFAST;
         cinfo->do_fancy_upsampling = FALSE; /* chroma by replication, not interpolation */
     }
@@ -179,11 +179,12 @@ static ic_status decode(decode_job *job, const uint8_t *data, size_t size, uint6
     out->pixels = job->pixels;
     out->width = cinfo->output_width;
     out->height = cinfo->output_height;
+    out->gray = cinfo->jpeg_color_space == JCS_GRAYSCALE;
     job->pixels = NULL;
     return IC_OK;
 }
 
-ic_status ic_decode_jpeg(const uint8_t *data, size_t size, uint64_t max_pixels, int fast_dct,
+ic_status ic_decode_jpeg(const uint8_t *data, size_t size, const ic_decode_options *options,
                          ic_image *out, char *message, size_t message_size) {
     memset(out, 0, sizeof *out);
     ic_set_message(message, message_size, "%s", "");
@@ -197,7 +198,7 @@ ic_status ic_decode_jpeg(const uint8_t *data, size_t size, uint64_t max_pixels, 
     job.message_size = message_size;
     job.cinfo.err = ic_jpeg_error_init(&job.err);
 
-    ic_status status = decode(&job, data, size, max_pixels, fast_dct, out);
+    ic_status status = decode(&job, data, size, options, out);
 
     jpeg_destroy_decompress(&job.cinfo);
     free(job.pixels); /* non-NULL only on failure */

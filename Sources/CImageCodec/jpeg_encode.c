@@ -46,11 +46,34 @@ typedef struct {
     ic_jpeg_error err;
     growing_output output;
     uint8_t *band; /* IC_BAND_ROWS transformed rows, when the hooks transform */
+    uint8_t *gray; /* IC_BAND_ROWS rows of one byte per pixel, for a grayscale output */
 } encode_job;
 
+/* The most an APP segment carries after its 2-byte length. */
+#define SEGMENT_PAYLOAD_MAX 65533
+
+/* An APP1 segment of `prefix` (with its NUL) followed by `blob`, when it fits in one segment. */
+static void write_app1(j_compress_ptr cinfo, const char *prefix, size_t prefix_size, ic_blob blob) {
+    if (blob.size == 0 || blob.bytes == NULL || blob.size > SEGMENT_PAYLOAD_MAX - prefix_size) return;
+    jpeg_write_m_header(cinfo, JPEG_APP0 + 1, (unsigned)(prefix_size + blob.size));
+    for (size_t i = 0; i < prefix_size; i++) jpeg_write_m_byte(cinfo, (unsigned char)prefix[i]);
+    for (size_t i = 0; i < blob.size; i++) jpeg_write_m_byte(cinfo, blob.bytes[i]);
+}
+
+static void write_metadata(j_compress_ptr cinfo, const ic_encode_options *options) {
+    static const char exif_prefix[] = "Exif\0"; /* with the string's NUL: Exif\0\0 */
+    static const char xmp_prefix[] = "http://ns.adobe.com/xap/1.0/";
+    write_app1(cinfo, exif_prefix, sizeof exif_prefix, options->exif);
+    write_app1(cinfo, xmp_prefix, sizeof xmp_prefix, options->xmp);
+    /* libjpeg-turbo splits a profile over as many APP2 segments as it needs. */
+    if (options->icc.size > 0 && options->icc.bytes != NULL && options->icc.size <= UINT32_MAX)
+        jpeg_write_icc_profile(cinfo, options->icc.bytes, (unsigned)options->icc.size);
+}
+
 static ic_status encode(encode_job *job, const uint8_t *rgba, uint32_t width, uint32_t height,
-                        int quality, int fast_dct, const ic_encode_hooks *hooks, char *message,
+                        const ic_encode_options *options, const ic_encode_hooks *hooks, char *message,
                         size_t message_size) {
+    int quality = options->quality < 1 ? 1 : options->quality > 100 ? 100 : options->quality;
     j_compress_ptr cinfo = &job->cinfo;
     if (setjmp(job->err.jump)) {
         ic_set_message(message, message_size, "JPEG encoding failed: %s", job->err.message);
@@ -64,26 +87,31 @@ static ic_status encode(encode_job *job, const uint8_t *rgba, uint32_t width, ui
 
     cinfo->image_width = width;
     cinfo->image_height = height;
-    cinfo->input_components = 4;
-    cinfo->in_color_space = JCS_EXT_RGBA; /* alpha is ignored */
+    int gray = options->gray;
+    cinfo->input_components = gray ? 1 : 4;
+    cinfo->in_color_space = gray ? JCS_GRAYSCALE : JCS_EXT_RGBA; /* alpha is ignored */
     jpeg_set_defaults(cinfo);
     jpeg_set_quality(cinfo, quality, TRUE);
     /* The fast DCT's rounding shows above quality 90 (libjpeg's own advice). */
-    if (fast_dct && quality <= 90) cinfo->dct_method = JDCT_IFAST;
-    /* 4:2:0: full-resolution luma, chroma halved both ways. */
-    cinfo->comp_info[0].h_samp_factor = 2;
-    cinfo->comp_info[0].v_samp_factor = 2;
-    cinfo->comp_info[1].h_samp_factor = cinfo->comp_info[1].v_samp_factor = 1;
-    cinfo->comp_info[2].h_samp_factor = cinfo->comp_info[2].v_samp_factor = 1;
+    if (options->fast_dct && quality <= 90) cinfo->dct_method = JDCT_IFAST;
+    if (!gray) {
+        /* 4:2:0: full-resolution luma, chroma halved both ways. */
+        cinfo->comp_info[0].h_samp_factor = 2;
+        cinfo->comp_info[0].v_samp_factor = 2;
+        cinfo->comp_info[1].h_samp_factor = cinfo->comp_info[1].v_samp_factor = 1;
+        cinfo->comp_info[2].h_samp_factor = cinfo->comp_info[2].v_samp_factor = 1;
+    }
 
     size_t stride = (size_t)width * 4;
     int transforms = hooks != NULL && hooks->band != NULL && hooks->transforms;
-    if (transforms && (job->band = malloc(stride * IC_BAND_ROWS)) == NULL) {
+    if ((transforms && (job->band = malloc(stride * IC_BAND_ROWS)) == NULL) ||
+        (gray && (job->gray = malloc((size_t)width * IC_BAND_ROWS)) == NULL)) {
         ic_set_message(message, message_size, "JPEG encoding failed: no memory for a band of rows");
         return IC_ENCODE_FAILED;
     }
 
     jpeg_start_compress(cinfo, TRUE);
+    write_metadata(cinfo, options);
     while (cinfo->next_scanline < cinfo->image_height) {
         JDIMENSION first = cinfo->next_scanline;
         JDIMENSION count = cinfo->image_height - first < IC_BAND_ROWS ? cinfo->image_height - first : IC_BAND_ROWS;
@@ -97,16 +125,25 @@ static ic_status encode(encode_job *job, const uint8_t *rgba, uint32_t width, ui
         /* libjpeg only reads input rows; its row type just is not const. */
         const uint8_t *band = transforms ? job->band : source;
         JSAMPROW rows[IC_BAND_ROWS];
-        for (JDIMENSION i = 0; i < count; i++) rows[i] = (JSAMPROW)(band + (size_t)i * stride);
+        if (gray) {
+            for (JDIMENSION i = 0; i < count; i++) {
+                const uint8_t *pixel = band + (size_t)i * stride;
+                uint8_t *target = job->gray + (size_t)i * width;
+                for (uint32_t x = 0; x < width; x++) target[x] = pixel[(size_t)x * 4];
+                rows[i] = target;
+            }
+        } else {
+            for (JDIMENSION i = 0; i < count; i++) rows[i] = (JSAMPROW)(band + (size_t)i * stride);
+        }
         jpeg_write_scanlines(cinfo, rows, count);
     }
     jpeg_finish_compress(cinfo);
     return IC_OK;
 }
 
-ic_status ic_encode_jpeg(const uint8_t *rgba, uint32_t width, uint32_t height, int quality,
-                         int fast_dct, const ic_encode_hooks *hooks, uint8_t **out,
-                         size_t *out_size, char *message, size_t message_size) {
+ic_status ic_encode_jpeg(const uint8_t *rgba, uint32_t width, uint32_t height,
+                         const ic_encode_options *options, const ic_encode_hooks *hooks,
+                         uint8_t **out, size_t *out_size, char *message, size_t message_size) {
     *out = NULL;
     *out_size = 0;
     ic_set_message(message, message_size, "%s", "");
@@ -119,17 +156,15 @@ ic_status ic_encode_jpeg(const uint8_t *rgba, uint32_t width, uint32_t height, i
                        (long)JPEG_MAX_DIMENSION, width, height);
         return IC_ENCODE_FAILED;
     }
-    if (quality < 1) quality = 1;
-    if (quality > 100) quality = 100;
-
     encode_job job;
     memset(&job, 0, sizeof job);
     job.cinfo.err = ic_jpeg_error_init(&job.err);
 
-    ic_status status = encode(&job, rgba, width, height, quality, fast_dct, hooks, message, message_size);
+    ic_status status = encode(&job, rgba, width, height, options, hooks, message, message_size);
 
     jpeg_destroy_compress(&job.cinfo);
     free(job.band);
+    free(job.gray);
     if (status == IC_OK) {
         *out = job.output.data;
         *out_size = job.output.capacity - job.output.pub.free_in_buffer;

@@ -35,8 +35,9 @@ static ic_status precheck_header(const uint8_t *data, size_t size, uint64_t max_
     return IC_OK;
 }
 
-ic_status ic_decode_png(const uint8_t *data, size_t size, uint64_t max_pixels,
+ic_status ic_decode_png(const uint8_t *data, size_t size, const ic_decode_options *options,
                         ic_image *out, char *message, size_t message_size) {
+    uint64_t max_pixels = options->max_pixels;
     memset(out, 0, sizeof *out);
     ic_set_message(message, message_size, "%s", "");
     if (data == NULL || size == 0) {
@@ -61,6 +62,8 @@ ic_status ic_decode_png(const uint8_t *data, size_t size, uint64_t max_pixels,
         png_image_free(&image);
         return status;
     }
+    /* After begin_read, `format` describes the file; palettes count as colour. */
+    int gray = (image.format & PNG_FORMAT_FLAG_COLOR) == 0;
     image.format = PNG_FORMAT_RGBA;
     /* Without gAMA/sRGB, 16-bit samples would be taken as linear light and brightened. */
     image.flags |= PNG_IMAGE_FLAG_16BIT_sRGB;
@@ -81,5 +84,6 @@ ic_status ic_decode_png(const uint8_t *data, size_t size, uint64_t max_pixels,
     out->pixels = pixels;
     out->width = image.width;
     out->height = image.height;
+    out->gray = gray;
     return IC_OK;
 }

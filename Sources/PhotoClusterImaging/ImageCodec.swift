@@ -19,43 +19,75 @@ public enum ImageCodec {
         }
     }
 
-    /// Decodes a JPEG or PNG to RGBA8. The header's size is checked against `maxPixels`
-    /// before any pixel memory is allocated. `fastDCT` decodes JPEG with libjpeg-turbo's fast
+    /// The format, stored size and metadata (orientation, ICC profile, EXIF, XMP), read from the
+    /// header without decoding pixels. Metadata that cannot be read is left out; only a format
+    /// that is not known throws.
+    public static func inspect(_ data: Data) throws -> ImageHeader {
+        let format = try knownFormat(of: data)
+        return data.withByteWindow { window in
+            switch format {
+            case .jpeg: return JPEGSegments.header(of: window)
+            case .png: return PNGChunks.header(of: window)
+            }
+        }
+    }
+
+    /// Decodes a JPEG or PNG to RGBA8, as stored (no orientation is applied), with its header.
+    /// The header's size is checked against `options.maxPixels` before any pixel memory is
+    /// allocated.
+    public static func decode(_ data: Data, options: DecodeOptions) throws -> DecodedImage {
+        let header = try inspect(data)
+        var decoded = ic_image()
+        var c = ic_decode_options()
+        c.max_pixels = UInt64(max(0, options.maxPixels))
+        c.fast_dct = options.fastDCT ? 1 : 0
+        try CodecCall.check { message, messageSize in
+            data.withUnsafeBytes { raw in
+                let bytes = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                switch header.format {
+                case .jpeg: return ic_decode_jpeg(bytes, raw.count, &c, &decoded, message, messageSize)
+                case .png: return ic_decode_png(bytes, raw.count, &c, &decoded, message, messageSize)
+                }
+            }
+        }
+        let image = RGBAImage(width: Int(decoded.width), height: Int(decoded.height), adoptingMallocedPixels: decoded.pixels)
+        return DecodedImage(image: image, header: header, isGray: decoded.gray != 0)
+    }
+
+    /// Decodes a JPEG or PNG to RGBA8 as stored. `fastDCT` decodes JPEG with libjpeg-turbo's fast
     /// integer DCT and chroma upsampling by replication: faster, a little less accurate.
     public static func decode(
         _ data: Data, maxPixels: Int = defaultMaxPixels, fastDCT: Bool = false
     ) throws -> (image: RGBAImage, format: ImageFormat) {
+        let decoded = try decode(data, options: DecodeOptions(maxPixels: maxPixels, fastDCT: fastDCT))
+        return (decoded.image, decoded.format)
+    }
+
+    private static func knownFormat(of data: Data) throws -> ImageFormat {
         guard !data.isEmpty else { throw ImageCodecError(kind: .empty, message: "image data is empty") }
         guard let format = sniff(data) else {
             let start = data.prefix(4).map { String(format: "%02X", $0) }.joined(separator: " ")
             throw ImageCodecError(kind: .unsupportedFormat, message: "not a JPEG or PNG (starts with \(start))")
         }
-        let cap = UInt64(max(0, maxPixels))
-        var decoded = ic_image()
-        try CodecCall.check { message, messageSize in
-            data.withUnsafeBytes { raw in
-                let bytes = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                switch format {
-                case .jpeg: return ic_decode_jpeg(bytes, raw.count, cap, fastDCT ? 1 : 0, &decoded, message, messageSize)
-                case .png: return ic_decode_png(bytes, raw.count, cap, &decoded, message, messageSize)
-                }
-            }
-        }
-        let image = RGBAImage(
-            width: Int(decoded.width), height: Int(decoded.height), adoptingMallocedPixels: decoded.pixels)
-        return (image, format)
+        return format
     }
 
     /// Encodes RGBA8 pixels. JPEG drops alpha, subsamples chroma 4:2:0 and clamps `quality`
     /// to 1...100; PNG is lossless (RGB when fully opaque) and ignores `quality`.
-    ///
-    /// `fastDCT` encodes JPEG with libjpeg-turbo's fast integer DCT when `quality` is 90 or less
-    /// (above that its rounding shows). `transform` (colour only, alpha kept) is applied to each
-    /// band of rows just before it is compressed, so the image itself is left as it was.
-    /// `shouldStop` is asked before each band; when it returns true the encode ends by throwing
-    /// `EncodeStopped`.
     public static func encode(
         _ image: RGBAImage, as format: ImageFormat, quality: Int = 90, fastDCT: Bool = false,
+        transform: PixelTransform? = nil, shouldStop: (() -> Bool)? = nil
+    ) throws -> Data {
+        try encode(image, as: format, options: EncodeOptions(quality: quality, fastDCT: fastDCT), transform: transform, shouldStop: shouldStop)
+    }
+
+    /// Encodes RGBA8 pixels with `options` (quality, gray, the metadata to embed).
+    ///
+    /// `transform` (colour only, alpha kept) is applied to each band of rows just before it is
+    /// compressed, so the image itself is left as it was. `shouldStop` is asked before each band;
+    /// when it returns true the encode ends by throwing `EncodeStopped`.
+    public static func encode(
+        _ image: RGBAImage, as format: ImageFormat, options: EncodeOptions,
         transform: PixelTransform? = nil, shouldStop: (() -> Bool)? = nil
     ) throws -> Data {
         guard image.width > 0, image.height > 0, image.width <= UInt32.max, image.height <= UInt32.max else {
@@ -70,18 +102,18 @@ public enum ImageCodec {
             return try withUnsafeMutablePointer(to: &bands) { context in
                 var hooks = ic_encode_hooks(band: EncodeBands.callback, context: UnsafeMutableRawPointer(context), transforms: transform == nil ? 0 : 1)
                 var bandSaidStop = false
-                try CodecCall.check { message, messageSize in
-                    let status: ic_status
-                    switch format {
-                    case .jpeg:
-                        status = ic_encode_jpeg(
-                            image.pixels, width, height, Int32(clamping: quality), fastDCT ? 1 : 0, &hooks, &output, &outputSize, message,
-                            messageSize)
-                    case .png:
-                        status = ic_encode_png(image.pixels, width, height, &hooks, &output, &outputSize, message, messageSize)
+                try options.withCOptions { c in
+                    try CodecCall.check { message, messageSize in
+                        let status: ic_status
+                        switch format {
+                        case .jpeg:
+                            status = ic_encode_jpeg(image.pixels, width, height, &c, &hooks, &output, &outputSize, message, messageSize)
+                        case .png:
+                            status = ic_encode_png(image.pixels, width, height, &c, &hooks, &output, &outputSize, message, messageSize)
+                        }
+                        bandSaidStop = status == IC_STOPPED
+                        return bandSaidStop ? IC_OK : status
                     }
-                    bandSaidStop = status == IC_STOPPED
-                    return bandSaidStop ? IC_OK : status
                 }
                 return bandSaidStop
             }

@@ -77,6 +77,7 @@ public nonisolated enum Photocluster_V1_OutputFormat: SwiftProtobuf.Enum, Swift.
   case keep // = 0
   case jpeg // = 1
   case png // = 2
+  case webp // = 3
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -88,6 +89,7 @@ public nonisolated enum Photocluster_V1_OutputFormat: SwiftProtobuf.Enum, Swift.
     case 0: self = .keep
     case 1: self = .jpeg
     case 2: self = .png
+    case 3: self = .webp
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -97,6 +99,7 @@ public nonisolated enum Photocluster_V1_OutputFormat: SwiftProtobuf.Enum, Swift.
     case .keep: return 0
     case .jpeg: return 1
     case .png: return 2
+    case .webp: return 3
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -106,6 +109,90 @@ public nonisolated enum Photocluster_V1_OutputFormat: SwiftProtobuf.Enum, Swift.
     .keep,
     .jpeg,
     .png,
+    .webp,
+  ]
+
+}
+
+public nonisolated enum Photocluster_V1_ColourHandling: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+
+  /// the pixels and ICC profile as they came (CMYK is converted to sRGB)
+  case keep // = 0
+
+  /// converted to sRGB by the input's profile, and no profile written
+  case srgb // = 220
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .keep
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .keep
+    case 220: self = .srgb
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .keep: return 0
+    case .srgb: return 220
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Photocluster_V1_ColourHandling] = [
+    .keep,
+    .srgb,
+  ]
+
+}
+
+/// Which of the input's metadata an output carries. The ICC profile is kept in every case.
+public nonisolated enum Photocluster_V1_MetadataPolicy: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+
+  /// none of EXIF and XMP (the orientation tag only when not applied)
+  case strip // = 0
+
+  /// EXIF and XMP, orientation reset to 1 when applied
+  case keep // = 220
+
+  /// EXIF's Artist and Copyright only
+  case copyright // = 221
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .strip
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .strip
+    case 220: self = .keep
+    case 221: self = .copyright
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .strip: return 0
+    case .keep: return 220
+    case .copyright: return 221
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Photocluster_V1_MetadataPolicy] = [
+    .strip,
+    .keep,
+    .copyright,
   ]
 
 }
@@ -373,6 +460,28 @@ public nonisolated struct Photocluster_V1_FilterSpec: Sendable {
   public init() {}
 }
 
+/// What happens to a photo's orientation, colour and metadata on its way through.
+public nonisolated struct Photocluster_V1_ImageOptions: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// Keep the stored pixels as they are instead of turning them upright by their EXIF
+  /// orientation (the output then keeps the orientation tag).
+  public var noAutoOrient: Bool = false
+
+  public var metadata: Photocluster_V1_MetadataPolicy = .strip
+
+  public var colour: Photocluster_V1_ColourHandling = .keep
+
+  /// WebP: lossless instead of lossy at `quality`
+  public var lossless: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 /// Which photos a client is looking at.
 public nonisolated struct Photocluster_V1_Viewport: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
@@ -440,44 +549,95 @@ public nonisolated struct Photocluster_V1_FilterInfo: Sendable {
 }
 
 /// The operations of one photo: download → decode → filters… → encode.
-public nonisolated struct Photocluster_V1_PhotoGraph: Sendable {
+public nonisolated struct Photocluster_V1_PhotoGraph: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var jobID: String = String()
+  public var jobID: String {
+    get {_storage._jobID}
+    set {_uniqueStorage()._jobID = newValue}
+  }
 
-  public var photoIndex: UInt32 = 0
+  public var photoIndex: UInt32 {
+    get {_storage._photoIndex}
+    set {_uniqueStorage()._photoIndex = newValue}
+  }
 
-  public var name: String = String()
+  public var name: String {
+    get {_storage._name}
+    set {_uniqueStorage()._name = newValue}
+  }
 
-  public var url: String = String()
+  public var url: String {
+    get {_storage._url}
+    set {_uniqueStorage()._url = newValue}
+  }
 
-  public var filters: [Photocluster_V1_FilterSpec] = []
+  public var filters: [Photocluster_V1_FilterSpec] {
+    get {_storage._filters}
+    set {_uniqueStorage()._filters = newValue}
+  }
 
-  public var format: Photocluster_V1_OutputFormat = .keep
+  public var format: Photocluster_V1_OutputFormat {
+    get {_storage._format}
+    set {_uniqueStorage()._format = newValue}
+  }
 
-  public var quality: UInt32 = 0
+  public var quality: UInt32 {
+    get {_storage._quality}
+    set {_uniqueStorage()._quality = newValue}
+  }
 
-  public var band: Photocluster_V1_PriorityBand = .background
+  public var band: Photocluster_V1_PriorityBand {
+    get {_storage._band}
+    set {_uniqueStorage()._band = newValue}
+  }
 
   /// within a band, lower runs first
-  public var rank: Int64 = 0
+  public var rank: Int64 {
+    get {_storage._rank}
+    set {_uniqueStorage()._rank = newValue}
+  }
 
-  public var epoch: UInt64 = 0
+  public var epoch: UInt64 {
+    get {_storage._epoch}
+    set {_uniqueStorage()._epoch = newValue}
+  }
 
   /// 1 for the first try
-  public var attempt: UInt32 = 0
+  public var attempt: UInt32 {
+    get {_storage._attempt}
+    set {_uniqueStorage()._attempt = newValue}
+  }
 
   /// first stage to run when the worker holds earlier results
-  public var resumeFrom: Photocluster_V1_Stage = .unspecified
+  public var resumeFrom: Photocluster_V1_Stage {
+    get {_storage._resumeFrom}
+    set {_uniqueStorage()._resumeFrom = newValue}
+  }
 
   /// JPEG: libjpeg-turbo's fast integer DCT (see SubmitJob.fast_dct)
-  public var fastDct: Bool = false
+  public var fastDct: Bool {
+    get {_storage._fastDct}
+    set {_uniqueStorage()._fastDct = newValue}
+  }
+
+  /// orientation, colour and metadata (see SubmitJob.image)
+  public var image: Photocluster_V1_ImageOptions {
+    get {_storage._image ?? Photocluster_V1_ImageOptions()}
+    set {_uniqueStorage()._image = newValue}
+  }
+  /// Returns true if `image` has been explicitly set.
+  public var hasImage: Bool {_storage._image != nil}
+  /// Clears the value of `image`. Subsequent reads from it will return its default value.
+  public mutating func clearImage() {_uniqueStorage()._image = nil}
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 public nonisolated struct Photocluster_V1_AssignGraph: Sendable {
@@ -1113,48 +1273,85 @@ public nonisolated struct Photocluster_V1_ManifestEntry: Sendable {
   public init() {}
 }
 
-public nonisolated struct Photocluster_V1_SubmitJob: Sendable {
+public nonisolated struct Photocluster_V1_SubmitJob: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var photos: [Photocluster_V1_ManifestEntry] = []
+  public var photos: [Photocluster_V1_ManifestEntry] {
+    get {_storage._photos}
+    set {_uniqueStorage()._photos = newValue}
+  }
 
-  public var filters: [Photocluster_V1_FilterSpec] = []
+  public var filters: [Photocluster_V1_FilterSpec] {
+    get {_storage._filters}
+    set {_uniqueStorage()._filters = newValue}
+  }
 
   /// absolute, on the coordinator's host
-  public var outputDir: String = String()
+  public var outputDir: String {
+    get {_storage._outputDir}
+    set {_uniqueStorage()._outputDir = newValue}
+  }
 
-  public var format: Photocluster_V1_OutputFormat = .keep
+  public var format: Photocluster_V1_OutputFormat {
+    get {_storage._format}
+    set {_uniqueStorage()._format = newValue}
+  }
 
-  public var quality: UInt32 = 0
+  public var quality: UInt32 {
+    get {_storage._quality}
+    set {_uniqueStorage()._quality = newValue}
+  }
 
   /// absent: batch, everything visible
   public var viewport: Photocluster_V1_Viewport {
-    get {_viewport ?? Photocluster_V1_Viewport()}
-    set {_viewport = newValue}
+    get {_storage._viewport ?? Photocluster_V1_Viewport()}
+    set {_uniqueStorage()._viewport = newValue}
   }
   /// Returns true if `viewport` has been explicitly set.
-  public var hasViewport: Bool {self._viewport != nil}
+  public var hasViewport: Bool {_storage._viewport != nil}
   /// Clears the value of `viewport`. Subsequent reads from it will return its default value.
-  public mutating func clearViewport() {self._viewport = nil}
+  public mutating func clearViewport() {_uniqueStorage()._viewport = nil}
 
-  public var viewportMode: Bool = false
+  public var viewportMode: Bool {
+    get {_storage._viewportMode}
+    set {_uniqueStorage()._viewportMode = newValue}
+  }
 
   /// for humans, e.g. the manifest's file name
-  public var label: String = String()
+  public var label: String {
+    get {_storage._label}
+    set {_uniqueStorage()._label = newValue}
+  }
 
   /// JPEG: decode, and encode at quality 90 or less, with the fast DCT
-  public var fastDct: Bool = false
+  public var fastDct: Bool {
+    get {_storage._fastDct}
+    set {_uniqueStorage()._fastDct = newValue}
+  }
 
   /// what the submitting client hears as the job runs
-  public var events: Photocluster_V1_EventDetail = .everyPhoto
+  public var events: Photocluster_V1_EventDetail {
+    get {_storage._events}
+    set {_uniqueStorage()._events = newValue}
+  }
+
+  /// orientation, colour and metadata of every photo
+  public var image: Photocluster_V1_ImageOptions {
+    get {_storage._image ?? Photocluster_V1_ImageOptions()}
+    set {_uniqueStorage()._image = newValue}
+  }
+  /// Returns true if `image` has been explicitly set.
+  public var hasImage: Bool {_storage._image != nil}
+  /// Clears the value of `image`. Subsequent reads from it will return its default value.
+  public mutating func clearImage() {_uniqueStorage()._image = nil}
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
-  fileprivate var _viewport: Photocluster_V1_Viewport? = nil
+  fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 public nonisolated struct Photocluster_V1_SetViewport: Sendable {
@@ -1802,7 +1999,15 @@ nonisolated extension Photocluster_V1_ProtocolVersion: SwiftProtobuf._ProtoNameP
 }
 
 nonisolated extension Photocluster_V1_OutputFormat: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0OUTPUT_FORMAT_KEEP\0\u{1}OUTPUT_FORMAT_JPEG\0\u{1}OUTPUT_FORMAT_PNG\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0OUTPUT_FORMAT_KEEP\0\u{1}OUTPUT_FORMAT_JPEG\0\u{1}OUTPUT_FORMAT_PNG\0\u{1}OUTPUT_FORMAT_WEBP\0")
+}
+
+nonisolated extension Photocluster_V1_ColourHandling: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0COLOUR_HANDLING_KEEP\0\u{2}\\\u{3}COLOUR_HANDLING_SRGB\0")
+}
+
+nonisolated extension Photocluster_V1_MetadataPolicy: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0METADATA_POLICY_STRIP\0\u{2}\\\u{3}METADATA_POLICY_KEEP\0\u{1}METADATA_POLICY_COPYRIGHT\0")
 }
 
 nonisolated extension Photocluster_V1_PriorityBand: SwiftProtobuf._ProtoNameProviding {
@@ -1890,6 +2095,51 @@ nonisolated extension Photocluster_V1_FilterSpec: SwiftProtobuf.Message, SwiftPr
   public static func ==(lhs: Photocluster_V1_FilterSpec, rhs: Photocluster_V1_FilterSpec) -> Bool {
     if lhs.name != rhs.name {return false}
     if lhs.params != rhs.params {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Photocluster_V1_ImageOptions: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ImageOptions"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{4}\\\u{3}no_auto_orient\0\u{1}metadata\0\u{1}colour\0\u{1}lossless\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 220: try { try decoder.decodeSingularBoolField(value: &self.noAutoOrient) }()
+      case 221: try { try decoder.decodeSingularEnumField(value: &self.metadata) }()
+      case 222: try { try decoder.decodeSingularEnumField(value: &self.colour) }()
+      case 223: try { try decoder.decodeSingularBoolField(value: &self.lossless) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.noAutoOrient != false {
+      try visitor.visitSingularBoolField(value: self.noAutoOrient, fieldNumber: 220)
+    }
+    if self.metadata != .strip {
+      try visitor.visitSingularEnumField(value: self.metadata, fieldNumber: 221)
+    }
+    if self.colour != .keep {
+      try visitor.visitSingularEnumField(value: self.colour, fieldNumber: 222)
+    }
+    if self.lossless != false {
+      try visitor.visitSingularBoolField(value: self.lossless, fieldNumber: 223)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_ImageOptions, rhs: Photocluster_V1_ImageOptions) -> Bool {
+    if lhs.noAutoOrient != rhs.noAutoOrient {return false}
+    if lhs.metadata != rhs.metadata {return false}
+    if lhs.colour != rhs.colour {return false}
+    if lhs.lossless != rhs.lossless {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2042,89 +2292,160 @@ nonisolated extension Photocluster_V1_FilterInfo: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Photocluster_V1_PhotoGraph: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PhotoGraph"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}name\0\u{1}url\0\u{1}filters\0\u{1}format\0\u{1}quality\0\u{1}band\0\u{1}rank\0\u{1}epoch\0\u{1}attempt\0\u{3}resume_from\0\u{3}fast_dct\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}name\0\u{1}url\0\u{1}filters\0\u{1}format\0\u{1}quality\0\u{1}band\0\u{1}rank\0\u{1}epoch\0\u{1}attempt\0\u{3}resume_from\0\u{3}fast_dct\0\u{2}O\u{3}image\0")
+
+  fileprivate class _StorageClass {
+    var _jobID: String = String()
+    var _photoIndex: UInt32 = 0
+    var _name: String = String()
+    var _url: String = String()
+    var _filters: [Photocluster_V1_FilterSpec] = []
+    var _format: Photocluster_V1_OutputFormat = .keep
+    var _quality: UInt32 = 0
+    var _band: Photocluster_V1_PriorityBand = .background
+    var _rank: Int64 = 0
+    var _epoch: UInt64 = 0
+    var _attempt: UInt32 = 0
+    var _resumeFrom: Photocluster_V1_Stage = .unspecified
+    var _fastDct: Bool = false
+    var _image: Photocluster_V1_ImageOptions? = nil
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _jobID = source._jobID
+      _photoIndex = source._photoIndex
+      _name = source._name
+      _url = source._url
+      _filters = source._filters
+      _format = source._format
+      _quality = source._quality
+      _band = source._band
+      _rank = source._rank
+      _epoch = source._epoch
+      _attempt = source._attempt
+      _resumeFrom = source._resumeFrom
+      _fastDct = source._fastDct
+      _image = source._image
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularStringField(value: &self.jobID) }()
-      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.photoIndex) }()
-      case 3: try { try decoder.decodeSingularStringField(value: &self.name) }()
-      case 4: try { try decoder.decodeSingularStringField(value: &self.url) }()
-      case 5: try { try decoder.decodeRepeatedMessageField(value: &self.filters) }()
-      case 6: try { try decoder.decodeSingularEnumField(value: &self.format) }()
-      case 7: try { try decoder.decodeSingularUInt32Field(value: &self.quality) }()
-      case 8: try { try decoder.decodeSingularEnumField(value: &self.band) }()
-      case 9: try { try decoder.decodeSingularInt64Field(value: &self.rank) }()
-      case 10: try { try decoder.decodeSingularUInt64Field(value: &self.epoch) }()
-      case 11: try { try decoder.decodeSingularUInt32Field(value: &self.attempt) }()
-      case 12: try { try decoder.decodeSingularEnumField(value: &self.resumeFrom) }()
-      case 13: try { try decoder.decodeSingularBoolField(value: &self.fastDct) }()
-      default: break
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularStringField(value: &_storage._jobID) }()
+        case 2: try { try decoder.decodeSingularUInt32Field(value: &_storage._photoIndex) }()
+        case 3: try { try decoder.decodeSingularStringField(value: &_storage._name) }()
+        case 4: try { try decoder.decodeSingularStringField(value: &_storage._url) }()
+        case 5: try { try decoder.decodeRepeatedMessageField(value: &_storage._filters) }()
+        case 6: try { try decoder.decodeSingularEnumField(value: &_storage._format) }()
+        case 7: try { try decoder.decodeSingularUInt32Field(value: &_storage._quality) }()
+        case 8: try { try decoder.decodeSingularEnumField(value: &_storage._band) }()
+        case 9: try { try decoder.decodeSingularInt64Field(value: &_storage._rank) }()
+        case 10: try { try decoder.decodeSingularUInt64Field(value: &_storage._epoch) }()
+        case 11: try { try decoder.decodeSingularUInt32Field(value: &_storage._attempt) }()
+        case 12: try { try decoder.decodeSingularEnumField(value: &_storage._resumeFrom) }()
+        case 13: try { try decoder.decodeSingularBoolField(value: &_storage._fastDct) }()
+        case 220: try { try decoder.decodeSingularMessageField(value: &_storage._image) }()
+        default: break
+        }
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    if !self.jobID.isEmpty {
-      try visitor.visitSingularStringField(value: self.jobID, fieldNumber: 1)
-    }
-    if self.photoIndex != 0 {
-      try visitor.visitSingularUInt32Field(value: self.photoIndex, fieldNumber: 2)
-    }
-    if !self.name.isEmpty {
-      try visitor.visitSingularStringField(value: self.name, fieldNumber: 3)
-    }
-    if !self.url.isEmpty {
-      try visitor.visitSingularStringField(value: self.url, fieldNumber: 4)
-    }
-    if !self.filters.isEmpty {
-      try visitor.visitRepeatedMessageField(value: self.filters, fieldNumber: 5)
-    }
-    if self.format != .keep {
-      try visitor.visitSingularEnumField(value: self.format, fieldNumber: 6)
-    }
-    if self.quality != 0 {
-      try visitor.visitSingularUInt32Field(value: self.quality, fieldNumber: 7)
-    }
-    if self.band != .background {
-      try visitor.visitSingularEnumField(value: self.band, fieldNumber: 8)
-    }
-    if self.rank != 0 {
-      try visitor.visitSingularInt64Field(value: self.rank, fieldNumber: 9)
-    }
-    if self.epoch != 0 {
-      try visitor.visitSingularUInt64Field(value: self.epoch, fieldNumber: 10)
-    }
-    if self.attempt != 0 {
-      try visitor.visitSingularUInt32Field(value: self.attempt, fieldNumber: 11)
-    }
-    if self.resumeFrom != .unspecified {
-      try visitor.visitSingularEnumField(value: self.resumeFrom, fieldNumber: 12)
-    }
-    if self.fastDct != false {
-      try visitor.visitSingularBoolField(value: self.fastDct, fieldNumber: 13)
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if !_storage._jobID.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._jobID, fieldNumber: 1)
+      }
+      if _storage._photoIndex != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._photoIndex, fieldNumber: 2)
+      }
+      if !_storage._name.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._name, fieldNumber: 3)
+      }
+      if !_storage._url.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._url, fieldNumber: 4)
+      }
+      if !_storage._filters.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._filters, fieldNumber: 5)
+      }
+      if _storage._format != .keep {
+        try visitor.visitSingularEnumField(value: _storage._format, fieldNumber: 6)
+      }
+      if _storage._quality != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._quality, fieldNumber: 7)
+      }
+      if _storage._band != .background {
+        try visitor.visitSingularEnumField(value: _storage._band, fieldNumber: 8)
+      }
+      if _storage._rank != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._rank, fieldNumber: 9)
+      }
+      if _storage._epoch != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._epoch, fieldNumber: 10)
+      }
+      if _storage._attempt != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._attempt, fieldNumber: 11)
+      }
+      if _storage._resumeFrom != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._resumeFrom, fieldNumber: 12)
+      }
+      if _storage._fastDct != false {
+        try visitor.visitSingularBoolField(value: _storage._fastDct, fieldNumber: 13)
+      }
+      try { if let v = _storage._image {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 220)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Photocluster_V1_PhotoGraph, rhs: Photocluster_V1_PhotoGraph) -> Bool {
-    if lhs.jobID != rhs.jobID {return false}
-    if lhs.photoIndex != rhs.photoIndex {return false}
-    if lhs.name != rhs.name {return false}
-    if lhs.url != rhs.url {return false}
-    if lhs.filters != rhs.filters {return false}
-    if lhs.format != rhs.format {return false}
-    if lhs.quality != rhs.quality {return false}
-    if lhs.band != rhs.band {return false}
-    if lhs.rank != rhs.rank {return false}
-    if lhs.epoch != rhs.epoch {return false}
-    if lhs.attempt != rhs.attempt {return false}
-    if lhs.resumeFrom != rhs.resumeFrom {return false}
-    if lhs.fastDct != rhs.fastDct {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._jobID != rhs_storage._jobID {return false}
+        if _storage._photoIndex != rhs_storage._photoIndex {return false}
+        if _storage._name != rhs_storage._name {return false}
+        if _storage._url != rhs_storage._url {return false}
+        if _storage._filters != rhs_storage._filters {return false}
+        if _storage._format != rhs_storage._format {return false}
+        if _storage._quality != rhs_storage._quality {return false}
+        if _storage._band != rhs_storage._band {return false}
+        if _storage._rank != rhs_storage._rank {return false}
+        if _storage._epoch != rhs_storage._epoch {return false}
+        if _storage._attempt != rhs_storage._attempt {return false}
+        if _storage._resumeFrom != rhs_storage._resumeFrom {return false}
+        if _storage._fastDct != rhs_storage._fastDct {return false}
+        if _storage._image != rhs_storage._image {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -3488,78 +3809,139 @@ nonisolated extension Photocluster_V1_ManifestEntry: SwiftProtobuf.Message, Swif
 
 nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SubmitJob"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}photos\0\u{1}filters\0\u{3}output_dir\0\u{1}format\0\u{1}quality\0\u{1}viewport\0\u{3}viewport_mode\0\u{1}label\0\u{3}fast_dct\0\u{1}events\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}photos\0\u{1}filters\0\u{3}output_dir\0\u{1}format\0\u{1}quality\0\u{1}viewport\0\u{3}viewport_mode\0\u{1}label\0\u{3}fast_dct\0\u{1}events\0\u{2}R\u{3}image\0")
+
+  fileprivate class _StorageClass {
+    var _photos: [Photocluster_V1_ManifestEntry] = []
+    var _filters: [Photocluster_V1_FilterSpec] = []
+    var _outputDir: String = String()
+    var _format: Photocluster_V1_OutputFormat = .keep
+    var _quality: UInt32 = 0
+    var _viewport: Photocluster_V1_Viewport? = nil
+    var _viewportMode: Bool = false
+    var _label: String = String()
+    var _fastDct: Bool = false
+    var _events: Photocluster_V1_EventDetail = .everyPhoto
+    var _image: Photocluster_V1_ImageOptions? = nil
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _photos = source._photos
+      _filters = source._filters
+      _outputDir = source._outputDir
+      _format = source._format
+      _quality = source._quality
+      _viewport = source._viewport
+      _viewportMode = source._viewportMode
+      _label = source._label
+      _fastDct = source._fastDct
+      _events = source._events
+      _image = source._image
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.photos) }()
-      case 2: try { try decoder.decodeRepeatedMessageField(value: &self.filters) }()
-      case 3: try { try decoder.decodeSingularStringField(value: &self.outputDir) }()
-      case 4: try { try decoder.decodeSingularEnumField(value: &self.format) }()
-      case 5: try { try decoder.decodeSingularUInt32Field(value: &self.quality) }()
-      case 6: try { try decoder.decodeSingularMessageField(value: &self._viewport) }()
-      case 7: try { try decoder.decodeSingularBoolField(value: &self.viewportMode) }()
-      case 8: try { try decoder.decodeSingularStringField(value: &self.label) }()
-      case 9: try { try decoder.decodeSingularBoolField(value: &self.fastDct) }()
-      case 10: try { try decoder.decodeSingularEnumField(value: &self.events) }()
-      default: break
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeRepeatedMessageField(value: &_storage._photos) }()
+        case 2: try { try decoder.decodeRepeatedMessageField(value: &_storage._filters) }()
+        case 3: try { try decoder.decodeSingularStringField(value: &_storage._outputDir) }()
+        case 4: try { try decoder.decodeSingularEnumField(value: &_storage._format) }()
+        case 5: try { try decoder.decodeSingularUInt32Field(value: &_storage._quality) }()
+        case 6: try { try decoder.decodeSingularMessageField(value: &_storage._viewport) }()
+        case 7: try { try decoder.decodeSingularBoolField(value: &_storage._viewportMode) }()
+        case 8: try { try decoder.decodeSingularStringField(value: &_storage._label) }()
+        case 9: try { try decoder.decodeSingularBoolField(value: &_storage._fastDct) }()
+        case 10: try { try decoder.decodeSingularEnumField(value: &_storage._events) }()
+        case 220: try { try decoder.decodeSingularMessageField(value: &_storage._image) }()
+        default: break
+        }
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    // The use of inline closures is to circumvent an issue where the compiler
-    // allocates stack space for every if/case branch local when no optimizations
-    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-    // https://github.com/apple/swift-protobuf/issues/1182
-    if !self.photos.isEmpty {
-      try visitor.visitRepeatedMessageField(value: self.photos, fieldNumber: 1)
-    }
-    if !self.filters.isEmpty {
-      try visitor.visitRepeatedMessageField(value: self.filters, fieldNumber: 2)
-    }
-    if !self.outputDir.isEmpty {
-      try visitor.visitSingularStringField(value: self.outputDir, fieldNumber: 3)
-    }
-    if self.format != .keep {
-      try visitor.visitSingularEnumField(value: self.format, fieldNumber: 4)
-    }
-    if self.quality != 0 {
-      try visitor.visitSingularUInt32Field(value: self.quality, fieldNumber: 5)
-    }
-    try { if let v = self._viewport {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
-    } }()
-    if self.viewportMode != false {
-      try visitor.visitSingularBoolField(value: self.viewportMode, fieldNumber: 7)
-    }
-    if !self.label.isEmpty {
-      try visitor.visitSingularStringField(value: self.label, fieldNumber: 8)
-    }
-    if self.fastDct != false {
-      try visitor.visitSingularBoolField(value: self.fastDct, fieldNumber: 9)
-    }
-    if self.events != .everyPhoto {
-      try visitor.visitSingularEnumField(value: self.events, fieldNumber: 10)
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if !_storage._photos.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._photos, fieldNumber: 1)
+      }
+      if !_storage._filters.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._filters, fieldNumber: 2)
+      }
+      if !_storage._outputDir.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._outputDir, fieldNumber: 3)
+      }
+      if _storage._format != .keep {
+        try visitor.visitSingularEnumField(value: _storage._format, fieldNumber: 4)
+      }
+      if _storage._quality != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._quality, fieldNumber: 5)
+      }
+      try { if let v = _storage._viewport {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
+      } }()
+      if _storage._viewportMode != false {
+        try visitor.visitSingularBoolField(value: _storage._viewportMode, fieldNumber: 7)
+      }
+      if !_storage._label.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._label, fieldNumber: 8)
+      }
+      if _storage._fastDct != false {
+        try visitor.visitSingularBoolField(value: _storage._fastDct, fieldNumber: 9)
+      }
+      if _storage._events != .everyPhoto {
+        try visitor.visitSingularEnumField(value: _storage._events, fieldNumber: 10)
+      }
+      try { if let v = _storage._image {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 220)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Photocluster_V1_SubmitJob, rhs: Photocluster_V1_SubmitJob) -> Bool {
-    if lhs.photos != rhs.photos {return false}
-    if lhs.filters != rhs.filters {return false}
-    if lhs.outputDir != rhs.outputDir {return false}
-    if lhs.format != rhs.format {return false}
-    if lhs.quality != rhs.quality {return false}
-    if lhs._viewport != rhs._viewport {return false}
-    if lhs.viewportMode != rhs.viewportMode {return false}
-    if lhs.label != rhs.label {return false}
-    if lhs.fastDct != rhs.fastDct {return false}
-    if lhs.events != rhs.events {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._photos != rhs_storage._photos {return false}
+        if _storage._filters != rhs_storage._filters {return false}
+        if _storage._outputDir != rhs_storage._outputDir {return false}
+        if _storage._format != rhs_storage._format {return false}
+        if _storage._quality != rhs_storage._quality {return false}
+        if _storage._viewport != rhs_storage._viewport {return false}
+        if _storage._viewportMode != rhs_storage._viewportMode {return false}
+        if _storage._label != rhs_storage._label {return false}
+        if _storage._fastDct != rhs_storage._fastDct {return false}
+        if _storage._events != rhs_storage._events {return false}
+        if _storage._image != rhs_storage._image {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

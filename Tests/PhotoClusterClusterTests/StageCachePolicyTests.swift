@@ -34,7 +34,7 @@ final class StageCachePolicyTests: XCTestCase {
             return XCTFail("the download is kept")
         }
         XCTAssertEqual(bytes, photo)
-        XCTAssertNil(run.engine.cache.get(.decoded(url: url, fastDCT: false)), "a finished photo's pixels are not kept")
+        XCTAssertNil(run.engine.cache.get(.decoded(url: url, variant: PixelVariant())), "a finished photo's pixels are not kept")
         XCTAssertEqual(run.engine.cache.usedBytes, photo.count)
     }
 
@@ -50,7 +50,7 @@ final class StageCachePolicyTests: XCTestCase {
         XCTAssertEqual(try run.waitForOutcome(attempt: 1), "cancelled")
 
         let blur = try FilterRegistry.builtIn.resolve("blur:sigma=1")
-        guard case .image(let kept, _)? = run.engine.cache.get(.filtered(url: url, fastDCT: false, prefix: [blur.identifier])) else {
+        guard case .image(let kept, _)? = run.engine.cache.get(.filtered(url: url, variant: PixelVariant(), prefix: [blur.identifier])) else {
             return XCTFail("the blur's output is kept for the photo's return")
         }
         let decoded = try ImageCodec.decode(photo).image
@@ -62,7 +62,7 @@ final class StageCachePolicyTests: XCTestCase {
         XCTAssertEqual(try run.waitForOutcome(attempt: 2), "encoded")
         XCTAssertEqual(run.stages(attempt: 2), [.filter, .encode], "no download, decode or blur the second time")
         XCTAssertEqual(server.requests(forPath: "/coffee.jpg"), 1)
-        XCTAssertNil(run.engine.cache.get(.decoded(url: url, fastDCT: false)), "finished now: its pixels left the cache")
+        XCTAssertNil(run.engine.cache.get(.decoded(url: url, variant: PixelVariant())), "finished now: its pixels left the cache")
         XCTAssertEqual(run.engine.cache.count, 1, "only the download stays")
     }
 
@@ -76,7 +76,7 @@ final class StageCachePolicyTests: XCTestCase {
         XCTAssertEqual(gate.entered.wait(timeout: .now() + 30), .success, "the gate filter started")
         run.engine.cancel(job: "cache", photos: nil)
         XCTAssertEqual(try run.waitForOutcome(attempt: 1), "cancelled")
-        guard case .image(let kept, _)? = run.engine.cache.get(.decoded(url: url, fastDCT: false)) else {
+        guard case .image(let kept, _)? = run.engine.cache.get(.decoded(url: url, variant: PixelVariant())) else {
             return XCTFail("the decoded pixels are kept for the photo's return")
         }
         let decoded = try ImageCodec.decode(photo).image

@@ -2,7 +2,7 @@
 #define IMAGE_CODEC_H
 
 /*
- * JPEG and PNG codecs around libjpeg-turbo and libpng, working in memory.
+ * JPEG, PNG and WebP codecs around libjpeg-turbo, libpng and libwebp, working in memory.
  *
  * Pixels are 8-bit RGBA, rows packed without padding. Every function reports
  * failure through its return value and a human message written into the
@@ -31,7 +31,8 @@ typedef enum {
 typedef enum {
     IC_FORMAT_UNKNOWN = 0,
     IC_FORMAT_JPEG,
-    IC_FORMAT_PNG
+    IC_FORMAT_PNG,
+    IC_FORMAT_WEBP
 } ic_format;
 
 /* A decoded image; `pixels` holds width * height * 4 bytes. */
@@ -39,7 +40,31 @@ typedef struct {
     uint8_t *pixels;
     uint32_t width;
     uint32_t height;
+    int gray; /* stored with one colour channel (gray, or gray and alpha) */
 } ic_image;
+
+/* Bytes owned by the caller; `size` 0 means absent. */
+typedef struct {
+    const uint8_t *bytes;
+    size_t size;
+} ic_blob;
+
+/* How to decode. Zero-filled is a plain decode with no pixel cap (set max_pixels). */
+typedef struct {
+    uint64_t max_pixels;
+    /* JPEG: libjpeg-turbo's fast integer DCT and chroma upsampling by replication. */
+    int fast_dct;
+} ic_decode_options;
+
+/* What an encoder writes besides the pixels. */
+typedef struct {
+    int quality;  /* JPEG and lossy WebP: 1...100 (clamped) */
+    int fast_dct; /* JPEG: the fast integer DCT at quality 90 or less */
+    int gray;     /* JPEG and PNG: one colour channel, taken from red (the caller checked r = g = b) */
+    ic_blob icc;  /* an ICC profile: JPEG APP2 chunks, PNG iCCP */
+    ic_blob exif; /* TIFF-structured EXIF (starting II or MM): JPEG APP1, PNG eXIf */
+    ic_blob xmp;  /* an XMP packet: JPEG APP1, PNG iTXt XML:com.adobe.xmp */
+} ic_encode_options;
 
 /* Size of a message buffer that no message is cut short by. */
 #define IC_MESSAGE_SIZE 256
@@ -48,16 +73,21 @@ typedef struct {
 ic_format ic_sniff(const uint8_t *data, size_t size);
 
 /*
- * Decode to RGBA8. The header's size is checked against `max_pixels` before
+ * Decode to RGBA8. The header's size is checked against `options->max_pixels` before
  * any pixel memory is allocated. On IC_OK `out->pixels` is the caller's; on
  * any other status `out` is zeroed and `message` says why.
- * JPEG: a nonzero `fast_dct` uses libjpeg-turbo's fast integer DCT and chroma upsampling by
- * replication: faster, a little less accurate.
  */
-ic_status ic_decode_jpeg(const uint8_t *data, size_t size, uint64_t max_pixels, int fast_dct,
+ic_status ic_decode_jpeg(const uint8_t *data, size_t size, const ic_decode_options *options,
                          ic_image *out, char *message, size_t message_size);
-ic_status ic_decode_png(const uint8_t *data, size_t size, uint64_t max_pixels,
+ic_status ic_decode_png(const uint8_t *data, size_t size, const ic_decode_options *options,
                         ic_image *out, char *message, size_t message_size);
+
+/*
+ * Inflates zlib data (a PNG iCCP profile, a compressed iTXt) into a malloc'd buffer of at most
+ * `max_size` bytes. IC_TOO_LARGE past that, IC_CORRUPT when the stream is bad.
+ */
+ic_status ic_inflate(const uint8_t *data, size_t size, size_t max_size, uint8_t **out,
+                     size_t *out_size);
 
 /*
  * Called by an encoder for each band of up to IC_BAND_ROWS rows just before it compresses them:
@@ -82,17 +112,17 @@ typedef struct {
 /*
  * Encode RGBA8 pixels, calling `hooks->band` (when hooks is not NULL) for every band of rows.
  * On IC_OK `*out` is a malloc'd buffer of `*out_size` bytes; otherwise `*out` is NULL and
- * `message` says why.
- * JPEG: quality is clamped to 1...100, chroma is subsampled 4:2:0, alpha is dropped; a nonzero
- * `fast_dct` uses the fast integer DCT at quality 90 or less.
- * PNG: RGB when every alpha is 255, else RGBA; fast compression.
+ * `message` says why. Metadata too large for its container (EXIF or XMP over one JPEG
+ * segment) is left out.
+ * JPEG: chroma is subsampled 4:2:0, alpha is dropped.
+ * PNG: RGB (or gray) when every alpha is 255, else with alpha; fast compression.
  */
-ic_status ic_encode_jpeg(const uint8_t *rgba, uint32_t width, uint32_t height, int quality,
-                         int fast_dct, const ic_encode_hooks *hooks, uint8_t **out,
-                         size_t *out_size, char *message, size_t message_size);
+ic_status ic_encode_jpeg(const uint8_t *rgba, uint32_t width, uint32_t height,
+                         const ic_encode_options *options, const ic_encode_hooks *hooks,
+                         uint8_t **out, size_t *out_size, char *message, size_t message_size);
 ic_status ic_encode_png(const uint8_t *rgba, uint32_t width, uint32_t height,
-                        const ic_encode_hooks *hooks, uint8_t **out, size_t *out_size,
-                        char *message, size_t message_size);
+                        const ic_encode_options *options, const ic_encode_hooks *hooks,
+                        uint8_t **out, size_t *out_size, char *message, size_t message_size);
 
 /* Frees a buffer returned by this library. */
 void ic_free(void *buffer);

@@ -21,6 +21,12 @@ struct JobOptions: ParsableArguments {
     @Flag(help: "JPEG: decode, and encode at quality 90 or less, with libjpeg-turbo's fast DCT (faster; pixels differ by a few levels).")
     var fastDCT = false
 
+    @Flag(help: "Keep the stored pixels instead of turning photos upright by their EXIF orientation (the output keeps the orientation tag; filter coordinates are then in stored pixels).")
+    var noAutoOrient = false
+
+    @Option(help: ArgumentHelp("What outputs keep of the inputs' EXIF and XMP: strip (none: no GPS positions or serial numbers in published photos), copyright (EXIF Artist and Copyright), keep (all, orientation reset to 1). The ICC profile is kept in every case.", valueName: "policy"))
+    var metadata: String = "strip"
+
     @Option(help: ArgumentHelp("Local workers in embedded mode (default: the cores this process may use: its CPU affinity, capped by a cgroup CPU quota).", valueName: "n"))
     var workers: Int?
 
@@ -52,6 +58,9 @@ struct JobOptions: ParsableArguments {
         if let format, !["jpeg", "jpg", "png"].contains(format.lowercased()) {
             throw ValidationError("--format must be jpeg or png, got \"\(format)\"")
         }
+        guard ["strip", "copyright", "keep"].contains(metadata.lowercased()) else {
+            throw ValidationError("--metadata must be strip, copyright or keep, got \"\(metadata)\"")
+        }
         if let workers, !(1...256).contains(workers) { throw ValidationError("--workers must be between 1 and 256, got \(workers)") }
         guard prefetch >= 0 else { throw ValidationError("--prefetch must not be negative") }
         if viewportMode && coordinator == nil {
@@ -64,6 +73,18 @@ struct JobOptions: ParsableArguments {
         case "jpeg", "jpg": return .jpeg
         case "png": return .png
         default: return .keep
+        }
+    }
+
+    /// Orientation, colour and metadata for every photo of the job.
+    var imageOptions: Photocluster_V1_ImageOptions {
+        .with {
+            $0.noAutoOrient = noAutoOrient
+            switch metadata.lowercased() {
+            case "keep": $0.metadata = .keep
+            case "copyright": $0.metadata = .copyright
+            default: $0.metadata = .strip
+            }
         }
     }
 
@@ -95,6 +116,7 @@ struct JobOptions: ParsableArguments {
         submit.format = outputFormat
         submit.quality = UInt32(quality)
         submit.fastDct = fastDCT
+        submit.image = imageOptions
         if let visible {
             guard visible.range.lowerBound < manifest.entries.count else {
                 throw CommandFailure.usage("--visible \(visible) is outside the manifest's photos 0..\(manifest.entries.count - 1)")

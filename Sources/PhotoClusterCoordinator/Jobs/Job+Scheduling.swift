@@ -90,6 +90,7 @@ extension Job {
         graph.format = format
         graph.quality = quality
         graph.fastDct = fastDCT
+        graph.image = image
         graph.band = band.proto
         graph.rank = Int64(plan.rank(of: Int(photo.index)))
         graph.epoch = epoch

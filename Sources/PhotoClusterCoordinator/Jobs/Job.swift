@@ -12,6 +12,8 @@ struct Job {
     let quality: UInt32
     /// JPEG decodes and encodes use the fast DCT (see `SubmitJob.fast_dct`).
     let fastDCT: Bool
+    /// Orientation, colour and metadata of every photo (see `SubmitJob.image`).
+    let image: Photocluster_V1_ImageOptions
     let createdAt: Date
     /// Viewport mode runs only visible ∪ prefetch; batch mode runs everything.
     let viewportMode: Bool
@@ -58,6 +60,7 @@ struct Job {
         self.format = submit.format
         self.quality = submit.quality == 0 ? 90 : submit.quality
         self.fastDCT = submit.fastDct
+        self.image = submit.image
         self.createdAt = now
         self.viewportMode = submit.viewportMode
         let count = submit.photos.count

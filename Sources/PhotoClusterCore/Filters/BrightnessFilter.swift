@@ -13,6 +13,9 @@ public struct BrightnessFilter: PointFilter {
         )
     }
 
+    /// Gray stays gray: the same table for r, g and b.
+    public var keepsGray: Bool { true }
+
     public func pixelTransform(parameters: FilterParameters) -> PixelTransform {
         let brightness = parameters["brightness"], contrast = parameters["contrast"]
         return ChannelTable.transform { i in

@@ -10,6 +10,9 @@ public struct GrayscaleFilter: PointFilter {
         )
     }
 
+    /// Gray stays gray: the luma of a gray pixel is its value.
+    public var keepsGray: Bool { true }
+
     public func pixelTransform(parameters: FilterParameters) -> PixelTransform {
         let amount = Float(parameters["amount"])
         let kernels = KernelSet.current

@@ -10,6 +10,13 @@ public typealias PixelTransform = @Sendable (_ source: UnsafePointer<UInt8>, _ d
 public protocol PointFilter: FilterStage {
     /// The mapping for `parameters`, ready to run on any number of bands and threads.
     func pixelTransform(parameters: FilterParameters) -> PixelTransform
+
+    /// A gray pixel (r = g = b) stays gray, so a gray photo can still be written gray.
+    var keepsGray: Bool { get }
+}
+
+extension PointFilter {
+    public var keepsGray: Bool { false }
 }
 
 /// Both ways of filtering a whole image, from the transform.
@@ -39,6 +46,9 @@ extension PointFilter {
 }
 
 extension ConfiguredFilter {
+    /// A point filter that leaves gray pixels gray.
+    public var keepsGray: Bool { (stage as? PointFilter)?.keepsGray ?? false }
+
     /// The filter's pixel transform, when it is a point filter.
     public var pixelTransform: PixelTransform? {
         (stage as? PointFilter)?.pixelTransform(parameters: parameters)

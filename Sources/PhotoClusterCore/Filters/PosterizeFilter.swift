@@ -11,6 +11,9 @@ public struct PosterizeFilter: PointFilter {
         )
     }
 
+    /// Gray stays gray: the same table for r, g and b.
+    public var keepsGray: Bool { true }
+
     public func pixelTransform(parameters: FilterParameters) -> PixelTransform {
         let steps = parameters["levels"] - 1
         return ChannelTable.transform { i in

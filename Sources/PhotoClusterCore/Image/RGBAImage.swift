@@ -47,6 +47,18 @@ public final class RGBAImage: @unchecked Sendable {
         return (p[0], p[1], p[2], p[3])
     }
 
+    /// Every pixel has r = g = b.
+    public var isGray: Bool {
+        pixels.withMemoryRebound(to: UInt32.self, capacity: pixelCount) { words in
+            for i in 0..<pixelCount {
+                let p = UInt32(littleEndian: words[i])
+                let r = p & 0xFF, g = (p >> 8) & 0xFF, b = (p >> 16) & 0xFF
+                if r != g || g != b { return false }
+            }
+            return true
+        }
+    }
+
     /// A deep copy.
     public func copy() -> RGBAImage? {
         guard let clone = RGBAImage(width: width, height: height) else { return nil }

@@ -12,7 +12,7 @@ import PhotoClusterImaging
 public final class StageCache: @unchecked Sendable {
     public enum Entry {
         case bytes(Data)
-        case image(RGBAImage, ImageFormat)
+        case image(RGBAImage, PixelOrigin)
 
         var cost: Int {
             switch self {
@@ -25,10 +25,9 @@ public final class StageCache: @unchecked Sendable {
     /// What a stored entry is the result of.
     public enum Key: Hashable, Sendable {
         case downloaded(url: String)
-        /// `fastDCT`: decoded with the fast DCT, which gives slightly different pixels.
-        case decoded(url: String, fastDCT: Bool)
+        case decoded(url: String, variant: PixelVariant)
         /// Identifiers of the first filters of the chain, in order.
-        case filtered(url: String, fastDCT: Bool, prefix: [String])
+        case filtered(url: String, variant: PixelVariant, prefix: [String])
     }
 
     private struct Slot {

@@ -25,7 +25,7 @@ final class PhotoWork: @unchecked Sendable {
         var image: RGBAImage?
         /// The image is also held by the cache, so a stage must copy it before changing it.
         var imageIsShared = false
-        var inputFormat: ImageFormat?
+        var origin: PixelOrigin?
         var lastFinished: Photocluster_V1_Stage = .unspecified
         var outcome: Outcome?
     }
@@ -34,11 +34,14 @@ final class PhotoWork: @unchecked Sendable {
     let filters: [ConfiguredFilter]
     var key: Key { Key(job: graph.jobID, photo: graph.photoIndex) }
 
+    /// How this photo's pixels are decoded.
+    var variant: PixelVariant { PixelVariant(fastDCT: graph.fastDct, upright: !graph.image.noAutoOrient) }
+
     /// The cache key of the pixels after the first `filtersDone` filters: the decoded image for 0.
     func pixelsKey(filtersDone: Int) -> StageCache.Key {
         filtersDone == 0
-            ? .decoded(url: graph.url, fastDCT: graph.fastDct)
-            : .filtered(url: graph.url, fastDCT: graph.fastDct, prefix: filters.prefix(filtersDone).map(\.identifier))
+            ? .decoded(url: graph.url, variant: variant)
+            : .filtered(url: graph.url, variant: variant, prefix: filters.prefix(filtersDone).map(\.identifier))
     }
 
     private let contents = LockedBox(Contents())

@@ -172,7 +172,7 @@ public final class WorkerEngine: @unchecked Sendable {
             work.update {
                 $0.image = resumed.image
                 $0.imageIsShared = true
-                $0.inputFormat = resumed.format
+                $0.origin = resumed.origin
                 $0.lastFinished = resumed.filtersDone == 0 ? .decode : .filter
             }
         } else {
@@ -204,9 +204,9 @@ public final class WorkerEngine: @unchecked Sendable {
     }
 
     /// The decoded image with the most of the chain already applied, if the cache has one.
-    private func longestCachedPrefix(of work: PhotoWork) -> (filtersDone: Int, image: RGBAImage, format: ImageFormat)? {
+    private func longestCachedPrefix(of work: PhotoWork) -> (filtersDone: Int, image: RGBAImage, origin: PixelOrigin)? {
         for count in stride(from: work.filters.count, through: 0, by: -1) {
-            if case .image(let image, let format)? = cache.get(work.pixelsKey(filtersDone: count)) { return (count, image, format) }
+            if case .image(let image, let origin)? = cache.get(work.pixelsKey(filtersDone: count)) { return (count, image, origin) }
         }
         return nil
     }

@@ -24,20 +24,20 @@ final class EncodeOperation: Operation, @unchecked Sendable {
 
     override func main() {
         guard !isCancelled, work.shouldContinue,
-            let (image, inputFormat) = work.read({ c in c.image.flatMap { i in c.inputFormat.map { (i, $0) } } })
+            let (image, origin) = work.read({ c in c.image.flatMap { i in c.origin.map { (i, $0) } } })
         else { return }
         let format: ImageFormat
         switch work.graph.format {
         case .jpeg: format = .jpeg
         case .png: format = .png
-        default: format = inputFormat
+        default: format = origin.format
         }
         let filterTime = FusedFilterClock(transform: chained(fused.compactMap(\.pixelTransform)))
         do {
             let started = Date()
-            let quality = work.graph.quality == 0 ? 90 : Int(work.graph.quality)
+            let options = encodeOptions(for: image, from: origin)
             let data = try ImageCodec.encode(
-                image, as: format, quality: quality, fastDCT: work.graph.fastDct, transform: filterTime.timedTransform,
+                image, as: format, options: options, transform: filterTime.timedTransform,
                 shouldStop: { [unowned self] in self.isCancelled || self.work.isCancelled })
             guard !isCancelled else { return }
             let seconds = Date().timeIntervalSince(started)
@@ -54,6 +54,30 @@ final class EncodeOperation: Operation, @unchecked Sendable {
             return
         } catch {
             work.fail(stage: .encode, name: "encode", reason: "\(error)")
+        }
+    }
+
+    /// Quality, gray and the metadata the job's policy lets through. A photo stored gray is
+    /// written gray while its pixels are still gray after the chain.
+    private func encodeOptions(for image: RGBAImage, from origin: PixelOrigin) -> EncodeOptions {
+        let graph = work.graph
+        let policy = MetadataPolicy(graph.image.metadata)
+        let metadata = policy.outputMetadata(
+            from: origin.metadata, orientationApplied: origin.orientationApplied, profileKept: true,
+            width: image.width, height: image.height)
+        let gray = origin.isGray && fused.allSatisfy(\.keepsGray) && image.isGray
+        return EncodeOptions(
+            quality: graph.quality == 0 ? 90 : Int(graph.quality), fastDCT: graph.fastDct, gray: gray,
+            iccProfile: metadata.iccProfile, exif: metadata.exif, xmp: metadata.xmp)
+    }
+}
+
+extension MetadataPolicy {
+    init(_ proto: Photocluster_V1_MetadataPolicy) {
+        switch proto {
+        case .keep: self = .keep
+        case .copyright: self = .copyright
+        default: self = .strip
         }
     }
 }

@@ -28,7 +28,7 @@ final class FilterOperation: Operation, @unchecked Sendable {
             let output = shared
                 ? try filter.stage.apply(toCopyOf: input, parameters: filter.parameters, isCancelled: check)
                 : try filter.stage.apply(to: input, parameters: filter.parameters, isCancelled: check)
-            cache.put(work.pixelsKey(filtersDone: index + 1), .image(output, work.read { $0.inputFormat } ?? .png))
+            if let origin = work.read({ $0.origin }) { cache.put(work.pixelsKey(filtersDone: index + 1), .image(output, origin)) }
             let isLast = index == work.filters.count - 1
             work.update {
                 $0.image = output

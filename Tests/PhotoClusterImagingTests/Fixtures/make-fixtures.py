@@ -119,6 +119,13 @@ def write_jpegs(clock):
     (HERE / "progressive.jpg").write_bytes(save(small, quality=80, progressive=True))
 
 
+def write_profile():
+    """srgb.icc: Little CMS's sRGB profile, as Pillow makes it."""
+    from PIL import ImageCms
+    (HERE / "srgb.icc").write_bytes(ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes())
+
+
 if __name__ == "__main__":
     write_pngs()
+    write_profile()
     write_jpegs(sys.argv[1] if len(sys.argv) > 1 else "/work/shared/photos/clock.jpg")

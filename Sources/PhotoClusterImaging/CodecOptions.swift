@@ -1,0 +1,77 @@
+import CImageCodec
+import Foundation
+import PhotoClusterCore
+
+/// How `ImageCodec.decode` decodes.
+public struct DecodeOptions: Sendable, Hashable {
+    /// Images with more pixels are refused before any pixel memory is allocated.
+    public var maxPixels: Int
+    /// JPEG: libjpeg-turbo's fast integer DCT and chroma upsampling by replication.
+    public var fastDCT: Bool
+
+    public init(maxPixels: Int = ImageCodec.defaultMaxPixels, fastDCT: Bool = false) {
+        self.maxPixels = maxPixels
+        self.fastDCT = fastDCT
+    }
+}
+
+/// A decoded photo: its pixels as stored, and what its header says.
+public struct DecodedImage: @unchecked Sendable {
+    // @unchecked: RGBAImage is handed from stage to stage, one owner at a time (see RGBAImage).
+    public let image: RGBAImage
+    public let header: ImageHeader
+    /// Stored with one colour channel (gray, or gray and alpha).
+    public let isGray: Bool
+
+    public var format: ImageFormat { header.format }
+    public var metadata: ImageMetadata { header.metadata }
+}
+
+/// How `ImageCodec.encode` encodes, and the metadata it embeds.
+public struct EncodeOptions: Sendable, Hashable {
+    /// JPEG: 1...100, clamped.
+    public var quality: Int
+    /// JPEG: the fast integer DCT when `quality` is 90 or less (above that its rounding shows).
+    public var fastDCT: Bool
+    /// JPEG and PNG: one colour channel, taken from red; for images whose r = g = b everywhere.
+    public var gray: Bool
+    /// The ICC profile, EXIF and XMP to embed (orientation is not read from here: write the EXIF
+    /// you mean).
+    public var iccProfile: Data?
+    public var exif: Data?
+    public var xmp: Data?
+
+    public init(quality: Int = 90, fastDCT: Bool = false, gray: Bool = false, iccProfile: Data? = nil, exif: Data? = nil, xmp: Data? = nil) {
+        self.quality = quality
+        self.fastDCT = fastDCT
+        self.gray = gray
+        self.iccProfile = iccProfile
+        self.exif = exif
+        self.xmp = xmp
+    }
+
+    /// The C options, valid inside `body` only (the blobs point into this value's data).
+    func withCOptions<T>(_ body: (inout ic_encode_options) throws -> T) rethrows -> T {
+        try Self.withBlob(iccProfile) { icc in
+            try Self.withBlob(exif) { exif in
+                try Self.withBlob(xmp) { xmp in
+                    var c = ic_encode_options()
+                    c.quality = Int32(clamping: quality)
+                    c.fast_dct = fastDCT ? 1 : 0
+                    c.gray = gray ? 1 : 0
+                    c.icc = icc
+                    c.exif = exif
+                    c.xmp = xmp
+                    return try body(&c)
+                }
+            }
+        }
+    }
+
+    private static func withBlob<T>(_ data: Data?, _ body: (ic_blob) throws -> T) rethrows -> T {
+        guard let data, !data.isEmpty else { return try body(ic_blob(bytes: nil, size: 0)) }
+        return try data.withUnsafeBytes { raw in
+            try body(ic_blob(bytes: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), size: raw.count))
+        }
+    }
+}
