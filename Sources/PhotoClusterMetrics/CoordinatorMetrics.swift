@@ -17,7 +17,7 @@ public final class CoordinatorMetrics {
     private let cancellations: [String: Counter]
     private let queueDepth: [String: Gauge]
     private let phases: [String: Gauge]
-    private let wastedBytes, wastedPixels, requeues, retries, heartbeatMisses, droppedFrames: Counter
+    private let wastedBytes, wastedPixels, requeues, retries, poisonPhotos, heartbeatMisses, droppedFrames: Counter
     private let workersConnected: Gauge
     private var workerInFlight: [String: Gauge] = [:]
     private var jobGauges: [String: [String: Gauge]] = [:]
@@ -40,6 +40,7 @@ public final class CoordinatorMetrics {
         wastedPixels = Counter(label: MetricCatalog.wastedPixels.name, factory: factory)
         requeues = Counter(label: MetricCatalog.requeues.name, factory: factory)
         retries = Counter(label: MetricCatalog.retries.name, factory: factory)
+        poisonPhotos = Counter(label: MetricCatalog.poisonPhotos.name, factory: factory)
         heartbeatMisses = Counter(label: MetricCatalog.heartbeatMisses.name, factory: factory)
         droppedFrames = Counter(label: MetricCatalog.droppedFrames.name, factory: factory)
         workersConnected = Gauge(label: MetricCatalog.workersConnected.name, factory: factory)
@@ -65,6 +66,7 @@ public final class CoordinatorMetrics {
 
     public func requeued(_ count: Int = 1) { if count > 0 { requeues.increment(by: count) } }
     public func retried() { retries.increment() }
+    public func poisonPhoto() { poisonPhotos.increment() }
     public func heartbeatMissed() { heartbeatMisses.increment() }
     public func droppedFrame() { droppedFrames.increment() }
 

@@ -31,6 +31,9 @@ public enum MetricCatalog {
         "photocluster_requeues_total", "Photos sent back to the queue because their worker was lost or gave them up.")
     public static let retries = MetricDefinition(
         "photocluster_retries_total", "Photos tried again after a transient failure (connection error, timeout, HTTP 5xx or 429).")
+    public static let poisonPhotos = MetricDefinition(
+        "photocluster_poison_photos_total",
+        "Photos failed because the workers holding them kept dying (--max-worker-losses): they may crash workers.")
     public static let heartbeatMisses = MetricDefinition(
         "photocluster_heartbeat_misses_total",
         "Peers declared lost for missing heartbeats: workers on the coordinator, the coordinator on a worker.")
@@ -45,7 +48,7 @@ public enum MetricCatalog {
 
     public static let coordinator: [MetricDefinition] = [
         photos, stageDuration, downloadedBytes, processedPixels, queueDepth, photosInFlight, cancellations,
-        wastedBytes, wastedPixels, requeues, retries, heartbeatMisses, workersConnected, jobPhotos, jobs, droppedFrames,
+        wastedBytes, wastedPixels, requeues, retries, poisonPhotos, heartbeatMisses, workersConnected, jobPhotos, jobs, droppedFrames,
     ]
 
     public static let worker: [MetricDefinition] = [

@@ -1015,6 +1015,11 @@ public nonisolated struct Photocluster_V1_WorkerHello: Sendable {
   /// work held across a reconnect
   public var inFlight: [Photocluster_V1_DropStaleWork.PhotoRef] = []
 
+  /// Random, new each time the worker process starts: the same worker id with another
+  /// incarnation is a restarted process (the photos the old one held were lost with it); with the
+  /// same, a reconnect. Empty from workers that do not send it.
+  public var incarnation: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -3203,7 +3208,7 @@ nonisolated extension Photocluster_V1_CachedResult: SwiftProtobuf.Message, Swift
 
 nonisolated extension Photocluster_V1_WorkerHello: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WorkerHello"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}protocol_version\0\u{3}worker_id\0\u{1}host\0\u{1}concurrency\0\u{1}filters\0\u{1}cached\0\u{3}in_flight\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}protocol_version\0\u{3}worker_id\0\u{1}host\0\u{1}concurrency\0\u{1}filters\0\u{1}cached\0\u{3}in_flight\0\u{2}q\u{1}incarnation\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3218,6 +3223,7 @@ nonisolated extension Photocluster_V1_WorkerHello: SwiftProtobuf.Message, SwiftP
       case 5: try { try decoder.decodeRepeatedMessageField(value: &self.filters) }()
       case 6: try { try decoder.decodeRepeatedMessageField(value: &self.cached) }()
       case 7: try { try decoder.decodeRepeatedMessageField(value: &self.inFlight) }()
+      case 120: try { try decoder.decodeSingularStringField(value: &self.incarnation) }()
       default: break
       }
     }
@@ -3245,6 +3251,9 @@ nonisolated extension Photocluster_V1_WorkerHello: SwiftProtobuf.Message, SwiftP
     if !self.inFlight.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.inFlight, fieldNumber: 7)
     }
+    if !self.incarnation.isEmpty {
+      try visitor.visitSingularStringField(value: self.incarnation, fieldNumber: 120)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -3256,6 +3265,7 @@ nonisolated extension Photocluster_V1_WorkerHello: SwiftProtobuf.Message, SwiftP
     if lhs.filters != rhs.filters {return false}
     if lhs.cached != rhs.cached {return false}
     if lhs.inFlight != rhs.inFlight {return false}
+    if lhs.incarnation != rhs.incarnation {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

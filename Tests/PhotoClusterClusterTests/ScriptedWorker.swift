@@ -8,20 +8,49 @@ import PhotoClusterTransport
 /// drives it, one at a time.
 final class ScriptedWorker: @unchecked Sendable {
     let id: String
-    private let socket: ZMQSocket
+    private let context: ZMQContext
+    private let endpoint: String
+    private let filters: [String]
+    private var socket: ZMQSocket
+    /// The process it plays: a restart plays a new one.
+    private(set) var incarnation = UUID().uuidString
 
     /// Connects and says hello with `filters`; credit is the test's to grant.
     init(id: String, context: ZMQContext, coordinator: CoordinatorNode, filters: [String] = ["sepia"]) throws {
         self.id = id
-        socket = try ZMQSocket(context: context, kind: .dealer)
+        self.context = context
+        self.endpoint = coordinator.boundWorkerEndpoint
+        self.filters = filters
+        socket = try Self.connect(id: id, context: context, endpoint: endpoint)
+        try hello()
+    }
+
+    private static func connect(id: String, context: ZMQContext, endpoint: String) throws -> ZMQSocket {
+        let socket = try ZMQSocket(context: context, kind: .dealer)
         try socket.setRoutingID(id)
-        try socket.connect(coordinator.boundWorkerEndpoint)
+        try socket.connect(endpoint)
+        return socket
+    }
+
+    /// Says hello as the process it plays, holding `inFlight`.
+    func hello(inFlight: [(job: String, index: UInt32)] = []) throws {
         try send(.hello(.with { hello in
             hello.protocolVersion = UInt32(Photocluster_V1_ProtocolVersion.current.rawValue)
             hello.workerID = id
             hello.concurrency = 1
             hello.filters = filters.map { name in .with { $0.name = name } }
+            hello.incarnation = incarnation
+            hello.inFlight = inFlight.map { ref in .with { $0.jobID = ref.job; $0.photoIndex = ref.index } }
         }))
+    }
+
+    /// What a worker whose process died and was started again does: a new connection under the
+    /// same id, and a hello as a new process holding nothing (and no credit yet).
+    func restart() throws {
+        socket.close()
+        incarnation = UUID().uuidString
+        socket = try Self.connect(id: id, context: context, endpoint: endpoint)
+        try hello()
     }
 
     func send(_ body: Photocluster_V1_WorkerToCoordinator.OneOf_Body) throws {

@@ -14,11 +14,15 @@ final class ScriptedWorkerCluster {
     private var workers: [ScriptedWorker] = []
 
     /// `clientEndpoint`: where clients connect, on loopback TCP unless a test needs another.
-    init(name: String, retryBackoff: TimeInterval = 0.25, clientEndpoint: String = "tcp://127.0.0.1:*") throws {
+    init(
+        name: String, retryBackoff: TimeInterval = 0.25, clientEndpoint: String = "tcp://127.0.0.1:*",
+        heartbeat: (interval: TimeInterval, liveness: Int) = (1, 3), maxWorkerLosses: UInt32 = 3, state: URL? = nil
+    ) throws {
         context = try ZMQContext()
         coordinator = CoordinatorNode(
             configuration: CoordinatorConfiguration(
-                workerEndpoint: "tcp://127.0.0.1:*", clientEndpoint: clientEndpoint, retryBackoff: retryBackoff),
+                workerEndpoint: "tcp://127.0.0.1:*", clientEndpoint: clientEndpoint, heartbeatInterval: heartbeat.interval,
+                heartbeatLiveness: heartbeat.liveness, maxWorkerLosses: maxWorkerLosses, retryBackoff: retryBackoff, stateDirectory: state),
             context: context)
         try coordinator.start()
         client = try ClusterClient(endpoint: coordinator.boundClientEndpoint, context: context)

@@ -72,6 +72,8 @@ def check_service(findings, name, service):
     mounts = compose_mounts(service)
     inv = invocations[-1]
     check(inv.subcommand == name, f"{name} runs `cluster {name}`")
+    check(service.get("restart") in ("always", "unless-stopped", "on-failure"),
+          f"{name}: started again when it dies (restart: {service.get('restart')})")
     for flag in PATH_FLAGS:
         for value in inv.values(flag):
             check(resolves(value, mounts), f"{name}: {flag} {value} is mounted", f"{name}: {flag} {value} is in no volume")

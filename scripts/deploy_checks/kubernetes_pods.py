@@ -44,6 +44,7 @@ def check_pod(findings, owner, pod, secrets, claims):
                       f"{owner}: Secret {name} exists with the keys projected")
         if "persistentVolumeClaim" in v:
             check(v["persistentVolumeClaim"]["claimName"] in claims, f"{owner}: claim {v['persistentVolumeClaim']['claimName']} exists")
+    check(pod.get("restartPolicy", "Always") == "Always", f"{owner}: restartPolicy Always (a container that dies is started again)")
     context = pod.get("securityContext", {})
     containers = pod.get("initContainers", []) + pod.get("containers", [])
     init_text = " ".join(" ".join(c.get("command", []) + c.get("args", [])) for c in pod.get("initContainers", []))

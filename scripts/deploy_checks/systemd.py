@@ -88,7 +88,10 @@ def check_unit(findings, unit, env_examples):
     def first(key):
         return (s.get(key) or [""])[-1]
 
-    check(first("Restart") == "on-failure", f"{name}: Restart=on-failure")
+    check(first("Restart") == "on-failure", f"{name}: Restart=on-failure (a process killed by a signal or failing is started again)")
+    if "worker" in name:
+        check(first("StartLimitIntervalSec") == "0",
+              f"{name}: StartLimitIntervalSec=0 (restarted however often a photo that crashes workers kills it)")
     check(first("KillSignal") in ("", "SIGTERM") and first("TimeoutStopSec"), f"{name}: stops with SIGTERM and a stop timeout")
     check(first("NoNewPrivileges") == "yes" and first("ProtectSystem") == "strict", f"{name}: NoNewPrivileges=yes, ProtectSystem=strict")
     check(first("User") or first("DynamicUser") == "yes", f"{name}: runs as its own user ({first('User') or 'DynamicUser'})")

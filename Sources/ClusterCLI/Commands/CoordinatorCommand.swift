@@ -26,6 +26,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-attempts"), help: "Tries per photo for transient failures.")
     var maxAttempts = 3
 
+    @Option(name: .customLong("max-worker-losses"), help: ArgumentHelp("Workers a photo may be on when they die (crash, OOM killer) before it fails as one that may crash workers; a photo lost once runs alone on a worker from then on.", valueName: "n"))
+    var maxWorkerLosses = 3
+
     @Option(help: ArgumentHelp("Directory of the SQLite journal; a restart with the same directory continues its jobs.", valueName: "dir"))
     var state: String?
 
@@ -53,6 +56,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         guard heartbeatMs >= 10 else { throw ValidationError("--heartbeat-ms must be at least 10") }
         guard liveness >= 1 else { throw ValidationError("--liveness must be at least 1") }
         guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
+        guard maxWorkerLosses >= 1 else { throw ValidationError("--max-worker-losses must be at least 1") }
         guard keepFinished >= 1 else { throw ValidationError("--keep-finished must be at least 1") }
         try HTTPListenerOption.validate(metricsBind, flag: "--metrics-bind")
         try HTTPListenerOption.validate(http, flag: "--http")
@@ -84,6 +88,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
             configuration: CoordinatorConfiguration(
                 workerEndpoint: bind, clientEndpoint: clientBind,
                 heartbeatInterval: Double(heartbeatMs) / 1000, heartbeatLiveness: liveness, maxAttempts: UInt32(maxAttempts),
+                maxWorkerLosses: UInt32(maxWorkerLosses),
                 stateDirectory: state.map { URL(fileURLWithPath: $0, isDirectory: true) }, curve: curve,
                 finishedJobsKept: keepFinished),
             context: context)

@@ -10,9 +10,11 @@ import PhotoClusterProto
 /// `setWorker`, which call `refreshQueue`, so the queue is always true and nothing rebuilds or
 /// re-sorts it after the job is made.
 extension Job {
-    /// Whether a photo belongs in the queue now.
+    /// Whether a photo belongs in the queue now. A suspect (lost with a worker that died) never
+    /// does: it waits behind the whole queue (see `Job+WorkerLosses`).
     func isReady(_ photo: PhotoRecord) -> Bool {
         !photo.isSettled && !photo.isInFlight && !delayedIndices.contains(photo.index) && !waitsForLeader(photo)
+            && workerLosses[photo.index] == nil
     }
 
     /// A follower gets a copy of its leader's result while the leader can still make one: it is
@@ -66,12 +68,14 @@ extension Job {
             }
             looked += 1
         }
+        // Behind every photo that never hurt anyone: the suspects.
+        for index in readySuspects where canRun(photos[Int(index)]) { return photos[Int(index)] }
         return nil
     }
 
     /// The photos still queued that the viewport wants, for capability checks.
     var pendingPhotos: [PhotoRecord] {
-        queue.ordered().map { photos[$0] }.filter(isReady)
+        queue.ordered().map { photos[$0] }.filter(isReady) + readySuspects.map { photos[Int($0)] }
     }
 
     mutating func assign(_ index: UInt32, to worker: String) -> Photocluster_V1_PhotoGraph {

@@ -45,6 +45,9 @@ struct Job {
     /// Photos in flight (those with a worker) and the band their worker was last told: what a
     /// viewport change looks at, never every photo.
     var inFlight: [UInt32: PriorityBand] = [:]
+    /// Photos held by workers that died, each with its losses (see `Job+WorkerLosses`): only
+    /// photos that were lost, so the record of every other photo stays as small as it was.
+    var workerLosses: [UInt32: WorkerLosses] = [:]
     /// Photos waiting out a retry back-off (due on the monotonic clock), and the same as a set.
     var delayed: [(due: MonotonicInstant, index: UInt32)] = []
     var delayedIndices: Set<UInt32> = []
@@ -92,9 +95,9 @@ struct Job {
 
     var total: Int { photos.count }
     var isFinished: Bool { phase == .didFinish || phase == .cancelled }
-    var hasPending: Bool { queue.first != nil }
-    /// Photos the viewport wants that wait for a worker, and those waiting for a retry.
-    var queuedCount: Int { queue.wantedCount + delayed.count }
+    var hasPending: Bool { queue.first != nil || !readySuspects.isEmpty }
+    /// Photos the viewport wants that wait for a worker (suspects too), and those waiting for a retry.
+    var queuedCount: Int { queue.wantedCount + readySuspects.count + delayed.count }
     var hasDelayedRetries: Bool { !delayed.isEmpty }
     var isSuspended: Bool { suspendedByClient || viewport.scrolling }
     var controlState: JobControlState { JobControlState(jobID: id, epoch: epoch, suspended: isSuspended) }

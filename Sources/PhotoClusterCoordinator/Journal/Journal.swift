@@ -33,6 +33,24 @@ final class Journal {
                 stage TEXT NOT NULL, reason TEXT NOT NULL, output_path TEXT NOT NULL, width INTEGER NOT NULL, height INTEGER NOT NULL,
                 PRIMARY KEY (job_id, idx))
             """)
+        // Photos on workers that died, so a restarted coordinator keeps counting towards
+        // --max-worker-losses (a photo that crashes workers would otherwise get a fresh start).
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS worker_losses (
+                job_id TEXT NOT NULL, idx INTEGER NOT NULL, losses INTEGER NOT NULL, workers TEXT NOT NULL,
+                PRIMARY KEY (job_id, idx))
+            """)
+    }
+
+    /// Records a photo's losses (nil: it has none left).
+    func recordWorkerLosses(_ losses: WorkerLosses?, photo index: UInt32, of jobID: String) throws {
+        if let losses {
+            try database.execute(
+                "INSERT OR REPLACE INTO worker_losses (job_id, idx, losses, workers) VALUES (?, ?, ?, ?)",
+                [.text(jobID), .int(Int64(index)), .int(Int64(losses.count)), .text(losses.workers.joined(separator: "\n"))])
+        } else {
+            try database.execute("DELETE FROM worker_losses WHERE job_id = ? AND idx = ?", [.text(jobID), .int(Int64(index))])
+        }
     }
 
     /// Records a new job. The client is told "accepted" once this returns, so it commits with a
@@ -105,6 +123,7 @@ final class Journal {
     func forgetJob(_ id: String) throws {
         try database.transaction {
             try database.execute("DELETE FROM photos WHERE job_id = ?", [.text(id)])
+            try database.execute("DELETE FROM worker_losses WHERE job_id = ?", [.text(id)])
             try database.execute("DELETE FROM jobs WHERE id = ?", [.text(id)])
         }
     }
@@ -139,6 +158,11 @@ final class Journal {
                 job.photos[index].outputPath = photo[5].text
                 job.photos[index].width = UInt32(photo[6].int)
                 job.photos[index].height = UInt32(photo[7].int)
+            }
+            for loss in try database.query("SELECT idx, losses, workers FROM worker_losses WHERE job_id = ?", [.text(job.id)]) {
+                guard loss[0].int >= 0, loss[0].int < job.total, loss[1].int > 0 else { continue }
+                let workers = loss[2].text.split(separator: "\n").map(String.init)
+                job.workerLosses[UInt32(loss[0].int)] = WorkerLosses(count: UInt32(loss[1].int), workers: workers)
             }
             let phase = Photocluster_V1_JobPhase(rawValue: Int(row[4].int)) ?? .inProgress
             job.enter(phase == .didFinish || phase == .cancelled ? phase : .inProgress)

@@ -12,6 +12,9 @@ public struct CoordinatorConfiguration: Sendable {
     public var heartbeatLiveness: Int
     /// Tries per photo for transient failures (connection errors, timeouts, HTTP 5xx and 429).
     public var maxAttempts: UInt32
+    /// Workers a photo may be lost with (their process died while it held the photo) before the
+    /// photo fails as one that may crash workers (Dask's `allowed-failures`).
+    public var maxWorkerLosses: UInt32
     /// First retry back-off; doubles with each attempt.
     public var retryBackoff: TimeInterval
     public var maxMessageBytes: Int64
@@ -29,6 +32,7 @@ public struct CoordinatorConfiguration: Sendable {
         heartbeatInterval: TimeInterval = 1,
         heartbeatLiveness: Int = 3,
         maxAttempts: UInt32 = 3,
+        maxWorkerLosses: UInt32 = 3,
         retryBackoff: TimeInterval = 0.25,
         maxMessageBytes: Int64 = 256 << 20,
         stateDirectory: URL? = nil,
@@ -43,6 +47,7 @@ public struct CoordinatorConfiguration: Sendable {
         self.heartbeatInterval = heartbeatInterval
         self.heartbeatLiveness = heartbeatLiveness
         self.maxAttempts = maxAttempts
+        self.maxWorkerLosses = max(1, maxWorkerLosses)
         self.retryBackoff = retryBackoff
         self.maxMessageBytes = maxMessageBytes
     }

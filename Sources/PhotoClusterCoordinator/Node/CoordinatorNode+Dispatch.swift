@@ -13,6 +13,7 @@ extension CoordinatorNode {
             capabilitiesChanged = false
             failPhotosNoWorkerCanRun()
         }
+        reserveWorkerForSuspects()
         // One graph per worker per round, most credit first, so work spreads evenly.
         let order = workers.values.filter { $0.credits > 0 }.sorted { ($0.credits, $0.id) > ($1.credits, $1.id) }.map(\.id)
         var progressed = true
@@ -26,7 +27,7 @@ extension CoordinatorNode {
 
     /// Spends the credit of one worker (the common case: it just finished a photo).
     func dispatch(to id: String) {
-        if capabilitiesChanged { return dispatch() }
+        if capabilitiesChanged || reservedForSuspects != nil { return dispatch() }
         while (workers[id]?.credits ?? 0) > 0, assignNext(to: id) {}
     }
 
@@ -45,17 +46,21 @@ extension CoordinatorNode {
     /// Jobs are served in submission order; suspended jobs start nothing. A photo whose
     /// intermediate results sit on another connected worker is left for that worker.
     private func nextPhoto(for worker: WorkerRecord) -> (String, PhotoRecord)? {
+        // A suspect (a photo lost with a worker that died) runs alone.
+        if holdsSuspect(worker) { return nil }
         // A queued photo cached on this worker is among its cached photos and not in flight there;
         // when there is none, the affinity scan of the queue is skipped.
         let holdsQueuedPhotos = worker.cached.contains { !worker.inFlight.contains($0) }
         for id in jobOrder {
             guard jobs[id].map({ !$0.isFinished && !$0.isSuspended && $0.hasPending }) == true else { continue }
+            // Read before `takeNext`, which holds the job for writing while it asks the closures.
+            let losses = jobs[id]!.workerLosses
             if holdsQueuedPhotos,
-                let photo = jobs[id]?.takeNext(window: Self.affinityWindow, where: { $0.cachedOn == worker.id && worker.canRun($0.filterNames) }) {
+                let photo = jobs[id]?.takeNext(window: Self.affinityWindow, where: { $0.cachedOn == worker.id && self.mayRun($0, losses: losses[$0.index], on: worker) }) {
                 return (id, photo)
             }
             let elsewhere = { (photo: PhotoRecord) in photo.cachedOn.map { $0 != worker.id && self.workers[$0] != nil } ?? false }
-            if let photo = jobs[id]?.takeNext(where: { !elsewhere($0) && worker.canRun($0.filterNames) }) {
+            if let photo = jobs[id]?.takeNext(where: { !elsewhere($0) && self.mayRun($0, losses: losses[$0.index], on: worker) }) {
                 return (id, photo)
             }
         }

@@ -39,7 +39,7 @@ extension CoordinatorNode {
         case .ack(let ack):
             controlAcknowledged(ack, by: id)
         case .goodbye:
-            loseWorker(id, reason: "it left")
+            loseWorker(id, .left)
         case .heartbeat(let beat):
             workers[id]?.stages = beat.stages
         case .hello, .none:
@@ -54,11 +54,15 @@ extension CoordinatorNode {
         var kept: Set<PhotoRef> = []
         if let previous = workers[id] {
             // Same identity again: it reconnected or restarted. What it no longer holds goes back
-            // to the queue; what it holds but we did not give it, it drops.
-            kept = previous.inFlight.intersection(stillHeld)
+            // to the queue; what it holds but we did not give it, it drops. A restarted process
+            // (another incarnation) holds nothing: the old one died with its photos.
+            let restarted = !hello.incarnation.isEmpty && hello.incarnation != previous.incarnation
+            kept = restarted ? [] : previous.inFlight.intersection(stillHeld)
             workers[id]!.inFlight = previous.inFlight.subtracting(kept)
             // No dispatch in between: without this worker, photos only it can run would fail.
-            loseWorker(id, reason: "it registered again", dispatching: false)
+            loseWorker(id, restarted ? .restarted : .reconnected, dispatching: false)
+        } else {
+            forgiveLosses(ofReturning: id, incarnation: hello.incarnation)
         }
         let stale = stillHeld.subtracting(kept)
         if !stale.isEmpty {
@@ -67,7 +71,7 @@ extension CoordinatorNode {
             }))
         }
         workers[id] = WorkerRecord(
-            id: id, host: hello.host, concurrency: hello.concurrency,
+            id: id, host: hello.host, concurrency: hello.concurrency, incarnation: hello.incarnation,
             filters: Dictionary(hello.filters.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }), lastSeen: .now)
         workers[id]!.inFlight = kept
         var welcome = Photocluster_V1_Welcome()
@@ -85,17 +89,25 @@ extension CoordinatorNode {
     }
 
     /// Removes a worker and puts every photo it held back in the queue (and, `dispatching`,
-    /// hands them to the others).
-    func loseWorker(_ id: String, reason: String, dispatching: Bool = true) {
+    /// hands them to the others). A worker that died or may have (`departure.charges`) charges
+    /// each photo it held the loss (see `chargeLosses`); one that left in good order lost
+    /// nothing, and its photos go back to the front of the queue.
+    func loseWorker(_ id: String, _ departure: WorkerDeparture, dispatching: Bool = true) {
         guard let worker = workers.removeValue(forKey: id) else { return }
-        for ref in worker.inFlight where jobs[ref.job]?.photo(ref.index)?.worker == id {
-            jobs[ref.job]?.requeue(ref.index)
-            metrics.requeued()
+        if reservedForSuspects == id { reservedForSuspects = nil }
+        let held = worker.inFlight.filter { jobs[$0.job]?.photo($0.index)?.worker == id }.sorted { ($0.job, $0.index) < ($1.job, $1.index) }
+        log(.warning, "worker \(id) lost (\(departure.reason)); \(held.count) it held \(held.count) photo(s)", worker: id)
+        if departure.charges {
+            chargeLosses(held, lostWith: worker, forgivable: departure.mayComeBack)
+        } else {
+            for ref in held {
+                jobs[ref.job]?.requeue(ref.index)
+                metrics.requeued()
+            }
         }
         for ref in worker.cached where jobs[ref.job]?.photo(ref.index)?.cachedOn == id {
             jobs[ref.job]?.noteCached(ref.index, on: nil)
         }
-        log(.warning, "worker \(id) lost (\(reason)); \(worker.inFlight.count) photo(s) requeued", worker: id)
         capabilitiesChanged = true
         metrics.workers(inFlight: workers.mapValues { $0.inFlight.count })
         if dispatching { dispatch() }

@@ -34,6 +34,11 @@ public final class CoordinatorNode: @unchecked Sendable {
     /// Messages for clients whose connections are full, sent as they read.
     var clientOutbox = ClientOutbox()
     var workers: [String: WorkerRecord] = [:]
+    /// Workers declared lost for their silence, with the photos charged for them: forgiven if
+    /// the same process comes back (see `CoordinatorNode+WorkerLosses`).
+    var recentLosses: [String: RecentLoss] = [:]
+    /// A worker kept for suspects while any wait (see `reserveWorkerForSuspects`).
+    var reservedForSuspects: String?
     var droppedFrames = 0
     /// Photos whose result file is being written (loop-owned): a second result for one is ignored.
     var writing: Set<PhotoRef> = []
@@ -178,12 +183,13 @@ public final class CoordinatorNode: @unchecked Sendable {
         let deadline = configuration.heartbeatInterval * Double(configuration.heartbeatLiveness)
         for worker in workers.values where now.seconds(since: worker.lastSeen) > deadline {
             metrics.heartbeatMissed()
-            loseWorker(worker.id, reason: "no heartbeat for \(String(format: "%.1f", now.seconds(since: worker.lastSeen))) s")
+            loseWorker(worker.id, .silent(now.seconds(since: worker.lastSeen)))
         }
         var beat = Photocluster_V1_Heartbeat()
         beat.sentUnixMs = UInt64(Date().timeIntervalSince1970 * 1000)
         for id in Array(workers.keys) { sendToWorker(id, .heartbeat(beat)) }
         resendUnacknowledgedControl()
+        forgetOldLosses()
         dispatch()
     }
 

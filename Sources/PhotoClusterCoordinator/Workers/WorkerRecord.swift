@@ -8,6 +8,9 @@ struct WorkerRecord {
     let id: String
     let host: String
     let concurrency: UInt32
+    /// New with each start of the worker's process (`WorkerHello.incarnation`; empty from an
+    /// older worker): the same id with another one is a restart.
+    let incarnation: String
     /// The filters it has, by name, with their parameter schemas.
     let filters: [String: Photocluster_V1_FilterInfo]
     /// Graphs the worker said it can still take.

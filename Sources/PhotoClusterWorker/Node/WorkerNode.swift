@@ -33,6 +33,8 @@ public final class WorkerNode: @unchecked Sendable {
     /// Per job, the newest control epoch seen; a job the coordinator closes is forgotten.
     private var newestEpoch: [String: UInt64] = [:]
     private var connectedTo: String?
+    /// New for each process (each node): tells the coordinator a restart from a reconnect.
+    private let incarnation = UUID().uuidString
     /// Reports a refused CURVE handshake, which libzmq never retries by itself.
     private var monitor: SocketMonitor?
     private var refusalLogged = false
@@ -115,6 +117,7 @@ public final class WorkerNode: @unchecked Sendable {
         hello.concurrency = UInt32(configuration.engine.concurrency)
         hello.filters = configuration.filters.descriptors.map(FilterInfoMapping.info)
         hello.inFlight = engine.inFlightKeys.map { key in .with { $0.jobID = key.job; $0.photoIndex = key.photo } }
+        hello.incarnation = incarnation
         send(.hello(hello))
         var credit = Photocluster_V1_Credit()
         // Every graph held returns its credit when it ends, a successor waiting behind a

@@ -22,6 +22,9 @@ final class DecodeOperation: Operation, @unchecked Sendable {
 
     override func main() {
         guard !isCancelled, work.shouldContinue, let bytes = work.read({ $0.downloaded }) else { return }
+        #if DEBUG
+        CrashHook.beforeDecoding(work.graph.url)
+        #endif
         let started = Date()
         do {
             let decoded = try ImageCodec.decode(bytes, options: DecodeOptions(maxPixels: maxPixels, fastDCT: work.graph.fastDct))

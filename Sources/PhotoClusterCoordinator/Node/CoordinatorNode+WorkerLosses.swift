@@ -1,0 +1,124 @@
+import Foundation
+import PhotoClusterCore
+
+/// A worker lost while it held photos, and the photos that crash workers ("poison photos").
+///
+/// The coordinator cannot know what a dead worker was running at the moment it died: what it last
+/// said is up to a heartbeat old, and a photo that starts right after and kills it at once never
+/// appears in it. So every photo the worker held is charged one loss (as Dask charges every task
+/// of a dead worker), but unlike Dask, a photo charged once is a suspect: it goes behind the photos
+/// that never hurt anyone and runs alone on a worker, and not on one it was lost on while another
+/// can take it. A suspect's next loss is then its own, and a bystander clears itself by finishing.
+/// After `maxWorkerLosses` losses a photo fails and is never sent again. A worker declared lost
+/// for its silence that comes back as the same process (stopped, or cut off) had not died: what
+/// was charged for it is forgiven.
+extension CoordinatorNode {
+    /// Charges each photo in `held` with the loss of `worker`, then requeues it behind the others,
+    /// or fails it when it has been lost too often. `forgivable`: the worker was only silent, and
+    /// may come back.
+    func chargeLosses(_ held: [PhotoRef], lostWith worker: WorkerRecord, forgivable: Bool) {
+        var charged: [PhotoRef] = []
+        for ref in held {
+            // In place: a copy of the job would copy every photo.
+            guard jobs[ref.job]?.photo(ref.index)?.isSettled == false, let losses = jobs[ref.job]?.chargeLoss(ref.index, worker: worker.id) else { continue }
+            journaling("the losses of photo \(ref.index) of job \(ref.job)") { try $0.recordWorkerLosses(losses, photo: ref.index, of: ref.job) }
+            if losses.count >= configuration.maxWorkerLosses {
+                failPoisonPhoto(ref, losses)
+            } else {
+                jobs[ref.job]?.requeue(ref.index)
+                metrics.requeued()
+                charged.append(ref)
+            }
+        }
+        if forgivable && !charged.isEmpty {
+            recentLosses[worker.id] = RecentLoss(incarnation: worker.incarnation, photos: charged, at: .now)
+        }
+        if !charged.isEmpty {
+            let described = charged.map { ref in "\(ref.index) of \(ref.job) (\(jobs[ref.job]?.workerLosses[ref.index]?.count ?? 0))" }
+            log(.warning, "worker \(worker.id) died holding photo(s) \(described.joined(separator: ", ")): each runs alone next; one lost \(configuration.maxWorkerLosses) times fails",
+                worker: worker.id)
+        }
+    }
+
+    /// The photo has been on too many workers that died: it fails, with its copies, for good.
+    private func failPoisonPhoto(_ ref: PhotoRef, _ losses: WorkerLosses) {
+        let reason = "worker lost \(losses.count) times while processing this photo; it may crash workers"
+        let name = jobs[ref.job]?.photo(ref.index)?.name ?? "?"
+        metrics.poisonPhoto()
+        log(.warning, "photo \(ref.index) (\(name)) failed: \(reason) (workers lost: \(losses.workers.joined(separator: ", ")))",
+            job: ref.job, photo: ref.index, worker: losses.workers.last)
+        for index in [ref.index] + (jobs[ref.job]?.followers(of: ref.index) ?? []) {
+            jobs[ref.job]?.markFailed(index, stage: "worker", reason: reason)
+            photoFinished(ref.job, index)
+        }
+    }
+
+    /// A worker declared lost for its silence says hello again as the same process: it was
+    /// stopped or cut off, not dead, so the photos charged for it are cleared of that loss.
+    func forgiveLosses(ofReturning id: String, incarnation: String) {
+        guard let loss = recentLosses.removeValue(forKey: id), !incarnation.isEmpty, loss.incarnation == incarnation else { return }
+        for ref in loss.photos {
+            guard jobs[ref.job]?.photo(ref.index)?.isSettled == false else { continue }
+            let left = jobs[ref.job]?.forgiveLoss(ref.index, worker: id)
+            journaling("the losses of photo \(ref.index) of job \(ref.job)") { try $0.recordWorkerLosses(left, photo: ref.index, of: ref.job) }
+        }
+        log("worker \(id) came back as the same process: the \(loss.photos.count) photo(s) charged when it was lost are forgiven", worker: id)
+    }
+
+    /// Forgets losses too old to be forgiven (a worker that comes back after this long is
+    /// treated like any other).
+    func forgetOldLosses(now: MonotonicInstant = .now) {
+        recentLosses = recentLosses.filter { now.seconds(since: $0.value.at) < RecentLoss.kept }
+    }
+
+    // MARK: - Dispatch
+
+    /// Whether `worker` may be sent this queued photo: it has the photo's filters; a suspect needs
+    /// the worker to itself and keeps off the workers it was lost on while another could take it;
+    /// a worker kept for suspects takes nothing else. `losses`: the photo's, nil for none (it
+    /// reads no job: it is asked while a job's queue is being changed).
+    func mayRun(_ photo: PhotoRecord, losses: WorkerLosses?, on worker: WorkerRecord) -> Bool {
+        guard worker.canRun(photo.filterNames) else { return false }
+        guard let losses else { return reservedForSuspects != worker.id }
+        return worker.inFlight.isEmpty && suits(worker, losses, filters: photo.filterNames)
+    }
+
+    /// A suspect runs alone: a worker holding one is sent nothing more until it ends.
+    func holdsSuspect(_ worker: WorkerRecord) -> Bool {
+        worker.inFlight.contains { jobs[$0.job]?.isSuspect($0.index) == true }
+    }
+
+    /// Keeps one worker for suspects while any wait: it is sent nothing else, so it empties and
+    /// a suspect gets it to itself. Without it, a busy cluster would keep every worker busy
+    /// with other photos and a suspect would wait as long as new work comes.
+    func reserveWorkerForSuspects() {
+        let waiting = jobOrder.lazy.compactMap { id in self.jobs[id].map { job in job.queuedSuspects.map { (job.photos[Int($0)], job.workerLosses[$0]!) } } }
+            .first { !$0.isEmpty }
+        guard let waiting, let (photo, losses) = waiting.first else {
+            reservedForSuspects = nil
+            return
+        }
+        if let reserved = reservedForSuspects.flatMap({ workers[$0] }), suits(reserved, losses, filters: photo.filterNames) { return }
+        // The worker that will empty soonest: the one holding the fewest photos.
+        reservedForSuspects = workers.values.filter { suits($0, losses, filters: photo.filterNames) }
+            .min { ($0.inFlight.count, $0.id) < ($1.inFlight.count, $1.id) }?.id
+    }
+
+    /// Whether a suspect may go to `worker`: it has the filters, and the suspect was not lost on
+    /// it, unless no other connected worker could take the suspect.
+    private func suits(_ worker: WorkerRecord, _ losses: WorkerLosses, filters: Set<String>) -> Bool {
+        guard worker.canRun(filters) else { return false }
+        guard losses.workers.contains(worker.id) else { return true }
+        return !workers.values.contains { $0.id != worker.id && !losses.workers.contains($0.id) && $0.canRun(filters) }
+    }
+}
+
+/// The photos charged when a worker was declared lost for its silence, kept a while in case the
+/// same process comes back.
+struct RecentLoss {
+    /// Ten minutes: a worker paused or cut off longer than that is treated as gone.
+    static let kept: TimeInterval = 600
+    let incarnation: String
+    let photos: [PhotoRef]
+    let at: MonotonicInstant
+}

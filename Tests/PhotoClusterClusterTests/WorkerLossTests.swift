@@ -1,0 +1,135 @@
+import Foundation
+import PhotoClusterClient
+import PhotoClusterProto
+import PhotoClusterTestSupport
+import XCTest
+
+@testable import PhotoClusterCoordinator
+
+/// Photos held by a worker that died: each is charged the loss, goes behind the photos that never
+/// hurt anyone, runs alone from then on and not on a worker it was lost on while another can take
+/// it; after `maxWorkerLosses` it fails, and a worker that only fell silent and comes back as the
+/// same process is forgiven. Workers are scripted, so each death comes exactly when the test says.
+final class WorkerLossTests: XCTestCase {
+    private var cluster: ScriptedWorkerCluster?
+    private var state: URL?
+    private let url = "http://127.0.0.1:9/photo.jpg"
+
+    override func tearDown() {
+        cluster?.stop()
+        if let state { try? FileManager.default.removeItem(at: state) }
+    }
+
+    private func start(maxWorkerLosses: UInt32 = 3, heartbeat: (TimeInterval, Int) = (1, 3), state: URL? = nil) throws -> ScriptedWorkerCluster {
+        let cluster = try ScriptedWorkerCluster(name: "worker-loss", heartbeat: heartbeat, maxWorkerLosses: maxWorkerLosses, state: state)
+        self.cluster = cluster
+        return cluster
+    }
+
+    private func photos(_ count: Int) -> [(name: String, url: String)] {
+        (0..<count).map { ("p\($0)", "\(url)?\($0)") }
+    }
+
+    private func losses(of job: String, in cluster: ScriptedWorkerCluster) -> [UInt32: WorkerLosses] {
+        cluster.coordinator.onLoop { cluster.coordinator.jobs[job]?.workerLosses ?? [:] }
+    }
+
+    func testPhotosOfARestartedWorkerGoBehindTheOthersAndRunAloneElsewhere() async throws {
+        let cluster = try start()
+        let first = try cluster.connect("first")
+        try first.grant(2)
+        let job = try await cluster.client.submit(try ClusterHarness.submit(photos(4), out: cluster.out, format: .jpeg))
+        let held = Set([first.nextAssignment(), first.nextAssignment()].compactMap { $0?.photoIndex })
+        XCTAssertEqual(held.count, 2)
+        let second = try cluster.connect("second")
+
+        try first.restart()
+        XCTAssertTrue(eventually { Set(self.losses(of: job.id, in: cluster).keys) == held }, "both photos it held were charged")
+        try first.grant(4)
+        // The photos that never hurt anyone first; the suspects not back on the worker they were lost on.
+        let others = Set([first.nextAssignment(timeout: 5), first.nextAssignment(timeout: 5)].compactMap { $0?.photoIndex })
+        XCTAssertEqual(others, Set(0..<4).subtracting(held))
+        XCTAssertNil(first.nextAssignment(timeout: 0.5), "a suspect went back to the worker it was lost on")
+
+        try second.grant(4)
+        let alone = try XCTUnwrap(second.nextAssignment(timeout: 5), "a suspect waits for ever")
+        XCTAssertTrue(held.contains(alone.photoIndex))
+        XCTAssertNil(second.nextAssignment(timeout: 0.5), "a suspect did not run alone")
+        try second.sendResult(of: alone, encoded: try sample())
+        let next = try XCTUnwrap(second.nextAssignment(timeout: 5), "the second suspect, once the first was done")
+        XCTAssertEqual(next.photoIndex, held.subtracting([alone.photoIndex]).first)
+        XCTAssertEqual(next.attempt, 2)
+    }
+
+    func testAPhotoLostWithTheLimitOfWorkersFailsAndItsBystanderFinishes() async throws {
+        let cluster = try start(maxWorkerLosses: 2)
+        let worker = try cluster.connect("only")
+        try worker.grant(2)
+        let job = try await cluster.client.submit(try ClusterHarness.submit(photos(2), out: cluster.out, format: .jpeg))
+        XCTAssertNotNil(worker.nextAssignment())
+        XCTAssertNotNil(worker.nextAssignment())
+
+        try worker.restart()
+        try worker.grant(2)
+        // No other worker: the suspects go back to the one they were lost on, one at a time.
+        let suspect = try XCTUnwrap(worker.nextAssignment(timeout: 5))
+        XCTAssertNil(worker.nextAssignment(timeout: 0.5), "a suspect did not run alone")
+        try worker.restart()
+        try worker.grant(2)
+        // The one lost twice has failed; the other, lost once, runs alone and finishes.
+        let bystander = try XCTUnwrap(worker.nextAssignment(timeout: 5))
+        XCTAssertNotEqual(bystander.photoIndex, suspect.photoIndex)
+        try worker.sendResult(of: bystander, encoded: try sample())
+
+        let summary = try await finished(job.id, in: cluster)
+        let failed = try XCTUnwrap(summary?.photos.first { $0.index == suspect.photoIndex })
+        XCTAssertEqual(failed.state, .failed)
+        XCTAssertEqual(failed.stage, "worker")
+        XCTAssertEqual(failed.reason, "worker lost 2 times while processing this photo; it may crash workers")
+        XCTAssertEqual(summary?.progress.succeeded, 1)
+        let status = try await cluster.client.status()
+        XCTAssertEqual(status.recentFailures.first?.reason, failed.reason, "operators see it among the recent failures")
+    }
+
+    func testAWorkerThatFellSilentAndComesBackAsTheSameProcessIsForgiven() async throws {
+        let cluster = try start(heartbeat: (0.1, 3))
+        let worker = try cluster.connect("paused")
+        try worker.grant(1)
+        let job = try await cluster.client.submit(try ClusterHarness.submit(photos(1), out: cluster.out, format: .jpeg))
+        let graph = try XCTUnwrap(worker.nextAssignment())
+        XCTAssertTrue(eventually(timeout: 5) { self.losses(of: job.id, in: cluster)[0]?.count == 1 }, "a silent worker's photo was not charged")
+
+        try worker.hello(inFlight: [(job.id, graph.photoIndex)])
+        XCTAssertTrue(eventually(timeout: 5) { self.losses(of: job.id, in: cluster).isEmpty }, "the worker came back, yet its photo stays charged")
+    }
+
+    func testLossesSurviveACoordinatorRestart() async throws {
+        let state = Repository.temporaryDirectory("worker-loss-state")
+        self.state = state
+        var cluster = try start(state: state)
+        let worker = try cluster.connect("w")
+        try worker.grant(1)
+        let job = try await cluster.client.submit(try ClusterHarness.submit(photos(2), out: cluster.out, format: .jpeg))
+        XCTAssertNotNil(worker.nextAssignment())
+        try worker.restart()
+        XCTAssertTrue(eventually { self.losses(of: job.id, in: cluster).count == 1 })
+        cluster.stop()
+
+        cluster = try start(state: state)
+        XCTAssertEqual(losses(of: job.id, in: cluster), [0: WorkerLosses(count: 1, workers: ["w"])], "a restart gave the photo a fresh start")
+    }
+
+    /// The job's summary once it has finished; nil if it has not within `timeout`.
+    private func finished(_ job: String, in cluster: ScriptedWorkerCluster, timeout: TimeInterval = 10) async throws -> JobSummary? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let summary = try await cluster.client.status(job: job).jobs.first, summary.phase == .didFinish { return summary }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        return nil
+    }
+
+    private func sample() throws -> Data {
+        try Data(contentsOf: Repository.samplePhotos.appendingPathComponent("coffee.jpg"))
+    }
+}
