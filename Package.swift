@@ -66,6 +66,15 @@ let package = Package(
             dependencies: ["CPhotoClusterPluginABI", "PhotoClusterCore"],
             swiftSettings: swiftSettings
         ),
+        // Plugins run in plugin hosts, child processes of the worker: the host's side and the
+        // worker's (processes, shared pixel memory, the hosted filters), and the Linux calls
+        // Swift cannot make (SCM_RIGHTS, memfd_create, prctl, posix_spawn attributes).
+        .target(name: "CPluginHost"),
+        .target(
+            name: "PhotoClusterPluginHost",
+            dependencies: ["CPluginHost", "PhotoClusterPlugins", "PhotoClusterCore", "PhotoClusterProto"],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "ExamplePluginC", dependencies: ["CPhotoClusterPluginABI"], path: "Plugins/ExamplePluginC"),
         .target(
             name: "ExamplePluginSwift",
@@ -109,7 +118,7 @@ let package = Package(
             name: "PhotoClusterWorker",
             dependencies: [
                 "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport",
-                "PhotoClusterImaging", "PhotoClusterDownload", "PhotoClusterMetrics",
+                "PhotoClusterImaging", "PhotoClusterDownload", "PhotoClusterMetrics", "PhotoClusterPluginHost",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -154,7 +163,7 @@ let package = Package(
             name: "ClusterCLI",
             dependencies: [
                 "PhotoClusterCore", "PhotoClusterClient", "PhotoClusterCoordinator",
-                "PhotoClusterWorker", "PhotoClusterEmbedded", "PhotoClusterTransport", "PhotoClusterPlugins", "LoopbackHTTP",
+                "PhotoClusterWorker", "PhotoClusterEmbedded", "PhotoClusterTransport", "PhotoClusterPlugins", "PhotoClusterPluginHost", "LoopbackHTTP",
                 "PhotoClusterDashboard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -213,6 +222,11 @@ let package = Package(
         .testTarget(
             name: "PhotoClusterPluginsTests",
             dependencies: ["PhotoClusterPlugins", "PhotoClusterCore", "PhotoClusterTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PhotoClusterPluginHostTests",
+            dependencies: ["PhotoClusterPluginHost", "PhotoClusterPlugins", "PhotoClusterCore", "PhotoClusterTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -46,6 +46,13 @@ public enum MetricCatalog {
     public static let droppedFrames = MetricDefinition(
         "photocluster_dropped_frames_total", "Messages dropped because they did not parse.")
 
+    public static let pluginCrashes = MetricDefinition(
+        "photocluster_plugin_crashes_total",
+        "Plugin filters that took their plugin host down (a signal or an exit), by plugin file and filter; each failed its photo.")
+    public static let stageTimeouts = MetricDefinition(
+        "photocluster_stage_timeouts_total",
+        "Stages that ran past the worker's --stage-timeout and failed their photo, by stage (filter, encode).")
+
     public static let coordinator: [MetricDefinition] = [
         photos, stageDuration, downloadedBytes, processedPixels, queueDepth, photosInFlight, cancellations,
         wastedBytes, wastedPixels, requeues, retries, poisonPhotos, heartbeatMisses, workersConnected, jobPhotos, jobs, droppedFrames,
@@ -53,5 +60,6 @@ public enum MetricCatalog {
 
     public static let worker: [MetricDefinition] = [
         photos, stageDuration, downloadedBytes, processedPixels, queueDepth, operationsRunning, photosInFlight, heartbeatMisses,
+        pluginCrashes, stageTimeouts,
     ]
 }

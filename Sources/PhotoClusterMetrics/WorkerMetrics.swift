@@ -9,6 +9,7 @@ public final class WorkerMetrics: Sendable {
     private let running: [String: Gauge]
     private let inFlight: Gauge
     private let heartbeatMisses: Counter
+    private let stageTimeouts: [String: Counter]
 
     public init() {
         let factory = exporter
@@ -19,8 +20,21 @@ public final class WorkerMetrics: Sendable {
         }
         inFlight = Gauge(label: MetricCatalog.photosInFlight.name, factory: factory)
         heartbeatMisses = Counter(label: MetricCatalog.heartbeatMisses.name, factory: factory)
+        stageTimeouts = .init(labels: MetricLabels.stages) {
+            Counter(label: MetricCatalog.stageTimeouts.name, dimensions: [("stage", $0)], factory: factory)
+        }
         // Zeroes are series too: a counter that never moved still answers `rate()`.
         for gauge in Array(queued.values) + Array(running.values) + [inFlight] { gauge.record(0) }
+    }
+
+    /// A plugin filter took its host down; `plugin` is the plugin's file name.
+    public func pluginCrashed(plugin: String, filter: String) {
+        Counter(label: MetricCatalog.pluginCrashes.name, dimensions: [("plugin", plugin), ("filter", filter)], factory: exporter).increment()
+    }
+
+    /// A stage ran past the time limit.
+    public func stageTimedOut(_ stage: String) {
+        stageTimeouts[stage]?.increment()
     }
 
     /// A stage finished: its duration, and the bytes or pixels it handled.

@@ -6,14 +6,14 @@ import CPhotoClusterPluginABI
 enum CancellationBridge {
     static func withCallback<Result>(
         _ isCancelled: () -> Bool,
-        _ body: (pc_is_cancelled_fn, UnsafeMutableRawPointer) -> Result
-    ) -> Result {
+        _ body: (pc_is_cancelled_fn, UnsafeMutableRawPointer) throws -> Result
+    ) rethrows -> Result {
         // The plugin calls back only while `body` runs (ABI contract), so the closure does not
         // really escape.
-        withoutActuallyEscaping(isCancelled) { check in
+        try withoutActuallyEscaping(isCancelled) { check in
             let box = Box(check)
-            return withExtendedLifetime(box) {
-                body(callback, Unmanaged.passUnretained(box).toOpaque())
+            return try withExtendedLifetime(box) {
+                try body(callback, Unmanaged.passUnretained(box).toOpaque())
             }
         }
     }

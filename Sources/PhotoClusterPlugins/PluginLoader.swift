@@ -18,8 +18,9 @@ import Darwin
 ///   or the same plugin loaded twice). The plugin's other filters still load.
 /// Every refusal is reported and loading goes on with the next plugin.
 ///
-/// Plugins are trusted code: loading one runs its initialisers in this process. A plugin
-/// whose table cannot be read safely is refused, but a plugin that crashes cannot be contained.
+/// Loading a plugin runs its initialisers in the loading process: workers (and every `cluster`
+/// command) load plugins in a plugin host, a child process (`PhotoClusterPluginHost`), so a
+/// plugin that crashes there takes down only the host.
 public enum PluginLoader {
     public static let fallbackDirectory = "/usr/local/lib/photocluster/plugins"
 
@@ -32,23 +33,30 @@ public enum PluginLoader {
     /// Loads every `*.so` in `directory`, in name order. A missing directory loads nothing and
     /// refuses nothing; one that cannot be listed is reported as a refusal.
     public static func load(directory: URL, into registry: inout FilterRegistry) -> PluginLoadReport {
+        let (files, refused) = files(in: directory)
+        var report = PluginLoadReport(refused: refused)
+        for file in files {
+            report.append(load(file: file, into: &registry))
+        }
+        return report
+    }
+
+    /// The `*.so` files in `directory`, in name order: what `load(directory:into:)` loads. A
+    /// missing directory has none; one that cannot be listed is a refusal.
+    public static func files(in directory: URL) -> (files: [URL], refused: [PluginRefusal]) {
         let path = directory.path
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return PluginLoadReport() }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return ([], []) }
         guard isDirectory.boolValue else {
-            return PluginLoadReport(refused: [PluginRefusal(file: path, reason: "not a directory")])
+            return ([], [PluginRefusal(file: path, reason: "not a directory")])
         }
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: path)
         } catch {
-            return PluginLoadReport(refused: [PluginRefusal(file: path, reason: "cannot list the directory: \(error.localizedDescription)")])
+            return ([], [PluginRefusal(file: path, reason: "cannot list the directory: \(error.localizedDescription)")])
         }
-        var report = PluginLoadReport()
-        for name in names.filter({ $0.hasSuffix(".so") }).sorted() {
-            report.append(load(file: directory.appendingPathComponent(name), into: &registry))
-        }
-        return report
+        return (names.filter { $0.hasSuffix(".so") }.sorted().map { directory.appendingPathComponent($0) }, [])
     }
 
     /// Loads one plugin file.

@@ -54,35 +54,15 @@ enum TestPlugins {
 
         """
 
-    static var compiler: URL {
-        get throws {
-            let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-            for directory in path.split(separator: ":") {
-                let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent("cc")
-                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            }
-            throw XCTSkip("no C compiler (cc) on PATH: the test plugins cannot be built")
-        }
-    }
-
     /// Compiles `prelude + source` into `directory/<name>.so`.
     @discardableResult
     static func build(_ name: String, _ source: String, into directory: URL) throws -> URL {
-        let sources = Repository.temporaryDirectory("plugin-source")
-        defer { try? FileManager.default.removeItem(at: sources) }
-        let file = sources.appendingPathComponent("\(name).c")
-        try (prelude + source).write(to: file, atomically: true, encoding: .utf8)
-        let library = directory.appendingPathComponent("\(name).so")
-        let include = Repository.root.appendingPathComponent("Sources/CPhotoClusterPluginABI/include").path
-
-        let messagesFile = sources.appendingPathComponent("cc.log")
-        let cc = try ChildProcess(try compiler.path, ["-shared", "-fPIC", "-I", include, "-o", library.path, file.path], output: messagesFile)
-        guard cc.waitForExit(timeout: 120), cc.status == 0 else {
-            cc.killAndReap()
-            let messages = (try? String(contentsOf: messagesFile, encoding: .utf8)) ?? ""
-            throw SetupFailure("cc failed on \(name).c (status \(cc.status.map(String.init) ?? "none: still running after 120 s")):\n\(messages)")
+        guard CPluginCompiler.compiler != nil else { throw XCTSkip("no C compiler (cc) on PATH: the test plugins cannot be built") }
+        do {
+            return try CPluginCompiler.build(name, prelude + source, into: directory)
+        } catch let failure as CPluginCompiler.Failure {
+            throw SetupFailure(failure.description)
         }
-        return library
     }
 }
 

@@ -9,9 +9,11 @@ import PhotoClusterProto
 struct JobRunner {
     let options: JobOptions
 
-    /// This host's filters (logging refused plugins once).
+    /// This host's filters (logging refused plugins once), to check a job's filters against:
+    /// the plugin host that listed them is not kept.
     static func filters(_ pluginDirectory: String?) -> FilterRegistry {
-        let (registry, report) = FilterCatalog.load(pluginDirectory: pluginDirectory)
+        let (registry, report, pool) = FilterCatalog.load(pluginDirectory: pluginDirectory)
+        pool?.shutdown()
         FilterCatalog.logRefusals(report, prefix: "cluster")
         return registry
     }
@@ -24,9 +26,10 @@ struct JobRunner {
             return try await follow(submit, with: client, where: endpoint)
         }
         let cores = UsableCores.count
+        let catalog = FilterCatalog.load(pluginDirectory: options.plugins, hosts: cores)
+        defer { catalog.pool?.shutdown() }
         let cluster = try EmbeddedCluster(
-            workers: options.workers ?? cores, totalConcurrency: max(cores, options.workers ?? cores),
-            filters: FilterCatalog.load(pluginDirectory: options.plugins).registry)
+            workers: options.workers ?? cores, totalConcurrency: max(cores, options.workers ?? cores), filters: catalog.registry)
         do {
             try cluster.start()
         } catch {

@@ -18,7 +18,8 @@ struct PluginsCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let (registry, report) = FilterCatalog.load(pluginDirectory: plugins)
+        let (registry, report, pool) = FilterCatalog.load(pluginDirectory: plugins)
+        pool?.shutdown()
         if json {
             struct Parameter: Encodable { let key, kind: String; let min, max, defaultValue: Double; let summary: String }
             struct Filter: Encodable { let name, version, origin, summary: String; let parameters: [Parameter] }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PhotoClusterCore
 import PhotoClusterDashboard
 import PhotoClusterDownload
 import PhotoClusterTransport
@@ -35,6 +36,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .customLong("deny-host"), help: ArgumentHelp("Never download from these hosts, CIDR ranges or addresses (repeat); link-local and cloud metadata addresses are always denied.", valueName: "entry"))
     var denyHosts: [String] = []
 
+    @Option(name: .customLong("stage-timeout"), help: ArgumentHelp("Seconds each filter and each encode of a photo may run before the photo fails (plugin filters that run on are killed with their plugin host).", valueName: "seconds"))
+    var stageTimeout = StageTimeLimit.defaultSeconds
+
     @Option(name: .customLong("cache-mb"), help: ArgumentHelp("Megabytes of intermediate results kept for photos that come back.", valueName: "n"))
     var cacheMB = 256
 
@@ -46,6 +50,9 @@ struct WorkerCommand: AsyncParsableCommand {
     func validate() throws {
         if let concurrency, !(1...1024).contains(concurrency) { throw ValidationError("--concurrency must be between 1 and 1024") }
         guard (0...1_048_576).contains(cacheMB) else { throw ValidationError("--cache-mb must be between 0 and 1048576") }
+        guard stageTimeout.isFinite, stageTimeout > 0, stageTimeout <= 86_400 else {
+            throw ValidationError("--stage-timeout must be more than 0 and at most 86400 seconds")
+        }
         try HTTPListenerOption.validate(metricsBind, flag: "--metrics-bind")
         if security.curveSecret == nil && !insecure && InsecureEndpoint.isNetwork(coordinator) {
             throw ValidationError(InsecureEndpoint.refusal("connecting", [coordinator]))
@@ -61,9 +68,9 @@ struct WorkerCommand: AsyncParsableCommand {
         let logger = logging.start(role: "worker")
         let context = try ZMQContext()
         let policy = try DownloadPolicy(allow: allowHosts, deny: denyHosts)
-        var engine = WorkerEngine.Configuration(downloadLimits: DownloadLimits(policy: policy), cacheBytes: cacheMB << 20)
+        var engine = WorkerEngine.Configuration(downloadLimits: DownloadLimits(policy: policy), cacheBytes: cacheMB << 20, stageTimeout: stageTimeout)
         if let concurrency { engine.concurrency = concurrency }
-        let (filters, report) = FilterCatalog.load(pluginDirectory: plugins)
+        let (filters, report, pluginHosts) = FilterCatalog.load(pluginDirectory: plugins, hosts: engine.concurrency)
         FilterCatalog.logRefusals(report, prefix: "worker")
         let node = WorkerNode(
             configuration: WorkerConfiguration(
@@ -83,6 +90,7 @@ struct WorkerCommand: AsyncParsableCommand {
         Terminal.error("worker: signal \(signal), handing back work and leaving")
         await metrics?.stop()
         node.stop()
+        pluginHosts?.shutdown()
         context.terminate()
     }
 }

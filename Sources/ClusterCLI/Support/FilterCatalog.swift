@@ -1,20 +1,26 @@
 import Foundation
 import PhotoClusterCore
+import PhotoClusterPluginHost
 import PhotoClusterPlugins
 
 /// The filters this process can run: the built-ins plus plugins from the default plugin
-/// directory and from `--plugins`.
+/// directory and from `--plugins`. Plugins are loaded, and run, in plugin hosts: child
+/// processes of this one (`cluster plugin-host`), so a plugin that crashes while it loads or
+/// filters takes down only its host.
 enum FilterCatalog {
-    static func load(pluginDirectory: String?) -> (registry: FilterRegistry, report: PluginLoadReport) {
-        var registry = FilterRegistry.builtIn
-        var report = PluginLoader.load(directory: PluginLoader.defaultDirectory, into: &registry)
+    /// `hosts`: idle plugin hosts kept for the next photos (a worker's concurrency). Shut the
+    /// returned pool down when done with the registry.
+    static func load(pluginDirectory: String?, hosts: Int = 1) -> (registry: FilterRegistry, report: PluginLoadReport, pool: PluginHostPool?) {
+        var directories = [PluginLoader.defaultDirectory]
         if let pluginDirectory {
             let url = URL(fileURLWithPath: pluginDirectory, isDirectory: true).standardizedFileURL
-            if url != PluginLoader.defaultDirectory.standardizedFileURL {
-                report.append(PluginLoader.load(directory: url, into: &registry))
-            }
+            if url != PluginLoader.defaultDirectory.standardizedFileURL { directories.append(url) }
         }
-        return (registry, report)
+        // The running binary, even if the file on disk has been replaced since: a host must
+        // speak exactly this worker's protocol.
+        let settings = PluginHostPool.Settings(executable: "/proc/self/exe", keepIdle: hosts)
+        let loaded = PluginCatalog.load(directories: directories, settings: settings)
+        return (loaded.registry, loaded.report, loaded.pool)
     }
 
     /// Logs every refused plugin, saying what to do about it.

@@ -2,6 +2,7 @@ import Foundation
 import PhotoClusterCore
 import PhotoClusterDownload
 import PhotoClusterImaging
+import PhotoClusterPluginHost
 import PhotoClusterProto
 
 /// Runs photo graphs on per-job, per-stage `OperationQueue`s: download → decode → filters… →
@@ -19,19 +20,24 @@ public final class WorkerEngine: @unchecked Sendable {
         public var downloadLimits: DownloadLimits
         /// Bytes of intermediate results kept for photos that come back.
         public var cacheBytes: Int
+        /// Seconds each filter and each encode may run (downloads have their own limits in
+        /// `downloadLimits`; a decode is bounded by `maxPixels` and the decoder's scan limit).
+        public var stageTimeout: TimeInterval
 
         public init(
             concurrency: Int = UsableCores.count,
             downloadSlots: Int = 16,
             maxPixels: Int = ImageCodec.defaultMaxPixels,
             downloadLimits: DownloadLimits = DownloadLimits(),
-            cacheBytes: Int = 256 << 20
+            cacheBytes: Int = 256 << 20,
+            stageTimeout: TimeInterval = StageTimeLimit.defaultSeconds
         ) {
             self.concurrency = max(1, concurrency)
             self.downloadSlots = max(1, downloadSlots)
             self.maxPixels = maxPixels
             self.downloadLimits = downloadLimits
             self.cacheBytes = cacheBytes
+            self.stageTimeout = stageTimeout
         }
     }
 
@@ -48,6 +54,7 @@ public final class WorkerEngine: @unchecked Sendable {
 
     typealias OutcomeHandler = @Sendable (PhotoWork, PhotoWork.Outcome) -> Void
     typealias StageHandler = @Sendable (PhotoWork, Photocluster_V1_Stage, UInt64, UInt64, Double) -> Void
+    typealias IncidentHandler = @Sendable (PhotoWork, WorkerIncident) -> Void
 
     private struct Running {
         let work: PhotoWork
@@ -72,13 +79,16 @@ public final class WorkerEngine: @unchecked Sendable {
     private let reporter: StageReporter
     private let onOutcome: OutcomeHandler
 
-    init(configuration: Configuration, filters: FilterRegistry, onStage: @escaping StageHandler, onOutcome: @escaping OutcomeHandler) {
+    init(
+        configuration: Configuration, filters: FilterRegistry, onStage: @escaping StageHandler,
+        onIncident: @escaping IncidentHandler = { _, _ in }, onOutcome: @escaping OutcomeHandler
+    ) {
         self.configuration = configuration
         self.filters = filters
         self.cache = StageCache(capacityBytes: configuration.cacheBytes)
         self.downloadEngine = DownloadEngine(limits: configuration.downloadLimits)
         self.downloads = DownloadCoalescer(engine: downloadEngine)
-        self.reporter = StageReporter(onStage: onStage)
+        self.reporter = StageReporter(onStage: onStage, onIncident: onIncident)
         self.onOutcome = onOutcome
     }
 
@@ -103,7 +113,7 @@ public final class WorkerEngine: @unchecked Sendable {
             switch operation {
             case is DownloadOperation: stage = .download
             case is DecodeOperation: stage = .decode
-            case is FilterOperation: stage = .filter
+            case is FilterOperation, is PluginChainOperation: stage = .filter
             case is EncodeOperation: stage = .encode
             default: continue
             }
@@ -188,10 +198,20 @@ public final class WorkerEngine: @unchecked Sendable {
         }
         // Trailing point filters run inside the encode, band by band (see EncodeOperation).
         let fusedStart = max(firstFilter, work.filters.pointFilterTailStart)
-        for index in firstFilter..<fusedStart {
-            chain.append(FilterOperation(work: work, index: index, cache: cache, report: reporter))
+        let limit = configuration.stageTimeout
+        var index = firstFilter
+        while index < fusedStart {
+            // Consecutive plugin filters go to a plugin host together: one hand-off for the run.
+            let hosted = work.filters[index..<fusedStart].prefix { $0.stage is HostedFilterStage }
+            if hosted.isEmpty {
+                chain.append(FilterOperation(work: work, index: index, limit: limit, cache: cache, report: reporter))
+                index += 1
+            } else {
+                chain.append(PluginChainOperation(work: work, range: index..<index + hosted.count, limit: limit, cache: cache, report: reporter))
+                index += hosted.count
+            }
         }
-        chain.append(EncodeOperation(work: work, fused: Array(work.filters[fusedStart...]), report: reporter))
+        chain.append(EncodeOperation(work: work, fused: Array(work.filters[fusedStart...]), limit: limit, report: reporter))
         for index in chain.indices.dropFirst() { chain[index].addDependency(chain[index - 1]) }
         // The last operation reports the outcome. It depends on every stage, not only on encode:
         // a cancelled stage finishes at once, even while the stage before it still runs, and

@@ -60,6 +60,7 @@ public final class WorkerNode: @unchecked Sendable {
             onStage: { [weak self] work, stage, bytes, pixels, seconds in
                 self?.stageFinished(work, stage, bytes: bytes, pixels: pixels, seconds: seconds)
             },
+            onIncident: { [weak self] work, incident in self?.record(incident, of: work) },
             onOutcome: { [weak self] work, outcome in self?.finished(work, outcome) }
         )
     }
@@ -284,6 +285,26 @@ public final class WorkerNode: @unchecked Sendable {
         progress.pixels = pixels
         progress.seconds = seconds
         pendingProgress.withLock { $0.append(progress) }
+    }
+
+    /// Counts the incident and logs it at warning, naming the photo, its job and the plugin.
+    private func record(_ incident: WorkerIncident, of work: PhotoWork) {
+        var metadata: Logger.Metadata = ["job": "\(work.graph.jobID)", "photo": "\(work.graph.photoIndex)", "name": "\(work.graph.name)"]
+        switch incident {
+        case .plugin(let failure):
+            metadata["plugin"] = "\(failure.plugin)"
+            metadata["filter"] = "\(failure.filter)"
+            switch failure.kind {
+            case .crashed: metrics.pluginCrashed(plugin: failure.plugin, filter: failure.filter)
+            case .timedOut: metrics.stageTimedOut("filter")
+            case .ignoredCancellation, .brokeProtocol, .unavailable: break
+            }
+            logger.warning("photo \(work.graph.name) of job \(work.graph.jobID): \(failure)", metadata: metadata)
+        case .stageTimedOut(let stage, let name, let limit):
+            metrics.stageTimedOut(stage.metricLabel)
+            logger.warning(
+                "photo \(work.graph.name) of job \(work.graph.jobID): \(name) \(StageTimeLimit.overrun(limit))", metadata: metadata)
+        }
     }
 
     private func finished(_ work: PhotoWork, _ outcome: PhotoWork.Outcome) {

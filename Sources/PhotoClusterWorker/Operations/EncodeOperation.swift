@@ -8,15 +8,17 @@ import PhotoClusterProto
 /// The chain's trailing point filters (`fused`) run here, band by band just before each band is
 /// compressed, instead of as filter operations of their own: that saves a pass over the whole
 /// image and an image's worth of memory (see `PointFilter`). The encode checks for cancellation
-/// between bands.
+/// and its time limit between bands.
 final class EncodeOperation: Operation, @unchecked Sendable {
     private let work: PhotoWork
     private let fused: [ConfiguredFilter]
+    private let limit: TimeInterval
     private let report: StageReporter
 
-    init(work: PhotoWork, fused: [ConfiguredFilter], report: StageReporter) {
+    init(work: PhotoWork, fused: [ConfiguredFilter], limit: TimeInterval, report: StageReporter) {
         self.work = work
         self.fused = fused
+        self.limit = limit
         self.report = report
         super.init()
         name = "encode \(work.graph.name)"
@@ -33,12 +35,14 @@ final class EncodeOperation: Operation, @unchecked Sendable {
         default: format = origin.format
         }
         let filterTime = FusedFilterClock(transform: chained(fused.compactMap(\.pixelTransform)))
+        let deadline = StageDeadline(limit: limit)
+        let cancelled = { [unowned self] in self.isCancelled || self.work.isCancelled }
         do {
             let started = Date()
             let options = encodeOptions(for: image, from: origin)
             let data = try ImageCodec.encode(
                 image, as: format, options: options, transform: filterTime.timedTransform,
-                shouldStop: { [unowned self] in self.isCancelled || self.work.isCancelled })
+                shouldStop: { cancelled() || deadline.hasPassed })
             guard !isCancelled else { return }
             let seconds = Date().timeIntervalSince(started)
             if !fused.isEmpty {
@@ -51,7 +55,9 @@ final class EncodeOperation: Operation, @unchecked Sendable {
                 $0.lastFinished = .encode
             }
         } catch is EncodeStopped {
-            return
+            guard !cancelled(), deadline.hasPassed else { return }
+            report.incident(work, .stageTimedOut(stage: .encode, name: "encode", limit: limit))
+            work.fail(stage: .encode, name: "encode", reason: "encode \(StageTimeLimit.overrun(limit))")
         } catch {
             work.fail(stage: .encode, name: "encode", reason: "\(error)")
         }

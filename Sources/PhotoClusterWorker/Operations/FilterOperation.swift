@@ -1,17 +1,21 @@
 import Foundation
 import PhotoClusterCore
 
-/// Runs the photo's `index`-th filter. The filter checks for cancellation between bands of rows;
-/// its output is cached as the result of the chain's prefix up to here.
+/// Runs the photo's `index`-th filter, a built-in one, in this process. The filter checks for
+/// cancellation between bands of rows, and so stops once the photo is cancelled or the stage
+/// has run past its time limit; its output is cached as the result of the chain's prefix up to
+/// here.
 final class FilterOperation: Operation, @unchecked Sendable {
     private let work: PhotoWork
     private let index: Int
+    private let limit: TimeInterval
     private let cache: StageCache
     private let report: StageReporter
 
-    init(work: PhotoWork, index: Int, cache: StageCache, report: StageReporter) {
+    init(work: PhotoWork, index: Int, limit: TimeInterval, cache: StageCache, report: StageReporter) {
         self.work = work
         self.index = index
+        self.limit = limit
         self.cache = cache
         self.report = report
         super.init()
@@ -22,9 +26,11 @@ final class FilterOperation: Operation, @unchecked Sendable {
         guard !isCancelled, work.shouldContinue, let (input, shared) = work.read({ c in c.image.map { ($0, c.imageIsShared) } }) else { return }
         let filter = work.filters[index]
         let started = Date()
+        let deadline = StageDeadline(limit: limit)
+        let cancelled = { [unowned self] in self.isCancelled || work.isCancelled }
         do {
             // Cached images are immutable: filter a copy (point filters write it in one pass).
-            let check = { [unowned self] in self.isCancelled || work.isCancelled }
+            let check = { cancelled() || deadline.hasPassed }
             let output = shared
                 ? try filter.stage.apply(toCopyOf: input, parameters: filter.parameters, isCancelled: check)
                 : try filter.stage.apply(to: input, parameters: filter.parameters, isCancelled: check)
@@ -39,7 +45,9 @@ final class FilterOperation: Operation, @unchecked Sendable {
                 report.stageFinished(work, .filter, bytes: 0, pixels: UInt64(output.pixelCount), seconds: Date().timeIntervalSince(started))
             }
         } catch is FilterCancelled {
-            return
+            guard !cancelled(), deadline.hasPassed else { return }
+            report.incident(work, .stageTimedOut(stage: .filter, name: "filter:\(filter.name)", limit: limit))
+            work.fail(stage: .filter, name: "filter:\(filter.name)", reason: "filter \(filter.name) \(StageTimeLimit.overrun(limit))")
         } catch {
             work.fail(stage: .filter, name: "filter:\(filter.name)", reason: "\(error)")
         }

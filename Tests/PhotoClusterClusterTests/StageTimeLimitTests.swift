@@ -1,0 +1,76 @@
+import Foundation
+import LoopbackHTTP
+import PhotoClusterCore
+import PhotoClusterProto
+import PhotoClusterTestSupport
+import XCTest
+
+@testable import PhotoClusterWorker
+
+/// Every filter and every encode runs under the worker's stage time limit: one that runs past it
+/// fails its photo with a reason naming the stage, the limit and how to raise it, and is counted
+/// as an incident; a photo within its limit is untouched.
+final class StageTimeLimitTests: XCTestCase {
+    private var server: LoopbackHTTPServer!
+
+    override func setUpWithError() throws {
+        server = try LoopbackHTTPServer.serving(directory: Repository.samplePhotos)
+    }
+
+    override func tearDown() {
+        server?.stop()
+    }
+
+    /// Runs one photo through an engine with `limit`; its outcome and the incidents reported.
+    private func run(filters: [String], limit: TimeInterval) throws -> (outcome: String, incidents: [String]) {
+        let outcome = LockedBox<String?>(nil)
+        let incidents = LockedBox<[String]>([])
+        let engine = WorkerEngine(
+            configuration: .init(concurrency: 1, downloadSlots: 1, stageTimeout: limit), filters: .builtIn,
+            onStage: { _, _, _, _, _ in },
+            onIncident: { _, incident in
+                if case .stageTimedOut(let stage, let name, _) = incident { incidents.withLock { $0.append("\(stage.metricLabel) \(name)") } }
+            },
+            onOutcome: { _, result in
+                switch result {
+                case .encoded: outcome.withLock { $0 = "encoded" }
+                case .failed(_, let stage, let reason, let transient): outcome.withLock { $0 = "failed \(stage) transient=\(transient): \(reason)" }
+                case .cancelled: outcome.withLock { $0 = "cancelled" }
+                }
+            })
+        defer { engine.shutdown() }
+        var graph = Photocluster_V1_PhotoGraph()
+        graph.jobID = "limits"
+        graph.name = "retina.jpg"
+        graph.url = "\(server.baseURL)/retina.jpg"
+        graph.filters = try filters.map { Photocluster_V1_FilterSpec(try FilterSpec(parsing: $0)) }
+        graph.attempt = 1
+        engine.submit(graph)
+        XCTAssertTrue(eventually(timeout: 30) { outcome.current != nil })
+        return (outcome.current ?? "none", incidents.current)
+    }
+
+    func testAFilterPastTheLimitFailsItsPhoto() throws {
+        // A wide blur of a 2-megapixel photo takes far longer than 2 ms.
+        let (outcome, incidents) = try run(filters: ["blur:sigma=40"], limit: 0.002)
+        XCTAssertEqual(
+            outcome,
+            "failed filter:blur transient=false: filter blur ran past its time limit of 0.002 s (raise it with `cluster worker --stage-timeout SECONDS`)")
+        XCTAssertEqual(incidents, ["filter filter:blur"])
+    }
+
+    func testAnEncodePastTheLimitFailsItsPhoto() throws {
+        // Sepia runs inside the encode, band by band; the whole encode takes far more than 0.1 ms.
+        let (outcome, incidents) = try run(filters: ["sepia"], limit: 0.0001)
+        XCTAssertEqual(
+            outcome,
+            "failed encode transient=false: encode ran past its time limit of 0.0001 s (raise it with `cluster worker --stage-timeout SECONDS`)")
+        XCTAssertEqual(incidents, ["encode encode"])
+    }
+
+    func testAPhotoWithinTheLimitIsUntouched() throws {
+        let (outcome, incidents) = try run(filters: ["blur:sigma=2", "sepia"], limit: 60)
+        XCTAssertEqual(outcome, "encoded")
+        XCTAssertEqual(incidents, [])
+    }
+}
