@@ -43,7 +43,10 @@ bench: deps
 	$(SWIFT) build -c release --product FilterBenchmark
 	$(SWIFT) build -c release --product DispatchBenchmark
 	$(SWIFT) build -c release --product PipelineBenchmark
+	$(SWIFT) build -c release --product PluginHostBenchmark
+	$(SWIFT) build -c release --product PhotoClusterExamplePluginC
 	.build/release/FilterBenchmark
+	.build/release/PluginHostBenchmark
 	.build/release/ViewportBenchmark
 	.build/release/DispatchBenchmark
 	BENCH_BIN=.build/release bench/run

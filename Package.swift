@@ -201,6 +201,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "PluginHostBenchmark",
+            dependencies: ["PhotoClusterCore", "PhotoClusterPlugins", "PhotoClusterPluginHost"],
+            path: "Benchmarks/PluginHostBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "FilterBenchmark",
             dependencies: ["PhotoClusterCore"],
             path: "Benchmarks/FilterBenchmark",
