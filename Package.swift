@@ -245,7 +245,7 @@ let package = Package(
             dependencies: [
                 "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport", "PhotoClusterWorker",
                 "PhotoClusterCoordinator", "PhotoClusterClient", "PhotoClusterImaging", "PhotoClusterEmbedded", "LoopbackHTTP",
-                "PhotoClusterTestSupport",
+                "PhotoClusterPluginHost", "PhotoClusterTestSupport",
             ],
             swiftSettings: swiftSettings
         ),

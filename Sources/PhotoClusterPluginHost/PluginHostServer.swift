@@ -17,8 +17,11 @@ public enum PluginHostServer {
         // Dies with the worker even if the worker is SIGKILLed; a worker already gone means
         // there is nobody to serve.
         guard ph_die_with_parent(parent) == 0 else { return 3 }
-        // Ctrl-C reaches the whole process group: the worker decides when its hosts end.
-        signal(SIGINT, SIG_IGN)
+        // Ctrl-C and a terminal's hang-up reach the whole process group, and systemd's stop
+        // signal the whole unit: the worker decides when its hosts end (it kills them as it
+        // leaves, and the kernel kills them if it dies). A host killed by these first would
+        // fail its photo as a crash while the worker was handing it back.
+        for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { signal(number, SIG_IGN) }
         let channel = HostChannel(descriptor: PH_HOST_SOCKET_FD)
         var registry = FilterRegistry.builtIn
         do {
