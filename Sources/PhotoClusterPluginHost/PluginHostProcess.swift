@@ -74,7 +74,7 @@ final class PluginHostProcess: @unchecked Sendable {
     /// seconds (one plugin's load).
     func awaitLoad(timeout: TimeInterval) -> LoadOutcome {
         var reports: [Photocluster_V1_HostedPluginLoaded] = []
-        var lastWord = MonotonicClock.seconds
+        var lastWord = ContinuousClock.now
         while true {
             let received: HostChannel.Received
             do {
@@ -93,7 +93,7 @@ final class PluginHostProcess: @unchecked Sendable {
                 switch message.body {
                 case .loaded(let report):
                     reports.append(report)
-                    lastWord = MonotonicClock.seconds
+                    lastWord = ContinuousClock.now
                 case .ready:
                     return .ready(reports)
                 default:
@@ -104,7 +104,7 @@ final class PluginHostProcess: @unchecked Sendable {
                 return .died(after: reports, waitForEnd())
             case .nothingYet:
                 if let ended = reap(block: false) { return .died(after: reports, ended) }
-                if MonotonicClock.seconds - lastWord > timeout {
+                if ContinuousClock.now.seconds(since: lastWord) > timeout {
                     kill()
                     return .stalled(after: reports)
                 }
@@ -145,8 +145,8 @@ final class PluginHostProcess: @unchecked Sendable {
             return .died(step: 0, waitForEnd())
         }
         var step = 0
-        var stepStarted = MonotonicClock.seconds
-        var interruption: (reason: Interruption, at: Double)?
+        var stepStarted = ContinuousClock.now
+        var interruption: (reason: Interruption, at: MonotonicInstant)?
         while true {
             let received: HostChannel.Received
             do {
@@ -164,19 +164,19 @@ final class PluginHostProcess: @unchecked Sendable {
                 if let ended = reap(block: false) { return .died(step: arena.step, ended) }
                 if arena.step != step {
                     step = arena.step
-                    stepStarted = MonotonicClock.seconds
+                    stepStarted = ContinuousClock.now
                 }
                 if let raised = interruption {
-                    if MonotonicClock.seconds - raised.at >= grace {
+                    if ContinuousClock.now.seconds(since: raised.at) >= grace {
                         kill()
                         return .killed(step: step, raised.reason)
                     }
                 } else if isCancelled() {
                     arena.raiseCancel()
-                    interruption = (.cancelled, MonotonicClock.seconds)
-                } else if MonotonicClock.seconds - stepStarted >= limit {
+                    interruption = (.cancelled, ContinuousClock.now)
+                } else if ContinuousClock.now.seconds(since: stepStarted) >= limit {
                     arena.raiseCancel()
-                    interruption = (.timedOut, MonotonicClock.seconds)
+                    interruption = (.timedOut, ContinuousClock.now)
                 }
             }
         }
@@ -233,8 +233,8 @@ final class PluginHostProcess: @unchecked Sendable {
     /// The host closed its socket, which it does by ending: its status, waiting up to 2 s for
     /// the kernel to finish the exit (a plugin that closed the socket and runs on is killed).
     private func waitForEnd() -> HostTermination {
-        let deadline = MonotonicClock.seconds + 2
-        while MonotonicClock.seconds < deadline {
+        let deadline = ContinuousClock.now.adding(seconds: 2)
+        while ContinuousClock.now < deadline {
             if let ended = reap(block: false) { return ended }
             usleep(2_000)
         }

@@ -17,22 +17,16 @@ public enum StageTimeLimit {
     }
 }
 
-/// When a stage that starts now must have ended, on the monotonic clock (a wall-clock step
-/// neither ends a stage early nor lets it run on).
+/// When a stage that starts now must have ended, on the monotonic clock (see MonotonicTime.swift:
+/// a wall-clock step neither ends a stage early nor lets it run on).
 public struct StageDeadline: Sendable {
     public let limit: TimeInterval
-    private let end: UInt64
+    private let end: MonotonicInstant
 
     public init(limit: TimeInterval) {
         self.limit = limit
-        self.end = MonotonicClock.nanoseconds &+ UInt64(max(0, min(limit, 1e9)) * 1e9)
+        self.end = ContinuousClock.now.adding(seconds: max(0, min(limit, 1e9)))
     }
 
-    public var hasPassed: Bool { MonotonicClock.nanoseconds >= end }
-}
-
-/// Seconds and nanoseconds since an arbitrary start that never jumps.
-public enum MonotonicClock {
-    public static var nanoseconds: UInt64 { DispatchTime.now().uptimeNanoseconds }
-    public static var seconds: Double { Double(nanoseconds) / 1e9 }
+    public var hasPassed: Bool { ContinuousClock.now >= end }
 }
