@@ -111,7 +111,6 @@ let package = Package(
         .target(name: "PhotoClusterTransport", dependencies: ["CZeroMQ", "PhotoClusterCore"], swiftSettings: swiftSettings),
         .target(name: "PhotoClusterImaging", dependencies: ["CImageCodec", "PhotoClusterCore"], swiftSettings: swiftSettings),
         .target(name: "PhotoClusterDownload", dependencies: ["CCurlShim"], swiftSettings: swiftSettings),
-        .target(name: "LoopbackHTTP", swiftSettings: swiftSettings),
 
         // Cluster roles.
         .target(
@@ -163,7 +162,7 @@ let package = Package(
             name: "ClusterCLI",
             dependencies: [
                 "PhotoClusterCore", "PhotoClusterClient", "PhotoClusterCoordinator",
-                "PhotoClusterWorker", "PhotoClusterEmbedded", "PhotoClusterTransport", "PhotoClusterPlugins", "PhotoClusterPluginHost", "LoopbackHTTP",
+                "PhotoClusterWorker", "PhotoClusterEmbedded", "PhotoClusterTransport", "PhotoClusterPlugins", "PhotoClusterPluginHost",
                 "PhotoClusterDashboard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -172,6 +171,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // A small HTTP server whose faults tests choose (delays, trickles, any handler); tests
+        // and benchmarks serve photos with it. `cluster` itself serves files with Hummingbird.
+        .target(name: "LoopbackHTTP", path: "Tests/LoopbackHTTP", swiftSettings: swiftSettings),
         .target(
             name: "PhotoClusterTestSupport",
             dependencies: ["PhotoClusterCore"],

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
-import LoopbackHTTP
+import Logging
 import PhotoClusterCore
+import PhotoClusterDashboard
 
 /// `cluster demo`: the bundled sample photos, served on loopback, filtered by an embedded cluster.
 struct DemoCommand: AsyncParsableCommand {
@@ -24,14 +25,13 @@ struct DemoCommand: AsyncParsableCommand {
         guard FileManager.default.fileExists(atPath: manifestURL.path) else {
             CommandFailure.usage("\(manifestURL.path) not found; run the demo from the repository root or pass --samples DIR").exit()
         }
-        let server: LoopbackHTTPServer
+        let photos = samplesURL.appendingPathComponent("photos")
+        let server: HTTPServer
         do {
-            server = try (try? LoopbackHTTPServer.serving(directory: samplesURL.appendingPathComponent("photos"), port: 8765))
-                ?? LoopbackHTTPServer.serving(directory: samplesURL.appendingPathComponent("photos"))
+            server = try await Self.servePhotos(photos)
         } catch {
-            CommandFailure(message: "cannot start the loopback photo server: \(error)", status: 1).exit()
+            CommandFailure(message: "cannot start the loopback photo server for \(photos.path): \(error)", status: 1).exit()
         }
-        defer { server.stop() }
         var manifest: Manifest
         do {
             manifest = try ManifestParser().parse(contentsOf: manifestURL)
@@ -43,17 +43,31 @@ struct DemoCommand: AsyncParsableCommand {
             manifest.entries[index].url = server.baseURL + manifest.entries[index].url.dropFirst(Self.manifestOrigin.count)
         }
         if !options.json {
-            Terminal.write("Serving \(samplesURL.appendingPathComponent("photos").path) at \(server.baseURL)\n")
+            Terminal.write("Serving \(photos.path) at \(server.baseURL)\n")
         }
+        let status: Int32
         do {
             let submit = try options.submitMessage(for: manifest, label: "samples/photos.plist", defaultFilters: ["sepia"], filters: JobRunner.filters(options.plugins))
-            let status = try await JobRunner(options: options).run(submit)
-            if !options.json {
-                Terminal.write("Filtered photos are in \(options.out)/. Two names in the manifest are misspelled on purpose: their downloads fail with HTTP 404.\n")
-            }
-            if status != ExitStatus.allSucceeded { throw ExitCode(status) }
+            status = try await JobRunner(options: options).run(submit)
         } catch let failure as CommandFailure {
+            await server.stop()
             failure.exit()
         }
+        await server.stop()
+        if !options.json {
+            Terminal.write("Filtered photos are in \(options.out)/. Two names in the manifest are misspelled on purpose: their downloads fail with HTTP 404.\n")
+        }
+        if status != ExitStatus.allSucceeded { throw ExitCode(status) }
+    }
+
+    /// Serves `directory` on loopback with Hummingbird: on the manifest's port 8765, or on one the
+    /// system picks when 8765 is taken.
+    static func servePhotos(_ directory: URL) async throws -> HTTPServer {
+        let quiet = Logger(label: "photocluster.demo.photos", factory: { _ in SwiftLogNoOpLogHandler() })
+        let router = FolderRoutes.router(serving: directory, logger: quiet)
+        if let server = try? await HTTPServer.start(host: "127.0.0.1", port: 8765, router: router, logger: quiet) {
+            return server
+        }
+        return try await HTTPServer.start(host: "127.0.0.1", port: 0, router: router, logger: quiet)
     }
 }

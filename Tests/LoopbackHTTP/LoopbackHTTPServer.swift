@@ -3,9 +3,11 @@ import Foundation
 import Glibc
 #endif
 
-/// A tiny HTTP/1.1 server on 127.0.0.1 for tests, demos and benchmarks: one thread per
-/// connection. With `keepAlive` a connection serves request after request, as a web server does
-/// for a client that fetches many photos; otherwise each response closes its connection.
+/// A tiny HTTP/1.1 server on 127.0.0.1 for tests and benchmarks, never shipped in `cluster`
+/// (whose photo server is Hummingbird's): one thread per connection, and responses whose faults a
+/// test chooses (a delay before the headers, a body trickled out, any handler). With `keepAlive`
+/// a connection serves request after request, as a web server does for a client that fetches
+/// many photos; otherwise each response closes its connection.
 ///
 /// `@unchecked Sendable` invariant: the stored properties are immutable; shared mutable state
 /// lives in `ServerState` behind its lock.
