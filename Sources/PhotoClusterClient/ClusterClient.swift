@@ -3,22 +3,36 @@ import PhotoClusterCore
 import PhotoClusterProto
 import PhotoClusterTransport
 
+/// Something that happened to a job: a phase change, a photo's status, the job's counts, or its
+/// final summary (`body`), for the job `jobID`.
 public typealias JobEvent = Photocluster_V1_JobEvent
+/// A job's state: its phase, counts, viewport and, when asked for, every photo's status.
 public typealias JobSummary = Photocluster_V1_JobSummary
+/// The coordinator's answer to `status` and `watch`: its workers, throughput and jobs.
 public typealias StatusReply = Photocluster_V1_StatusReply
+/// A job to run: the manifest's entries, the filter chain, the output directory and format, and
+/// how much of its progress the client wants to hear (`events`).
 public typealias SubmitJob = Photocluster_V1_SubmitJob
+/// How much of a job a client hears: every photo's status (`.everyPhoto`) or only the job's
+/// counts, at most ten times a second and always the last (`.counts`).
 public typealias EventDetail = Photocluster_V1_EventDetail
 
-/// Why a request to the coordinator did not succeed.
+/// Why a request to the coordinator did not succeed: the coordinator's refusal (an unknown job, a
+/// viewport outside the job's photos, a manifest it rejects), no answer before the timeout, or a
+/// closed client. `message` says which, in words a user can act on.
 public struct ClusterClientError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong and, where it helps, what to do about it.
     public let message: String
+    /// An error that says `message`.
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }
 
 /// A job the coordinator accepted, with its events as they happen.
 public struct SubmittedJob: Sendable {
+    /// The job's id, as `cluster status`, `cluster watch` and the dashboard name it.
     public let id: String
+    /// How many photos the job holds.
     public let total: Int
     /// Phase changes, each photo as it finishes, progress, and finally the summary; the stream
     /// ends after the summary.
@@ -32,11 +46,33 @@ private struct FollowedJob {
 }
 
 /// Talks to a coordinator's client endpoint: submit jobs, follow their events, ask for status,
-/// cancel.
+/// move a job's viewport, suspend, resume and cancel. `cluster submit`, `status`, `watch`,
+/// `viewport` and the others are built on it.
+///
+/// ```swift
+/// let client = try ClusterClient(endpoint: "tcp://127.0.0.1:7001")
+/// defer { client.close() }
+/// var job = SubmitJob()
+/// job.photos = [.with { $0.name = "cat"; $0.url = "https://example.com/cat.jpg" }]
+/// job.filters = [.with { $0.name = "sepia" }]
+/// job.outputDir = "/srv/photocluster/out/cats"   // on the coordinator's host
+/// job.events = .counts
+/// let submitted = try await client.submit(job)
+/// for await event in submitted.events {
+///     if case .finished(let summary) = event.body {
+///         print(summary.progress.succeeded, "of", submitted.total, "succeeded")
+///     }
+/// }
+/// ```
+///
+/// Every request waits for the coordinator's answer up to its `timeout` and throws
+/// ``ClusterClientError`` when there is none, naming the endpoint. A client renews its watch of
+/// the jobs it follows every 2 s, so it follows them again after the coordinator restarts.
 ///
 /// The DEALER socket and the request table belong to the client's loop thread; the public
-/// methods post to it and wait for the answer.
+/// methods post to it and wait for the answer, so they may be called from any thread.
 public final class ClusterClient: @unchecked Sendable {
+    /// The coordinator's client endpoint this client talks to, as given to ``init(endpoint:context:curve:)``.
     public let endpoint: String
     private let context: ZMQContext
     private let ownsContext: Bool
@@ -54,8 +90,16 @@ public final class ClusterClient: @unchecked Sendable {
     private var ticks = 0
     private let lastHeard = LockedBox(MonotonicInstant.now)
 
-    /// Connects to `endpoint` (libzmq retries until the coordinator is there). Pass the
-    /// embedded cluster's context to reach it over `inproc://`.
+    /// Connects to `endpoint` (libzmq retries until the coordinator is there).
+    ///
+    /// - Parameters:
+    ///   - endpoint: The coordinator's client endpoint, such as `tcp://coordinator:7001`
+    ///     (`cluster coordinator --client-bind`), or an embedded cluster's `inproc://` one.
+    ///   - context: The embedded cluster's context, to reach it over `inproc://`; nil makes a
+    ///     context of the client's own.
+    ///   - curve: The coordinator's public key and this client's key pair, for a coordinator
+    ///     that uses CURVE; nil for plain TCP or `inproc://`.
+    /// - Throws: When the socket cannot be made or the endpoint is malformed.
     public init(endpoint: String, context: ZMQContext? = nil, curve: CurveClientSettings? = nil) throws {
         self.endpoint = endpoint
         self.ownsContext = context == nil
@@ -73,9 +117,11 @@ public final class ClusterClient: @unchecked Sendable {
         loop.start { [unowned self] in self.socket.close() }
     }
 
-    /// Seconds since the coordinator last answered anything.
+    /// Seconds since the coordinator last answered anything (its heartbeat answers included).
     public var silence: TimeInterval { MonotonicInstant.now.seconds(since: lastHeard.current) }
 
+    /// Fails every request still waiting, ends every event stream, and closes the socket. Call
+    /// it once, when done with the client.
     public func close() {
         loop.post { [unowned self] in
             for (_, request) in waiting { request.resume(.failure(ClusterClientError("the client was closed"))) }
@@ -89,6 +135,15 @@ public final class ClusterClient: @unchecked Sendable {
 
     // MARK: - Requests
 
+    /// Submits a job and follows it.
+    ///
+    /// - Parameters:
+    ///   - job: The job; its `events` field says how much of its progress the stream carries.
+    ///   - timeout: Seconds to wait for the coordinator to accept it.
+    /// - Returns: The accepted job: its id, its number of photos, and its events, which end after
+    ///   the job's summary (`.finished`).
+    /// - Throws: ``ClusterClientError`` when the coordinator refuses the job (a malformed
+    ///   manifest, a filter no worker has) or does not answer.
     public func submit(_ job: SubmitJob, timeout: TimeInterval = 15) async throws -> SubmittedJob {
         let (events, continuation) = AsyncStream<JobEvent>.makeStream(bufferingPolicy: .unbounded)
         let reply = try await request(.submit(job), timeout: timeout) { [unowned self] requestID in
@@ -100,8 +155,16 @@ public final class ClusterClient: @unchecked Sendable {
         return SubmittedJob(id: accepted.jobID, total: Int(accepted.total), events: events)
     }
 
-    /// Follows a job submitted elsewhere; the first event is its current summary if it has finished.
-    /// `events`: every photo's status, or only the job's counts (paced; see `EventDetail`).
+    /// Follows a job submitted elsewhere.
+    ///
+    /// - Parameters:
+    ///   - jobID: The job to follow.
+    ///   - detail: Every photo's status, or only the job's counts (paced; see ``EventDetail``).
+    ///   - timeout: Seconds to wait for the coordinator's answer.
+    /// - Returns: The job's status now, and its events from now on; the first event is its
+    ///   summary if it has already finished.
+    /// - Throws: ``ClusterClientError`` for a job the coordinator does not know (or has
+    ///   forgotten: it keeps the last `--keep-finished` finished jobs), or no answer.
     public func watch(_ jobID: String, events detail: EventDetail = .everyPhoto, timeout: TimeInterval = 15) async throws -> (StatusReply, AsyncStream<JobEvent>) {
         let (events, continuation) = AsyncStream<JobEvent>.makeStream(bufferingPolicy: .unbounded)
         let reply = try await request(.watch(.with { $0.jobID = jobID; $0.events = detail }), timeout: timeout) { [unowned self] _ in
@@ -111,18 +174,43 @@ public final class ClusterClient: @unchecked Sendable {
         return (status, events)
     }
 
+    /// The coordinator's workers, throughput and jobs, or one job with every photo.
+    ///
+    /// - Parameters:
+    ///   - job: A job's id, or "" for every job (without their photos).
+    ///   - timeout: Seconds to wait for the answer.
+    /// - Throws: ``ClusterClientError`` for an unknown job, or no answer.
     public func status(job: String = "", timeout: TimeInterval = 15) async throws -> StatusReply {
         let reply = try await request(.status(.with { $0.jobID = job }), timeout: timeout)
         guard case .status(let status) = reply.body else { throw ClusterClientError("unexpected answer to status") }
         return status
     }
 
+    /// Cancels a job, or some of its photos, for good: queued photos at once, running ones where
+    /// they run (a transfer aborts, a filter stops at its next band of rows).
+    ///
+    /// - Parameters:
+    ///   - job: The job's id.
+    ///   - photos: Names of photos to cancel; empty cancels the whole job.
+    ///   - timeout: Seconds to wait for the answer.
+    /// - Throws: ``ClusterClientError`` for an unknown job, or no answer.
     public func cancel(job: String, photos: [String] = [], timeout: TimeInterval = 15) async throws {
         _ = try await request(.cancel(.with { $0.jobID = job; $0.photoNames = photos }), timeout: timeout)
     }
 
-    /// Tells the cluster which photos the client looks at; returns the job's summary (without
-    /// photos) at the new epoch.
+    /// Tells the cluster which photos the client looks at. While `scrolling`, the job is suspended
+    /// on every worker; once settled, photos in flight outside `visible` ± `prefetch` are
+    /// cancelled, the ones inside run, visible first, and the job resumes.
+    ///
+    /// - Parameters:
+    ///   - job: The job's id (a job submitted with a viewport, or any open job).
+    ///   - visible: Manifest indices on screen.
+    ///   - prefetch: Photos on each side of `visible` to run next, at a lower priority; 0 for none.
+    ///   - scrolling: True while the view moves.
+    ///   - timeout: Seconds to wait for the answer.
+    /// - Returns: The job's summary (without photos) at the new epoch.
+    /// - Throws: ``ClusterClientError`` for an unknown or finished job, a range outside its
+    ///   photos, or no answer.
     @discardableResult
     public func setViewport(job: String, visible: ClosedRange<Int>, prefetch: Int = 0, scrolling: Bool = false, timeout: TimeInterval = 15) async throws -> JobSummary {
         let viewport = Photocluster_V1_Viewport.with {
@@ -139,10 +227,15 @@ public final class ClusterClient: @unchecked Sendable {
     }
 
     /// Stops new work of a job from starting anywhere; running operations finish.
+    ///
+    /// - Throws: ``ClusterClientError`` for an unknown job, or no answer.
     public func suspend(job: String, timeout: TimeInterval = 15) async throws {
         _ = try await request(.suspend(.with { $0.jobID = job }), timeout: timeout)
     }
 
+    /// Lets a suspended job start work again.
+    ///
+    /// - Throws: ``ClusterClientError`` for an unknown job, or no answer.
     public func resume(job: String, timeout: TimeInterval = 15) async throws {
         _ = try await request(.resume(.with { $0.jobID = job }), timeout: timeout)
     }

@@ -49,25 +49,37 @@ extern "C" {
 /* Marks the entry point as exported even when a plugin builds with -fvisibility=hidden. */
 #define PC_PLUGIN_EXPORT __attribute__((visibility("default")))
 
+/* One parameter of a filter, as users write it (`--filter name:key=value`) and as
+ * `cluster plugins` lists it. The host refuses a value outside [min, max] before any work starts,
+ * naming the range, and passes default_value when the user gives none. */
 typedef struct {
-    const char *key;
-    int32_t kind;         /* PC_PARAM_* */
-    double min, max, default_value;
-    const char *summary;  /* may be NULL */
+    const char *key;      /* the parameter's name: 1-64 characters of [a-z0-9_-] */
+    int32_t kind;         /* PC_PARAM_DOUBLE, PC_PARAM_INT or PC_PARAM_BOOL */
+    double min, max, default_value;  /* finite, min <= default_value <= max */
+    const char *summary;  /* one line for `cluster plugins`; may be NULL */
 } pc_param_schema;
 
 /* RGBA8, rows packed: width * 4 bytes per row, width * height * 4 bytes in all. Compute
  * offsets in size_t: the product can exceed INT32_MAX. */
 typedef struct {
-    uint8_t *pixels;
-    int32_t width, height;
+    uint8_t *pixels;        /* r, g, b, a, r, g, b, a, ... row after row, top row first */
+    int32_t width, height;  /* in pixels, both at least 1 for an image the host passes */
 } pc_image;
 
-/* Returns nonzero when the photo has been cancelled; the filter should then stop and return
- * PC_CANCELLED. Cheap enough to call between rows. */
+/* Returns nonzero when the photo has been cancelled (its viewport moved on, its job was
+ * cancelled, the worker is shutting down); the filter should then stop and return PC_CANCELLED.
+ * Cheap enough to call between rows; `context` is the cancel_context the filter was given. */
 typedef int (*pc_is_cancelled_fn)(void *context);
 
 /*
+ * Parameters:
+ *   image           the photo, RGBA8; the filter may change its pixels in place.
+ *   params          the parameter values, one per schema entry (see below).
+ *   out             where a filter that makes a new image (a resize, a crop) puts it.
+ *   is_cancelled    asks whether the photo was cancelled; call it between rows.
+ *   cancel_context  the argument to pass to is_cancelled.
+ *   error           a buffer of error_size bytes for the reason of a PC_ERROR.
+ *
  * Filters `image`, either in place (leave `out` untouched: out->pixels stays NULL) or into a
  * new image: set out->pixels to a malloc()ed buffer of out->width * out->height * 4 bytes and
  * set its size. Whatever buffer is in out->pixels when the function returns belongs to the
@@ -84,19 +96,21 @@ typedef int (*pc_filter_fn)(pc_image *image, const double *params, pc_image *out
                             pc_is_cancelled_fn is_cancelled, void *cancel_context,
                             char *error, size_t error_size);
 
+/* One filter a plugin offers. */
 typedef struct {
-    const char *name;     /* what users write: `--filter name:key=value` */
+    const char *name;     /* what users write: `--filter name:key=value`; 1-64 of [a-z0-9_-] */
     const char *version;  /* non-empty, e.g. "1"; part of cache keys, so bump it when output changes */
     const char *summary;  /* may be NULL */
-    const pc_param_schema *params;
-    int32_t param_count;
-    pc_filter_fn apply;
+    const pc_param_schema *params;  /* param_count schemas, in the order `params` reaches apply */
+    int32_t param_count;            /* 0-64; params may be NULL when it is 0 */
+    pc_filter_fn apply;             /* the filter itself; reentrant */
 } pc_filter_def;
 
+/* What photocluster_plugin_entry returns: the plugin's name and its filters. */
 typedef struct {
     uint32_t abi_version; /* PC_PLUGIN_ABI_VERSION; stays the first field in every version */
-    const char *plugin_name;
-    const pc_filter_def *filters;
+    const char *plugin_name;       /* for the worker's log and `cluster plugins` */
+    const pc_filter_def *filters;  /* filter_count definitions, 1-256 */
     int32_t filter_count;
 } pc_plugin;
 
