@@ -654,6 +654,11 @@ public nonisolated struct Photocluster_V1_AssignGraph: Sendable {
   /// Clears the value of `graph`. Subsequent reads from it will return its default value.
   public mutating func clearGraph() {self._graph = nil}
 
+  /// Counts the assignments sent to this worker (1, 2, …), so the worker can say up to which one
+  /// it has heard (Heartbeat.assign_sequence) and the coordinator can tell an assignment lost
+  /// in transit from one still on its way.
+  public var sequence: UInt64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -792,6 +797,15 @@ public nonisolated struct Photocluster_V1_Heartbeat: Sendable {
 
   /// the sender's operations per stage (worker → coordinator)
   public var stages: [Photocluster_V1_StageLoad] = []
+
+  /// Coordinator → worker: the newest AssignGraph.sequence sent to this worker before this
+  /// heartbeat. Worker → coordinator: the newest it has accounted for (an assignment it got, or
+  /// a coordinator heartbeat naming it: messages arrive in order, so every assignment up to it
+  /// has arrived or never will). 0: not reported (an older worker).
+  public var assignSequence: UInt64 = 0
+
+  /// Worker → coordinator: every photo it holds (running, queued, or ending after a cancel).
+  public var held: [Photocluster_V1_DropStaleWork.PhotoRef] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -2458,7 +2472,7 @@ nonisolated extension Photocluster_V1_PhotoGraph: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Photocluster_V1_AssignGraph: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".AssignGraph"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}graph\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}graph\0\u{2}x\u{1}sequence\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2467,6 +2481,7 @@ nonisolated extension Photocluster_V1_AssignGraph: SwiftProtobuf.Message, SwiftP
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularMessageField(value: &self._graph) }()
+      case 121: try { try decoder.decodeSingularUInt64Field(value: &self.sequence) }()
       default: break
       }
     }
@@ -2480,11 +2495,15 @@ nonisolated extension Photocluster_V1_AssignGraph: SwiftProtobuf.Message, SwiftP
     try { if let v = self._graph {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
     } }()
+    if self.sequence != 0 {
+      try visitor.visitSingularUInt64Field(value: self.sequence, fieldNumber: 121)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Photocluster_V1_AssignGraph, rhs: Photocluster_V1_AssignGraph) -> Bool {
     if lhs._graph != rhs._graph {return false}
+    if lhs.sequence != rhs.sequence {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2771,7 +2790,7 @@ nonisolated extension Photocluster_V1_DropStaleWork.PhotoRef: SwiftProtobuf.Mess
 
 nonisolated extension Photocluster_V1_Heartbeat: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Heartbeat"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{3}sent_unix_ms\0\u{3}in_flight\0\u{1}stages\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{3}sent_unix_ms\0\u{3}in_flight\0\u{1}stages\0\u{4}v\u{1}assign_sequence\0\u{1}held\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2783,6 +2802,8 @@ nonisolated extension Photocluster_V1_Heartbeat: SwiftProtobuf.Message, SwiftPro
       case 2: try { try decoder.decodeSingularUInt64Field(value: &self.sentUnixMs) }()
       case 3: try { try decoder.decodeSingularUInt32Field(value: &self.inFlight) }()
       case 4: try { try decoder.decodeRepeatedMessageField(value: &self.stages) }()
+      case 122: try { try decoder.decodeSingularUInt64Field(value: &self.assignSequence) }()
+      case 123: try { try decoder.decodeRepeatedMessageField(value: &self.held) }()
       default: break
       }
     }
@@ -2801,6 +2822,12 @@ nonisolated extension Photocluster_V1_Heartbeat: SwiftProtobuf.Message, SwiftPro
     if !self.stages.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.stages, fieldNumber: 4)
     }
+    if self.assignSequence != 0 {
+      try visitor.visitSingularUInt64Field(value: self.assignSequence, fieldNumber: 122)
+    }
+    if !self.held.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.held, fieldNumber: 123)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2809,6 +2836,8 @@ nonisolated extension Photocluster_V1_Heartbeat: SwiftProtobuf.Message, SwiftPro
     if lhs.sentUnixMs != rhs.sentUnixMs {return false}
     if lhs.inFlight != rhs.inFlight {return false}
     if lhs.stages != rhs.stages {return false}
+    if lhs.assignSequence != rhs.assignSequence {return false}
+    if lhs.held != rhs.held {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

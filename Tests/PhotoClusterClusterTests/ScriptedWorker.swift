@@ -14,6 +14,8 @@ final class ScriptedWorker: @unchecked Sendable {
     private var socket: ZMQSocket
     /// The process it plays: a restart plays a new one.
     private(set) var incarnation = UUID().uuidString
+    /// The sequence of the last assignment `nextAssignment` returned.
+    private(set) var lastAssignSequence: UInt64 = 0
 
     /// Connects and says hello with `filters`; credit is the test's to grant.
     init(id: String, context: ZMQContext, coordinator: CoordinatorNode, filters: [String] = ["sepia"]) throws {
@@ -59,16 +61,27 @@ final class ScriptedWorker: @unchecked Sendable {
         try socket.send([Envelope.encode(message)])
     }
 
+    /// A heartbeat saying what a real worker's says: the newest assignment it accounted for and
+    /// the photos it holds.
+    func heartbeat(assignSequence: UInt64, held: [Photocluster_V1_PhotoGraph]) throws {
+        try send(.heartbeat(.with { beat in
+            beat.assignSequence = assignSequence
+            beat.held = held.map { graph in .with { $0.jobID = graph.jobID; $0.photoIndex = graph.photoIndex } }
+        }))
+    }
+
     func grant(_ credits: UInt32) throws {
         try send(.credit(.with { $0.grant = credits }))
     }
 
     /// The graph of the next assignment, passing over every other message; nil after `timeout`.
     func nextAssignment(timeout: TimeInterval = 30) -> Photocluster_V1_PhotoGraph? {
-        next(timeout: timeout) { body in
-            if case .assign(let assign) = body { return assign.graph }
+        let assign: Photocluster_V1_AssignGraph? = next(timeout: timeout) { body in
+            if case .assign(let assign) = body { return assign }
             return nil
         }
+        if let assign { lastAssignSequence = assign.sequence }
+        return assign?.graph
     }
 
     /// The first message `pick` takes something from, passing over the others; nil after `timeout`.

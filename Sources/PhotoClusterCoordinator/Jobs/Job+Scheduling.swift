@@ -110,6 +110,11 @@ extension Job {
         setWorker(index, nil)
     }
 
+    /// An assignment that never left: the photo is back in the queue as if it had not been taken.
+    mutating func unassign(_ index: UInt32) {
+        setWorker(index, nil)
+    }
+
     mutating func scheduleRetry(_ index: UInt32, after delay: TimeInterval, now: MonotonicInstant = .now) {
         retries += 1
         delayed.append((now.adding(seconds: delay), index))

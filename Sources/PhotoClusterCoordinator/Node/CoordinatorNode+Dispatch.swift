@@ -15,7 +15,7 @@ extension CoordinatorNode {
         }
         reserveWorkerForSuspects()
         // One graph per worker per round, most credit first, so work spreads evenly.
-        let order = workers.values.filter { $0.credits > 0 }.sorted { ($0.credits, $0.id) > ($1.credits, $1.id) }.map(\.id)
+        let order = workers.values.filter { $0.credits > 0 && !$0.unreachable }.sorted { ($0.credits, $0.id) > ($1.credits, $1.id) }.map(\.id)
         var progressed = true
         while progressed {
             progressed = false
@@ -33,13 +33,23 @@ extension CoordinatorNode {
 
     /// Sends the worker its next photo, if there is one for it.
     private func assignNext(to id: String) -> Bool {
-        guard let worker = workers[id], let (jobID, photo) = nextPhoto(for: worker) else { return false }
+        guard let worker = workers[id], !worker.unreachable, let (jobID, photo) = nextPhoto(for: worker) else { return false }
         let graph = jobs[jobID]!.assign(photo.index, to: id)
-        workers[id]?.credits -= 1
-        workers[id]?.inFlight.insert(PhotoRef(job: jobID, index: photo.index))
+        let ref = PhotoRef(job: jobID, index: photo.index)
         var assign = Photocluster_V1_AssignGraph()
         assign.graph = graph
-        sendToWorker(id, .assign(assign))
+        assign.sequence = worker.assignSequence + 1
+        guard sendToWorker(id, .assign(assign)) else {
+            // It never left (the worker is gone, or not reading): the photo goes back to its
+            // place at once, for another worker, instead of waiting for this one to be lost.
+            jobs[jobID]?.unassign(photo.index)
+            workers[id]?.unreachable = true
+            return false
+        }
+        workers[id]?.credits -= 1
+        workers[id]?.inFlight.insert(ref)
+        workers[id]?.assignSequence = assign.sequence
+        workers[id]?.assignedAt[ref] = assign.sequence
         return true
     }
 

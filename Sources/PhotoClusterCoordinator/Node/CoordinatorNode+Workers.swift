@@ -23,6 +23,7 @@ extension CoordinatorNode {
             return
         }
         workers[id]?.lastSeen = .now
+        if workers[id]?.unreachable == true { workers[id]?.unreachable = false }
         switch message.body {
         case .credit(let credit):
             workers[id]?.credits += Int(credit.grant)
@@ -42,6 +43,7 @@ extension CoordinatorNode {
             loseWorker(id, .left)
         case .heartbeat(let beat):
             workers[id]?.stages = beat.stages
+            reconcile(beat, from: id)
         case .hello, .none:
             break
         }

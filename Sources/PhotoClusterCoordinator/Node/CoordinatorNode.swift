@@ -187,7 +187,11 @@ public final class CoordinatorNode: @unchecked Sendable {
         }
         var beat = Photocluster_V1_Heartbeat()
         beat.sentUnixMs = UInt64(Date().timeIntervalSince1970 * 1000)
-        for id in Array(workers.keys) { sendToWorker(id, .heartbeat(beat)) }
+        for (id, worker) in workers {
+            // Every assignment up to this one was sent before this heartbeat (see `reconcile`).
+            beat.assignSequence = worker.assignSequence
+            sendToWorker(id, .heartbeat(beat))
+        }
         resendUnacknowledgedControl()
         forgetOldLosses()
         dispatch()
@@ -205,13 +209,17 @@ public final class CoordinatorNode: @unchecked Sendable {
 
     // MARK: - Sending
 
-    func sendToWorker(_ id: String, _ body: Photocluster_V1_CoordinatorToWorker.OneOf_Body) {
+    /// Whether the message left. One that did not (the worker is unreachable or not reading)
+    /// is dropped; the heartbeat check decides whether the worker is lost.
+    @discardableResult
+    func sendToWorker(_ id: String, _ body: Photocluster_V1_CoordinatorToWorker.OneOf_Body) -> Bool {
         var message = Photocluster_V1_CoordinatorToWorker()
         message.body = body
         do {
             try workerSocket.send([Data(id.utf8), Envelope.encode(message)], dontWait: true)
+            return true
         } catch {
-            // Unreachable or not reading: the heartbeat check decides whether it is lost.
+            return false
         }
     }
 

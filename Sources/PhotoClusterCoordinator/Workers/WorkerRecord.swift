@@ -19,6 +19,17 @@ struct WorkerRecord {
     var lastSeen: MonotonicInstant
     /// Photos it holds: (job, photo index).
     var inFlight: Set<PhotoRef> = []
+    /// Assignments sent to it so far, and the sequence each photo in flight went out with (a few
+    /// may be left of photos no longer in flight; `reconcile` prunes them).
+    var assignSequence: UInt64 = 0
+    var assignedAt: [PhotoRef: UInt64] = [:]
+    /// Photos its last heartbeat did not hold though they were sent and heard of, and photos it
+    /// held that were not given to it: a second heartbeat that says the same settles it.
+    var missingAtLastBeat: Set<PhotoRef> = []
+    var unexpectedAtLastBeat: Set<PhotoRef> = []
+    /// An assignment to it could not be sent (it is gone or not reading): it is sent nothing
+    /// more until it is heard from again.
+    var unreachable = false
     /// Unsettled photos whose intermediate results it was the last to report holding (each photo's
     /// `cachedOn`): what to forget when it is lost, without walking every photo of every job, and
     /// whether any queued photo is worth sending back here.

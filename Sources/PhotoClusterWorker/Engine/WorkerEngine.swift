@@ -98,6 +98,9 @@ public final class WorkerEngine: @unchecked Sendable {
     /// waiting behind cancelled ones.
     var heldGraphCount: Int { inFlight.withLock { map in map.count + map.values.filter { $0.successor != nil }.count } }
 
+    /// Every photo held, those cancelled and still ending too: each will send an outcome.
+    var heldKeys: [PhotoWork.Key] { inFlight.withLock { Array($0.keys) } }
+
     /// Photos held, not counting those already cancelled (they are on their way out).
     var inFlightKeys: [PhotoWork.Key] {
         inFlight.withLock { $0.values.filter { !$0.work.isCancelled }.map(\.work.key) }

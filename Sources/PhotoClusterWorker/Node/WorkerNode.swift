@@ -35,6 +35,10 @@ public final class WorkerNode: @unchecked Sendable {
     private var connectedTo: String?
     /// New for each process (each node): tells the coordinator a restart from a reconnect.
     private let incarnation = UUID().uuidString
+    /// The newest assignment sequence accounted for since the last welcome: an assignment's own,
+    /// or one a coordinator heartbeat names (every assignment before it has arrived or never
+    /// will). Heartbeats report it with the photos held, so the coordinator finds lost ones.
+    private var assignSequenceSeen: UInt64 = 0
     /// Reports a refused CURVE handshake, which libzmq never retries by itself.
     private var monitor: SocketMonitor?
     private var refusalLogged = false
@@ -141,6 +145,7 @@ public final class WorkerNode: @unchecked Sendable {
     private func handle(_ message: Photocluster_V1_CoordinatorToWorker) {
         switch message.body {
         case .assign(let assign):
+            assignSequenceSeen = max(assignSequenceSeen, assign.sequence)
             let graph = assign.graph
             if let newest = newestEpoch[graph.jobID], graph.epoch < newest {
                 // Sent under an older viewport: do not start it, hand it straight back.
@@ -169,6 +174,8 @@ public final class WorkerNode: @unchecked Sendable {
         case .dropStale(let drop):
             for photo in drop.photos { engine.cancel(job: photo.jobID, photos: [photo.photoIndex]) }
         case .welcome(let welcome):
+            // A new registration: the coordinator counts its assignments from 1 again.
+            assignSequenceSeen = 0
             if welcome.heartbeatIntervalMs > 0 {
                 heartbeatInterval = min(configuration.heartbeatInterval, Double(welcome.heartbeatIntervalMs) / 1000)
             }
@@ -185,7 +192,9 @@ public final class WorkerNode: @unchecked Sendable {
         case .jobClosed(let closed):
             newestEpoch.removeValue(forKey: closed.jobID)
             engine.close(job: closed.jobID)
-        case .heartbeat, .none:
+        case .heartbeat(let beat):
+            assignSequenceSeen = max(assignSequenceSeen, beat.assignSequence)
+        case .none:
             break
         }
     }
@@ -217,6 +226,8 @@ public final class WorkerNode: @unchecked Sendable {
         beat.sequence = heartbeatSequence
         beat.sentUnixMs = UInt64(Date().timeIntervalSince1970 * 1000)
         beat.inFlight = UInt32(engine.inFlightCount)
+        beat.assignSequence = assignSequenceSeen
+        beat.held = engine.heldKeys.map { key in .with { $0.jobID = key.job; $0.photoIndex = key.photo } }
         let loads = engine.stageLoads()
         beat.stages = loads.sorted { $0.key.rawValue < $1.key.rawValue }.map { stage, load in
             .with {

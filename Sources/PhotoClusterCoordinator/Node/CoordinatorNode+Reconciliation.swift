@@ -1,0 +1,50 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterProto
+
+/// What a worker holds, as its heartbeats say, against what the coordinator thinks it holds.
+///
+/// A ROUTER drops a message it cannot deliver, and a connection that breaks loses what was on
+/// its way: an assignment lost so leaves its photo "in flight" on a live worker for ever, and an
+/// outcome lost so does the same. Each assignment carries a sequence number; each worker
+/// heartbeat names every photo the worker holds and the newest sequence it has accounted for
+/// (messages arrive in order, so every assignment up to it has arrived or never will). A photo
+/// sent, accounted for and not held, in two heartbeats in a row (an outcome may be on its way
+/// behind the first), was lost: it goes back to the queue and its credit back to the worker. A
+/// photo held that was not given to the worker, in two heartbeats in a row, is dropped there.
+extension CoordinatorNode {
+    func reconcile(_ beat: Photocluster_V1_Heartbeat, from id: String) {
+        // 0: an older worker that does not report what it holds.
+        guard beat.assignSequence > 0, let worker = workers[id] else { return }
+        let held = Set(beat.held.map { PhotoRef(job: $0.jobID, index: $0.photoIndex) })
+        let missing = worker.inFlight.filter { ref in
+            !held.contains(ref) && worker.assignedAt[ref].map { $0 <= beat.assignSequence } == true
+        }
+        let unexpected = held.subtracting(worker.inFlight)
+        let lost = missing.intersection(worker.missingAtLastBeat)
+        let stale = unexpected.intersection(worker.unexpectedAtLastBeat)
+        workers[id]!.missingAtLastBeat = missing.subtracting(lost)
+        workers[id]!.unexpectedAtLastBeat = unexpected.subtracting(stale)
+        if worker.assignedAt.count > 2 * worker.inFlight.count + 16 {
+            workers[id]!.assignedAt = worker.assignedAt.filter { worker.inFlight.contains($0.key) }
+        }
+        for ref in lost.sorted(by: { ($0.job, $0.index) < ($1.job, $1.index) }) {
+            workers[id]!.inFlight.remove(ref)
+            workers[id]!.assignedAt.removeValue(forKey: ref)
+            // Its credit was spent on a graph the worker never got (or whose end never came).
+            workers[id]!.credits += 1
+            if jobs[ref.job]?.photo(ref.index)?.worker == id {
+                jobs[ref.job]?.requeue(ref.index)
+                metrics.requeued()
+            }
+            log(.warning, "photo \(ref.index) was not on worker \(id) in two heartbeats (its assignment or its outcome was lost in transit); requeued",
+                job: ref.job, photo: ref.index, worker: id)
+        }
+        if !stale.isEmpty {
+            sendToWorker(id, .dropStale(.with { drop in
+                drop.photos = stale.map { ref in .with { $0.jobID = ref.job; $0.photoIndex = ref.index } }
+            }))
+        }
+        if !lost.isEmpty { dispatch() }
+    }
+}
