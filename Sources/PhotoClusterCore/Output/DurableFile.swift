@@ -6,6 +6,9 @@ import Foundation
 /// the final name on an empty file; without the second, the name itself could vanish (the
 /// rename is a change to the directory, which the file's own flush does not cover).
 ///
+/// The temporary file is always new (`O_CREAT | O_EXCL | O_NOFOLLOW`): nothing already at its
+/// name, a link planted there say, is ever written through.
+///
 /// Blocks for as long as the disk takes: call it from a thread of its own (see
 /// `BlockingWorkThreads`), never from an event loop or an operation queue.
 public enum DurableFile {
@@ -22,41 +25,50 @@ public enum DurableFile {
 
     /// Writes `data` to `destination`. `tag` is part of the temporary name, so two writers of
     /// one destination never share a temporary file. With `permissions` (say 0o600 for a secret)
-    /// the temporary file must be new and gets exactly those bits before any byte is written, so
-    /// the data is never readable by others, not even for a moment; without, it gets the umask's
-    /// and a stale temporary file of the same tag is overwritten. A failure leaves the destination
-    /// as it was and no temporary file of its own.
+    /// the temporary file gets exactly those bits before any byte is written, so the data is
+    /// never readable by others, not even for a moment, and anything already at the temporary
+    /// name is a failure; without, the file gets the umask's bits and a stale temporary file of
+    /// the same tag (a writer killed part way) is removed first. A failure leaves the
+    /// destination as it was and no temporary file of its own.
     public static func write(_ data: Data, to destination: URL, tag: String, permissions: mode_t? = nil) throws {
-        let directory = destination.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(destination.lastPathComponent).\(tag).tmp", isDirectory: false).path
-        if let reason = writeAndFlush(data, to: temporary, permissions: permissions) {
-            throw Failure(path: destination.path, reason: reason)
-        }
-        if rename(temporary, destination.path) != 0 {
-            let reason = currentReason()
-            unlink(temporary)
-            throw Failure(path: destination.path, reason: reason)
-        }
-        if let reason = flushDirectory(directory.path) {
-            // The name may not survive a power cut: a file reported as not written must not stay.
-            unlink(destination.path)
-            throw Failure(path: destination.path, reason: "cannot flush the directory: \(reason)")
-        }
+        let directoryPath = destination.deletingLastPathComponent().path
+        let directory = open(directoryPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { throw Failure(path: destination.path, reason: currentReason()) }
+        defer { close(directory) }
+        try write(data, named: destination.lastPathComponent, in: directory, path: destination.path, tag: tag, permissions: permissions)
     }
 
-    /// Flushes a directory's entries (a rename in it) to the disk; returns why it could not.
-    private static func flushDirectory(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { return currentReason() }
-        defer { close(descriptor) }
-        return fsync(descriptor) == 0 ? nil : currentReason()
+    /// Writes `data` as the file `name` of the open directory `directory` (`path` names it in
+    /// errors), as `write(_:to:tag:permissions:)` does: the name is taken in that directory
+    /// whatever has become of the path that led to it.
+    public static func write(_ data: Data, named name: String, in directory: Int32, path: String, tag: String, permissions: mode_t? = nil) throws {
+        let temporary = ".\(name).\(tag).tmp"
+        if let reason = writeAndFlush(data, to: temporary, in: directory, permissions: permissions) {
+            throw Failure(path: path, reason: reason)
+        }
+        if renameat(directory, temporary, directory, name) != 0 {
+            let reason = currentReason()
+            unlinkat(directory, temporary, 0)
+            throw Failure(path: path, reason: reason)
+        }
+        if fsync(directory) != 0 {
+            // The name may not survive a power cut: a file reported as not written must not stay.
+            let reason = currentReason()
+            unlinkat(directory, name, 0)
+            throw Failure(path: path, reason: "cannot flush the directory: \(reason)")
+        }
     }
 
     /// Writes all of `data` to a new file and flushes it; returns why it could not, having
     /// removed the file it made (a file it could not make is not its own to remove).
-    private static func writeAndFlush(_ data: Data, to path: String, permissions: mode_t?) -> String? {
-        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (permissions == nil ? O_TRUNC : O_EXCL)
-        let descriptor = open(path, flags, permissions ?? 0o666)
+    private static func writeAndFlush(_ data: Data, to name: String, in directory: Int32, permissions: mode_t?) -> String? {
+        let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+        var descriptor = openat(directory, name, flags, permissions ?? 0o666)
+        if descriptor < 0 && errno == EEXIST && permissions == nil {
+            // Left by a writer that was killed: remove it (a link goes, never what it points to).
+            unlinkat(directory, name, 0)
+            descriptor = openat(directory, name, flags, 0o666)
+        }
         guard descriptor >= 0 else { return currentReason() }
         var failure: String?
         // The umask may have narrowed the bits asked for: set them exactly.
@@ -64,7 +76,7 @@ public enum DurableFile {
         if failure == nil && data.withUnsafeBytes({ writeAll(descriptor, $0) }) < data.count { failure = currentReason() }
         if failure == nil && fsync(descriptor) != 0 { failure = currentReason() }
         if close(descriptor) != 0 && failure == nil { failure = currentReason() }
-        if failure != nil { unlink(path) }
+        if failure != nil { unlinkat(directory, name, 0) }
         return failure
     }
 
