@@ -157,7 +157,10 @@ for photos in sizes {
     let out = scratch.appendingPathComponent("dispatch-bench-\(getpid())-\(photos)")
     let coordinator = Process()
     coordinator.executableURL = URL(fileURLWithPath: clusterPath)
-    coordinator.arguments = ["coordinator", "--insecure", "--bind", "tcp://127.0.0.1:\(port)", "--client-bind", "tcp://127.0.0.1:\(port + 1)", "--metrics-bind", "off", "--http", "off"]
+    coordinator.arguments = [
+        "coordinator", "--insecure", "--bind", "tcp://127.0.0.1:\(port)", "--client-bind", "tcp://127.0.0.1:\(port + 1)", "--metrics-bind", "off", "--http", "off",
+        "--output-root", scratch.path,
+    ]
     coordinator.standardError = FileHandle.nullDevice
     try coordinator.run()
     let workers = try SimulatedWorkers(count: workerCount, endpoint: "tcp://127.0.0.1:\(port)")

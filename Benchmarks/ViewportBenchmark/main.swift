@@ -68,7 +68,7 @@ let server = try LoopbackHTTPServer.serving(directory: URL(fileURLWithPath: "sam
 let port = Int.random(in: 30_000...40_000)
 let workerEndpoint = "tcp://127.0.0.1:\(port)"
 let clientEndpoint = "tcp://127.0.0.1:\(port + 1)"
-var processes = [try launch(options.cluster, ["coordinator", "--insecure", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--heartbeat-ms", "250"], log: logs.appendingPathComponent("coordinator.log"))]
+var processes = [try launch(options.cluster, ["coordinator", "--insecure", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--heartbeat-ms", "250", "--output-root", FileManager.default.temporaryDirectory.path], log: logs.appendingPathComponent("coordinator.log"))]
 for index in 0..<options.workers {
     processes.append(try launch(options.cluster, ["worker", "--insecure", "--coordinator", workerEndpoint, "--concurrency", "1", "--id", "bench-\(index)"], log: logs.appendingPathComponent("worker-\(index).log")))
 }

@@ -16,6 +16,11 @@ public typealias SubmitJob = Photocluster_V1_SubmitJob
 /// How much of a job a client hears: every photo's status (`.everyPhoto`) or only the job's
 /// counts, at most ten times a second and always the last (`.counts`).
 public typealias EventDetail = Photocluster_V1_EventDetail
+/// Why the coordinator refused a request, when it says: another client's job
+/// (`.notPermitted`), an output directory outside its `--output-root` (`.outputOutsideRoot`), a
+/// job over its size limits (`.tooLarge`), too many open jobs (`.tooManyJobs`), or this client's
+/// key no longer authorized (`.keyRemoved`, after which every request fails).
+public typealias Refusal = Photocluster_V1_Refusal
 
 /// Why a request to the coordinator did not succeed: the coordinator's refusal (an unknown job, a
 /// viewport outside the job's photos, a manifest it rejects), no answer before the timeout, or a
@@ -23,8 +28,14 @@ public typealias EventDetail = Photocluster_V1_EventDetail
 public struct ClusterClientError: Error, Sendable, CustomStringConvertible {
     /// What went wrong and, where it helps, what to do about it.
     public let message: String
-    /// An error that says `message`.
-    public init(_ message: String) { self.message = message }
+    /// What kind of refusal it was, when the coordinator said (`unspecified` otherwise): the
+    /// CLI exits 2 for a job it will never take as it is (`outputOutsideRoot`, `tooLarge`).
+    public let refusal: Refusal
+    /// An error that says `message`, of the kind `refusal`.
+    public init(_ message: String, refusal: Refusal = .unspecified) {
+        self.message = message
+        self.refusal = refusal
+    }
     public var description: String { message }
 }
 
@@ -89,6 +100,12 @@ public final class ClusterClient: @unchecked Sendable {
     private var rewatches: [UInt64: String] = [:]
     private var ticks = 0
     private let lastHeard = LockedBox(MonotonicInstant.now)
+    /// Reports a refused CURVE handshake (which libzmq never retries), so requests fail with
+    /// the reason at once instead of waiting out their timeout.
+    private var monitor: SocketMonitor?
+    private var publicKey: String?
+    /// Why the coordinator will not talk to this client, once it has said so.
+    private var shutOutReason: ClusterClientError?
 
     /// Connects to `endpoint` (libzmq retries until the coordinator is there).
     ///
@@ -107,14 +124,21 @@ public final class ClusterClient: @unchecked Sendable {
         let socket = try ZMQSocket(context: self.context, kind: .dealer)
         try socket.setMaxMessageSize(256 << 20)
         try socket.setReconnectInterval(initialMs: 100, maxMs: 1000)
-        if let curve { try socket.makeCurveClient(serverPublicKey: curve.serverPublicKey, keys: curve.keys) }
+        if let curve {
+            try socket.makeCurveClient(serverPublicKey: curve.serverPublicKey, keys: curve.keys)
+            monitor = try SocketMonitor(socket: socket, context: self.context, events: .handshakeFailed)
+            publicKey = curve.keys.publicKey
+        }
         try socket.connect(endpoint)
         self.socket = socket
         loop.watch(socket) { [unowned self] socket in
             while let frames = try? socket.receive(dontWait: true) { receive(frames) }
         }
         loop.every(1) { [unowned self] in tick() }
-        loop.start { [unowned self] in self.socket.close() }
+        loop.start { [unowned self] in
+            self.monitor?.close()
+            self.socket.close()
+        }
     }
 
     /// Seconds since the coordinator last answered anything (its heartbeat answers included).
@@ -249,6 +273,7 @@ public final class ClusterClient: @unchecked Sendable {
             loop.post { [unowned self] in
                 let requestID = nextRequestID
                 nextRequestID += 1
+                if let shutOutReason { return continuation.resume(throwing: shutOutReason) }
                 prepare(requestID)
                 waiting[requestID] = (MonotonicInstant.now.adding(seconds: timeout), { result in
                     continuation.resume(with: result.mapError { $0 as Error })
@@ -285,7 +310,8 @@ public final class ClusterClient: @unchecked Sendable {
             return
         }
         if case .error(let error) = message.body {
-            return fail(message.requestID, ClusterClientError(error.message))
+            if error.refusal == .keyRemoved { return refuseEverything(ClusterClientError(error.message, refusal: .keyRemoved)) }
+            return fail(message.requestID, ClusterClientError(error.message, refusal: error.refusal))
         }
         if case .accepted(let accepted) = message.body, let followed = streamsByRequest.removeValue(forKey: message.requestID) {
             streamsByJob[accepted.jobID] = followed
@@ -302,8 +328,23 @@ public final class ClusterClient: @unchecked Sendable {
         }
     }
 
+    /// The coordinator will not talk to this client: every request fails with `error`, now and later.
+    private func refuseEverything(_ error: ClusterClientError) {
+        shutOutReason = error
+        for id in Array(waiting.keys) { fail(id, error) }
+        for followed in streamsByJob.values { followed.stream.finish() }
+        streamsByJob.removeAll()
+    }
+
     private func tick() {
         let now = MonotonicInstant.now
+        let refused = monitor?.poll().contains(where: \.isHandshakeFailure) ?? false
+        if refused && shutOutReason == nil {
+            refuseEverything(ClusterClientError(
+                "the coordinator at \(endpoint) refused this client's key \(publicKey ?? ""): it is not authorized as a client "
+                    + "(not listed, or listed as a worker); ask its operator to add it to the authorized keys as `client \(publicKey ?? "KEY")`",
+                refusal: .keyRemoved))
+        }
         for (id, request) in waiting where request.deadline < now {
             fail(id, ClusterClientError("no answer from the coordinator at \(endpoint); is it running? (start one with `cluster coordinator`; if it uses CURVE, pass --curve-secret and --coordinator-key)"))
         }

@@ -4,10 +4,12 @@ import PhotoClusterCoordinator
 import PhotoClusterProto
 
 /// The coordinator's web dashboard: the overview and job pages, their JSON API, and `/metrics`.
-/// Every answer comes from the coordinator's loop thread through its async queries.
+/// Every answer comes from the coordinator's loop thread through its async queries; every
+/// request passes `DashboardGuard` first (host, token, POST origin; CSP on every answer).
 public enum DashboardRoutes {
-    public static func router(for coordinator: CoordinatorNode) -> Router<BasicRequestContext> {
+    public static func router(for coordinator: CoordinatorNode, access: DashboardAccess) -> Router<BasicRequestContext> {
         let router = Router()
+        router.add(middleware: DashboardGuard(access: access))
         MetricsRoutes.add(to: router) { coordinator.metricsExposition() }
 
         router.get("/") { _, _ in page(DashboardAssets.overviewHTML, type: DashboardAssets.htmlContentType) }

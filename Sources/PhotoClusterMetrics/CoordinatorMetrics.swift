@@ -15,6 +15,10 @@ public final class CoordinatorMetrics {
     public let exporter = MetricsExporter(catalog: MetricCatalog.coordinator)
     private let work: WorkMetrics
     private let cancellations: [String: Counter]
+    private let rejectedResults: [String: Counter]
+    private let refusedRequests: [String: Counter]
+    public static let rejectionReasons = ["not_sent", "unknown_photo", "wrong_key"]
+    public static let refusalReasons = ["not_permitted", "output_root", "limit", "key"]
     private let queueDepth: [String: Gauge]
     private let phases: [String: Gauge]
     private let wastedBytes, wastedPixels, requeues, retries, poisonPhotos, heartbeatMisses, droppedFrames: Counter
@@ -34,6 +38,8 @@ public final class CoordinatorMetrics {
         }
         work = WorkMetrics(factory: factory)
         cancellations = .init(labels: ["viewport", "client"], make: counter(MetricCatalog.cancellations, "reason"))
+        rejectedResults = .init(labels: Self.rejectionReasons, make: counter(MetricCatalog.rejectedResults, "reason"))
+        refusedRequests = .init(labels: Self.refusalReasons, make: counter(MetricCatalog.refusedRequests, "reason"))
         queueDepth = .init(labels: ["queued"] + MetricLabels.stages, make: gauge(MetricCatalog.queueDepth, "stage"))
         phases = .init(labels: Self.phaseNames, make: gauge(MetricCatalog.jobs, "phase"))
         wastedBytes = Counter(label: MetricCatalog.wastedBytes.name, factory: factory)
@@ -69,6 +75,10 @@ public final class CoordinatorMetrics {
     public func poisonPhoto() { poisonPhotos.increment() }
     public func heartbeatMissed() { heartbeatMisses.increment() }
     public func droppedFrame() { droppedFrames.increment() }
+    /// A worker's report about a photo was dropped; `reason` is one of `rejectionReasons`.
+    public func rejectedResult(reason: String) { rejectedResults[reason]?.increment() }
+    /// A client's request or connection was refused; `reason` is one of `refusalReasons`.
+    public func refusedRequest(reason: String) { refusedRequests[reason]?.increment() }
 
     // MARK: - Levels, set once a second
 

@@ -45,6 +45,14 @@ public enum MetricCatalog {
         "photocluster_jobs", "Jobs the coordinator holds, by phase: every open job and the last finished ones (--keep-finished).")
     public static let droppedFrames = MetricDefinition(
         "photocluster_dropped_frames_total", "Messages dropped because they did not parse.")
+    public static let rejectedResults = MetricDefinition(
+        "photocluster_rejected_results_total",
+        "Results, failures, progress and cancellations from workers dropped, by reason: 'not_sent' (that attempt of that photo was never sent to the worker), "
+            + "'unknown_photo' (no such job or photo), 'wrong_key' (the worker's connection is not the key it registered with, or its key was removed).")
+    public static let refusedRequests = MetricDefinition(
+        "photocluster_refused_requests_total",
+        "Client requests and connections refused, by reason: 'not_permitted' (another client's job), 'output_root' (an output directory outside --output-root), "
+            + "'limit' (a job or open-jobs limit), 'key' (a key refused at the handshake, or removed).")
 
     public static let pluginCrashes = MetricDefinition(
         "photocluster_plugin_crashes_total",
@@ -56,6 +64,7 @@ public enum MetricCatalog {
     public static let coordinator: [MetricDefinition] = [
         photos, stageDuration, downloadedBytes, processedPixels, queueDepth, photosInFlight, cancellations,
         wastedBytes, wastedPixels, requeues, retries, poisonPhotos, heartbeatMisses, workersConnected, jobPhotos, jobs, droppedFrames,
+        rejectedResults, refusedRequests,
     ]
 
     public static let worker: [MetricDefinition] = [

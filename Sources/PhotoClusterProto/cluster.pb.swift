@@ -430,6 +430,67 @@ public nonisolated enum Photocluster_V1_JobPhase: SwiftProtobuf.Enum, Swift.Case
 
 }
 
+/// Why the coordinator refused a request, for clients that act on the kind (the CLI's exit status).
+public nonisolated enum Photocluster_V1_Refusal: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case unspecified // = 0
+
+  /// another client's job: only its owner and admin keys may see or change it
+  case notPermitted // = 140
+
+  /// the output directory leaves the coordinator's --output-root
+  case outputOutsideRoot // = 141
+
+  /// the job exceeds a limit on its photos or manifest bytes
+  case tooLarge // = 142
+
+  /// a limit on open jobs (this client's, or the coordinator's) is reached
+  case tooManyJobs // = 143
+
+  /// the client's key was removed from the authorized keys (unsolicited, request id 0)
+  case keyRemoved // = 144
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unspecified
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unspecified
+    case 140: self = .notPermitted
+    case 141: self = .outputOutsideRoot
+    case 142: self = .tooLarge
+    case 143: self = .tooManyJobs
+    case 144: self = .keyRemoved
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unspecified: return 0
+    case .notPermitted: return 140
+    case .outputOutsideRoot: return 141
+    case .tooLarge: return 142
+    case .tooManyJobs: return 143
+    case .keyRemoved: return 144
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Photocluster_V1_Refusal] = [
+    .unspecified,
+    .notPermitted,
+    .outputOutsideRoot,
+    .tooLarge,
+    .tooManyJobs,
+    .keyRemoved,
+  ]
+
+}
+
 public nonisolated struct Photocluster_V1_FilterParam: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -1072,6 +1133,9 @@ public nonisolated struct Photocluster_V1_StageProgress: Sendable {
 
   /// how long the stage took
   public var seconds: Double = 0
+
+  /// the graph's attempt; 0 from older workers (any attempt sent to the sender)
+  public var attempt: UInt32 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1921,6 +1985,8 @@ public nonisolated struct Photocluster_V1_ErrorReply: Sendable {
 
   public var message: String = String()
 
+  public var refusal: Photocluster_V1_Refusal = .unspecified
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -2047,6 +2113,10 @@ nonisolated extension Photocluster_V1_EventDetail: SwiftProtobuf._ProtoNameProvi
 
 nonisolated extension Photocluster_V1_JobPhase: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0JOB_PHASE_PREPARATION\0\u{1}JOB_PHASE_IN_PROGRESS\0\u{1}JOB_PHASE_WILL_FINISH\0\u{1}JOB_PHASE_DID_FINISH\0\u{1}JOB_PHASE_CANCELLED\0")
+}
+
+nonisolated extension Photocluster_V1_Refusal: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0REFUSAL_UNSPECIFIED\0\u{2}L\u{2}REFUSAL_NOT_PERMITTED\0\u{1}REFUSAL_OUTPUT_OUTSIDE_ROOT\0\u{1}REFUSAL_TOO_LARGE\0\u{1}REFUSAL_TOO_MANY_JOBS\0\u{1}REFUSAL_KEY_REMOVED\0")
 }
 
 nonisolated extension Photocluster_V1_FilterParam: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -3332,7 +3402,7 @@ nonisolated extension Photocluster_V1_Credit: SwiftProtobuf.Message, SwiftProtob
 
 nonisolated extension Photocluster_V1_StageProgress: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".StageProgress"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}stage\0\u{1}bytes\0\u{1}pixels\0\u{1}seconds\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}stage\0\u{1}bytes\0\u{1}pixels\0\u{1}seconds\0\u{2}F\u{2}attempt\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3346,6 +3416,7 @@ nonisolated extension Photocluster_V1_StageProgress: SwiftProtobuf.Message, Swif
       case 4: try { try decoder.decodeSingularUInt64Field(value: &self.bytes) }()
       case 5: try { try decoder.decodeSingularUInt64Field(value: &self.pixels) }()
       case 6: try { try decoder.decodeSingularDoubleField(value: &self.seconds) }()
+      case 140: try { try decoder.decodeSingularUInt32Field(value: &self.attempt) }()
       default: break
       }
     }
@@ -3370,6 +3441,9 @@ nonisolated extension Photocluster_V1_StageProgress: SwiftProtobuf.Message, Swif
     if self.seconds.bitPattern != 0 {
       try visitor.visitSingularDoubleField(value: self.seconds, fieldNumber: 6)
     }
+    if self.attempt != 0 {
+      try visitor.visitSingularUInt32Field(value: self.attempt, fieldNumber: 140)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -3380,6 +3454,7 @@ nonisolated extension Photocluster_V1_StageProgress: SwiftProtobuf.Message, Swif
     if lhs.bytes != rhs.bytes {return false}
     if lhs.pixels != rhs.pixels {return false}
     if lhs.seconds != rhs.seconds {return false}
+    if lhs.attempt != rhs.attempt {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -5056,7 +5131,7 @@ nonisolated extension Photocluster_V1_StatusReply: SwiftProtobuf.Message, SwiftP
 
 nonisolated extension Photocluster_V1_ErrorReply: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ErrorReply"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}message\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}message\0\u{2}K\u{2}refusal\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -5065,6 +5140,7 @@ nonisolated extension Photocluster_V1_ErrorReply: SwiftProtobuf.Message, SwiftPr
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularStringField(value: &self.message) }()
+      case 140: try { try decoder.decodeSingularEnumField(value: &self.refusal) }()
       default: break
       }
     }
@@ -5074,11 +5150,15 @@ nonisolated extension Photocluster_V1_ErrorReply: SwiftProtobuf.Message, SwiftPr
     if !self.message.isEmpty {
       try visitor.visitSingularStringField(value: self.message, fieldNumber: 1)
     }
+    if self.refusal != .unspecified {
+      try visitor.visitSingularEnumField(value: self.refusal, fieldNumber: 140)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Photocluster_V1_ErrorReply, rhs: Photocluster_V1_ErrorReply) -> Bool {
     if lhs.message != rhs.message {return false}
+    if lhs.refusal != rhs.refusal {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,14 +1,23 @@
 import Foundation
 
-/// The CURVE public keys allowed to connect, each with a label for logs.
+/// The CURVE public keys allowed to connect, each with a label for logs and the roles it may take.
 ///
-/// Sources are files or directories. A file holds one key per line, either bare or as
-/// `public-key = "…"` (so a `.pub` file is a valid source); blank lines and `#` lines are ignored,
-/// and a trailing `# comment` becomes the key's label. A directory means every `*.pub` file directly
-/// inside it (so `.key` files beside them are never read). Without a comment, a key from `NAME.pub`
-/// is labelled `NAME`, any other key `FILE:LINE`. A file holding a `secret-key` is refused.
+/// Sources are files or directories (see `AuthorizedKeys+Loading.swift` for the formats). A key
+/// listed with roles has exactly the roles listed for it (several lines may give it several). A
+/// key listed without a role, as every key was before roles existed, may connect as a worker and
+/// as a client, as it could then; `keysWithoutRole` names such keys so the coordinator can ask
+/// for a role.
 public struct AuthorizedKeys: Sendable, Equatable {
-    private var labels: [String: String] = [:]
+    public struct Entry: Sendable, Equatable {
+        public internal(set) var label: String
+        /// The roles given for it; empty when it was listed without one.
+        public internal(set) var givenRoles: Set<KeyRole>
+
+        /// What it may be: its given roles, or worker and client for a key listed without one.
+        public var roles: Set<KeyRole> { givenRoles.isEmpty ? [.worker, .client] : givenRoles }
+    }
+
+    var entries: [String: Entry] = [:]
 
     public init() {}
 
@@ -20,54 +29,62 @@ public struct AuthorizedKeys: Sendable, Equatable {
         try self.init(contentsOf: [source])
     }
 
-    public func contains(_ key: String) -> Bool { labels[key] != nil }
+    public func contains(_ key: String) -> Bool { entries[key] != nil }
 
-    public func label(for key: String) -> String? { labels[key] }
+    public func label(for key: String) -> String? { entries[key]?.label }
 
-    public var keys: Set<String> { Set(labels.keys) }
+    public func entry(for key: String) -> Entry? { entries[key] }
 
-    public var count: Int { labels.count }
+    /// The roles `key` may take; empty for a key that is not authorised.
+    public func roles(of key: String) -> Set<KeyRole> { entries[key]?.roles ?? [] }
 
-    /// Adds a key (a key already present keeps its first label).
-    public mutating func insert(_ key: String, label: String) throws {
+    /// An admin key may see and act on every job.
+    public func isAdmin(_ key: String) -> Bool { entries[key]?.givenRoles.contains(.admin) ?? false }
+
+    public var keys: Set<String> { Set(entries.keys) }
+
+    public var count: Int { entries.count }
+
+    /// Keys listed without a role, sorted by label.
+    public var keysWithoutRole: [(key: String, label: String)] {
+        entries.filter { $0.value.givenRoles.isEmpty }.map { ($0.key, $0.value.label) }.sorted { $0.label < $1.label }
+    }
+
+    /// How many keys may take each role (a key with two roles counts for both).
+    public var countsByRole: [KeyRole: Int] {
+        entries.values.reduce(into: [:]) { counts, entry in
+            for role in entry.roles { counts[role, default: 0] += 1 }
+        }
+    }
+
+    /// Why `key` may not connect to `endpoint`, or nil when it may.
+    public func refusal(of key: String, at endpoint: ServerEndpoint) -> String? {
+        guard let entry = entries[key] else { return "key \(key) is not in the authorized keys" }
+        guard entry.roles.isDisjoint(with: endpoint.admittedRoles) else { return nil }
+        let admitted = endpoint.admittedRoles.sorted().map(\.rawValue).joined(separator: " or ")
+        return "key \(key) (\(entry.label)) is a \(Self.describe(entry.roles)) key; only \(admitted) keys may connect as a \(endpoint.peerName)"
+    }
+
+    /// `key (label, roles)`, for log lines.
+    public func describe(_ key: String) -> String {
+        guard let entry = entries[key] else { return "key \(key) (not authorized)" }
+        return "key \(key) (\(entry.label), \(Self.describe(entry.roles)))"
+    }
+
+    static func describe(_ roles: Set<KeyRole>) -> String {
+        roles.sorted().map(\.rawValue).joined(separator: " and ")
+    }
+
+    /// Adds a key with `role`, or without a role when nil. A label is kept from the first time
+    /// the key is seen; roles accumulate.
+    public mutating func insert(_ key: String, label: String, role: KeyRole? = nil) throws {
         try Z85.requireKey(key)
-        if labels[key] == nil { labels[key] = label }
+        add(key, label: label, role: role)
     }
 
-    /// Adds the keys of a file, or of every `*.pub` file in a directory.
-    public mutating func load(_ source: URL) throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: source.path, isDirectory: &isDirectory) else {
-            throw CurveKeyError(file: source, .missingFile)
-        }
-        guard isDirectory.boolValue else { return try loadFile(source) }
-        let contents: [URL]
-        do {
-            contents = try FileManager.default.contentsOfDirectory(
-                at: source, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles]
-            )
-        } catch {
-            throw CurveKeyError(file: source, .unreadable(error.localizedDescription))
-        }
-        let publicFiles = contents
-            .filter { $0.pathExtension == CurveKeyPair.publicFileExtension }
-            .sorted { $0.lastPathComponent < $1.lastPathComponent }
-        for file in publicFiles { try loadFile(file) }
-    }
-
-    private mutating func loadFile(_ file: URL) throws {
-        let isPublicKeyFile = file.pathExtension == CurveKeyPair.publicFileExtension
-        for entry in try KeyFileSyntax.entries(in: KeyFileSyntax.read(file), file: file) {
-            switch entry.field {
-            case nil, "public-key": break
-            case "secret-key": throw CurveKeyError(file: file, line: entry.line, .secretKeyInPublicFile)
-            case let name?: throw CurveKeyError(file: file, line: entry.line, .unknownField(name))
-            }
-            if let problem = Z85.problem(with: entry.value) { throw CurveKeyError(file: file, line: entry.line, problem) }
-            let fallback = isPublicKeyFile
-                ? file.deletingPathExtension().lastPathComponent
-                : "\(file.lastPathComponent):\(entry.line)"
-            if labels[entry.value] == nil { labels[entry.value] = entry.comment ?? fallback }
-        }
+    mutating func add(_ key: String, label: String, role: KeyRole?) {
+        var entry = entries[key] ?? Entry(label: label, givenRoles: [])
+        if let role { entry.givenRoles.insert(role) }
+        entries[key] = entry
     }
 }

@@ -23,6 +23,12 @@ public struct CurveKeyError: Error, Sendable, Equatable, CustomStringConvertible
         case secretKeyInPublicFile
         case alreadyExists
         case writeFailed(String)
+        /// A `ROLE KEY` line whose first word is not a role.
+        case unknownRole(String)
+        /// A line giving a role other than the one of the role directory its file is in.
+        case roleOutsideItsDirectory(line: String, directory: String)
+        /// A subdirectory of an authorized-keys directory not named after a role.
+        case notARoleDirectory(String)
     }
 
     public let file: URL?
@@ -59,6 +65,11 @@ extension CurveKeyError.Problem {
         case .secretKeyInPublicFile: return "holds a secret-key where only public keys belong (wrong file?)"
         case .alreadyExists: return "already exists (refusing to overwrite a key)"
         case .writeFailed(let reason): return "cannot write: \(reason)"
+        case .unknownRole(let word): return "'\(word)' is not a role: use \(KeyRole.choices)"
+        case .roleOutsideItsDirectory(let line, let directory):
+            return "the line says \(line) but the file is in the \(directory)/ directory, whose keys are \(directory) keys"
+        case .notARoleDirectory(let name):
+            return "subdirectory '\(name)' is not a role: the subdirectories of an authorized-keys directory are \(KeyRole.choices) (each holding that role's .pub files)"
         }
     }
 }

@@ -9,9 +9,6 @@ public struct CurveServerSettings: Sendable {
         self.keys = keys
         self.authorized = authorized
     }
-
-    /// The ZAP domain every PhotoCluster server socket uses.
-    public static let zapDomain = "photocluster"
 }
 
 /// CURVE settings of a node that connects (a worker or a client): its key pair and the

@@ -25,17 +25,24 @@ enum KeyFileSyntax {
     }
 
     static func entries(in text: String, file: URL) throws -> [KeyFileEntry] {
-        var entries: [KeyFileEntry] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        try meaningfulLines(in: text).map { try entry(onLine: $0.text, number: $0.number, file: file) }
+    }
+
+    /// The lines that are neither blank nor comments, trimmed, with their numbers (from 1).
+    static func meaningfulLines(in text: String) -> [(number: Int, text: String)] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { index, raw in
             let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            do {
-                entries.append(try entry(line, number: index + 1))
-            } catch let error as LineError {
-                throw CurveKeyError(file: file, line: index + 1, error.problem)
-            }
+            return line.isEmpty || line.hasPrefix("#") ? nil : (index + 1, line)
         }
-        return entries
+    }
+
+    /// One meaningful line as an entry; a malformed one is an error naming the file and line.
+    static func entry(onLine line: String, number: Int, file: URL) throws -> KeyFileEntry {
+        do {
+            return try entry(line, number: number)
+        } catch let error as LineError {
+            throw CurveKeyError(file: file, line: number, error.problem)
+        }
     }
 
     /// `# header` lines, then one `name = "value"` line per field.

@@ -3,6 +3,8 @@ import PhotoClusterCore
 
 /// Answers libzmq's authentication requests (ZAP, RFC 27) for one context: a CURVE client whose
 /// public key is in `authorizedKeys` is accepted (user id: its Z85 key), every other request refused.
+/// On the coordinator's sockets (`ServerEndpoint` ZAP domains) the key's role must belong there
+/// too: worker keys on the worker endpoint, client and admin keys on the client endpoint.
 ///
 /// libzmq asks whatever is bound to `inproc://zeromq.zap.01` in the socket's own context, so there
 /// is at most one handler per context (a second `start()` fails with EADDRINUSE). Start it before
@@ -12,9 +14,20 @@ public final class ZAPHandler: @unchecked Sendable {
     // The REP socket is created and bound in `start()` before its loop thread starts (thread start is
     // a full barrier), and from then on only that thread touches it. Everything else is behind locks.
 
-    /// Called on the handler's thread with the client's Z85 key ("" if it had none), whether it was
-    /// accepted, and its address.
-    public typealias DecisionObserver = @Sendable (_ clientKey: String, _ accepted: Bool, _ address: String) -> Void
+    /// One handshake's outcome, reported on the handler's thread.
+    public struct Decision: Sendable, Equatable {
+        /// The client's Z85 key ("" if it had none).
+        public let key: String
+        public let address: String
+        /// The coordinator endpoint the handshake was for, when its domain is one of theirs.
+        public let endpoint: ServerEndpoint?
+        /// Why it was refused; nil when it was accepted.
+        public let refusal: String?
+
+        public var accepted: Bool { refusal == nil }
+    }
+
+    public typealias DecisionObserver = @Sendable (Decision) -> Void
 
     public static let endpoint = "inproc://zeromq.zap.01"
 
@@ -25,7 +38,8 @@ public final class ZAPHandler: @unchecked Sendable {
     private let counts = LockedBox((accepted: 0, refused: 0))
     private let loop = LockedBox<EventLoopThread?>(nil)
 
-    /// `domain`, when given, refuses requests from sockets whose `ZMQ_ZAP_DOMAIN` differs.
+    /// `domain`, when given, refuses requests from sockets whose `ZMQ_ZAP_DOMAIN` differs. Roles
+    /// are checked for requests whose domain is a `ServerEndpoint`'s.
     public init(
         context: ZMQContext,
         authorizedKeys: AuthorizedKeys,
@@ -92,7 +106,7 @@ public final class ZAPHandler: @unchecked Sendable {
         let key = request.curvePublicKey
         let refusal = refusalReason(for: request, key: key)
         counts.withLock { refusal == nil ? ($0.accepted += 1) : ($0.refused += 1) }
-        onDecision?(key ?? "", refusal == nil, request.address)
+        onDecision?(Decision(key: key ?? "", address: request.address, endpoint: ServerEndpoint(zapDomain: request.domain), refusal: refusal))
         if let refusal { return request.reply(status: "400", text: refusal, userID: "") }
         return request.reply(status: "200", text: "OK", userID: key ?? "")
     }
@@ -101,6 +115,8 @@ public final class ZAPHandler: @unchecked Sendable {
     private func refusalReason(for request: ZAPRequest, key: String?) -> String? {
         if let domain, request.domain != domain { return "domain '\(request.domain)' is not served" }
         guard let key else { return "mechanism \(request.mechanism) is not allowed" }
-        return authorized.current.contains(key) ? nil : "key not authorized"
+        let keys = authorized.current
+        if let endpoint = ServerEndpoint(zapDomain: request.domain) { return keys.refusal(of: key, at: endpoint) }
+        return keys.contains(key) ? nil : "key \(key) is not in the authorized keys"
     }
 }

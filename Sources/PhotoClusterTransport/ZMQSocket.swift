@@ -113,6 +113,19 @@ public final class ZMQSocket {
     /// Receives one whole multipart message, or nil when none is waiting (with `dontWait`).
     /// Large frames come back as `Data` over libzmq's own buffer (see `ZMQFrame`).
     public func receive(dontWait: Bool = true) throws -> [Data]? {
+        var unused: String?
+        return try receive(dontWait: dontWait, userID: &unused, wantsUserID: false)
+    }
+
+    /// Like `receive`, with the user id the ZAP handler gave the connection the message came
+    /// by: for a CURVE peer, its public key in Z85 (see `ZAPHandler`); nil without ZAP.
+    public func receiveWithUserID(dontWait: Bool = true) throws -> (frames: [Data], userID: String?)? {
+        var userID: String?
+        guard let frames = try receive(dontWait: dontWait, userID: &userID, wantsUserID: true) else { return nil }
+        return (frames, userID)
+    }
+
+    private func receive(dontWait: Bool, userID: inout String?, wantsUserID: Bool) throws -> [Data]? {
         var frames: [Data] = []
         // zmq_msg_t must not be copied: keep it behind a pointer for its whole life.
         let message = UnsafeMutablePointer<zmq_msg_t>.allocate(capacity: 1)
@@ -129,6 +142,11 @@ public final class ZMQSocket {
                 let error = zmq_errno()
                 if error == EAGAIN && frames.isEmpty { return nil }
                 throw ZMQError("receive", errno: error)
+            }
+            // Every frame of a message carries its connection's properties; read them before
+            // `take` may move the frame's buffer out.
+            if wantsUserID && userID == nil, let property = zmq_msg_gets(message, "User-Id"), property.pointee != 0 {
+                userID = String(cString: property)
             }
             let more = zmq_msg_more(message) != 0
             frames.append(ZMQFrame.take(message))

@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """Drives the coordinator's dashboard in headless Chromium, as an operator would, and checks it.
 
-    drive_dashboard.py --base http://127.0.0.1:PORT --job JOB_ID --screenshots DIR [--timeout 60]
+    drive_dashboard.py --base http://127.0.0.1:PORT [--token TOKEN] --job JOB_ID --screenshots DIR [--timeout 60]
+
+With --token, the dashboard is first opened as the coordinator prints it (/?token=TOKEN): the token
+must leave the address and stay out of reach of the page's scripts (an HttpOnly cookie).
 
 (a) the overview at / shows the job with at least one photo done (its "done/total" text);
 (b) the job page /jobs/JOB shows its cells and has posted its first viewport;
 (c) scrolling like a user: the page reports the viewport as not settled while the wheel turns,
     and once scrolled to the last row and stopped, a settled viewport that the coordinator
     accepted (HTTP 200) and reports back with a visible start past 0;
-(d) prints one JSON line: {"overviewProgress", "viewport", "reportedViewport", "screenshots"}.
+(d) no page broke the Content-Security-Policy (the browser console names every violation);
+(e) prints one JSON line: {"overviewProgress", "viewport", "reportedViewport", "tokenInAddress",
+    "tokenVisibleToScripts", "screenshots"}.
 
 Screenshots: DIR/overview.png, DIR/job-top.png, DIR/job-scrolled.png. Exit status 0 when every
 step passed; 1 with the step, what was expected and what was seen on stderr otherwise.
@@ -111,8 +116,10 @@ def run(args):
         driver.set_page_load_timeout(args.timeout)
         driver.set_script_timeout(args.timeout)
 
-        # (a) the overview shows the job with at least one photo done.
-        driver.get(base + "/")
+        # (a) the overview shows the job with at least one photo done, opened from the printed URL.
+        driver.get(base + "/" + (f"?token={args.token}" if args.token else ""))
+        token_in_address = bool(args.token) and args.token in driver.current_url
+        token_visible = bool(args.token) and bool(driver.execute_script("return document.cookie.indexOf(arguments[0]) >= 0;", args.token))
         selector = f'tr[data-job-id="{job}"] .job-progress-text'
 
         def overview_progress():
@@ -179,13 +186,19 @@ def run(args):
         time.sleep(1.5)  # thumbnails of the rows now on screen
         shots.append(save(driver, os.path.join(args.screenshots, "job-scrolled.png")))
 
-        # (d) the result.
+        # (d) nothing the pages do breaks the Content-Security-Policy.
+        violations = [entry.get("message", "") for entry in driver.get_log("browser") if "Content Security Policy" in entry.get("message", "")]
+        if violations:
+            raise StepFailed("step (d): the pages broke the Content-Security-Policy: " + " | ".join(violations[:5]))
+
+        # (e) the result.
         viewport = driver.execute_script("return window.photoclusterViewport;")
         reported = driver.execute_script("return document.getElementById('viewport-reported').textContent;")
         if viewport.get("lastStatus") != 200 or viewport.get("scrolling") is not False:
-            raise StepFailed("step (d): expected the last viewport POST to be settled (scrolling false) and answered 200; "
+            raise StepFailed("step (e): expected the last viewport POST to be settled (scrolling false) and answered 200; "
                              f"saw {json.dumps(viewport)}")
         print(json.dumps({"overviewProgress": progress, "viewport": viewport, "reportedViewport": reported,
+                          "tokenInAddress": token_in_address, "tokenVisibleToScripts": token_visible,
                           "screenshots": shots}, ensure_ascii=False), flush=True)
     except StepFailed:
         dump_console(driver)
@@ -205,6 +218,7 @@ def dump_console(driver):
 def main():
     parser = argparse.ArgumentParser(description="Drive the PhotoCluster dashboard in headless Chromium.")
     parser.add_argument("--base", required=True, help="the coordinator's HTTP address, e.g. http://127.0.0.1:8080")
+    parser.add_argument("--token", help="the dashboard's token, when the coordinator uses CURVE keys")
     parser.add_argument("--job", required=True, help="the id of a job that is still running")
     parser.add_argument("--screenshots", required=True, help="the folder to write the screenshots to")
     parser.add_argument("--timeout", type=float, default=60, help="seconds each step may wait (default 60)")

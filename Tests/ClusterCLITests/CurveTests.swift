@@ -26,6 +26,10 @@ final class CurveTests: XCTestCase {
             try FileManager.default.copyItem(at: keys.appendingPathComponent("\(name).pub"), to: trusted.appendingPathComponent("\(name).pub"))
         }
         func key(_ name: String, _ ext: String) -> String { keys.appendingPathComponent("\(name).\(ext)").path }
+        func publicKey(_ name: String) throws -> String {
+            let text = try String(contentsOfFile: key(name, "pub"), encoding: .utf8)
+            return try XCTUnwrap(text.split(separator: "\"").dropFirst().first.map(String.init))
+        }
 
         let base = LoopbackPorts.consecutive(2)
         let workerEndpoint = "tcp://127.0.0.1:\(base)", clientEndpoint = "tcp://127.0.0.1:\(base + 1)"
@@ -36,7 +40,7 @@ final class CurveTests: XCTestCase {
 
         let coordinator = try CommandRunner.start([
             "coordinator", "--bind", workerEndpoint, "--client-bind", clientEndpoint,
-            "--curve-secret", key("coordinator", "key"), "--authorized-keys", trusted.path,
+            "--curve-secret", key("coordinator", "key"), "--authorized-keys", trusted.path, "--output-root", work.path,
         ])
         processes.append(coordinator)
         let curveFor = { (name: String) in ["--curve-secret", key(name, "key"), "--coordinator-key", key("coordinator", "pub")] }
@@ -47,7 +51,10 @@ final class CurveTests: XCTestCase {
         processes.append(plain)
         XCTAssertTrue(eventually(timeout: 15) { coordinator.stderrSoFar.contains("worker good joined") }, coordinator.stderrSoFar)
         XCTAssertTrue(eventually(timeout: 10) { intruder.stderrSoFar.contains("refused this worker's key") }, intruder.stderrSoFar)
-        XCTAssertTrue(coordinator.stderrSoFar.contains("is not authorized"), coordinator.stderrSoFar)
+        XCTAssertTrue(coordinator.stderrSoFar.contains("refused a worker connection from 127.0.0.1: key \(try publicKey("intruder")) is not in the authorized keys"),
+                      coordinator.stderrSoFar)
+        // Keys listed without a role (as before roles) still get in as workers and clients, with a warning.
+        XCTAssertTrue(coordinator.stderrSoFar.contains("has no role, so it may join as a worker and submit as a client"), coordinator.stderrSoFar)
 
         let manifest = work.appendingPathComponent("photos.txt")
         try "\(server.baseURL)/clock.jpg\n\(server.baseURL)/coins.jpg\n".write(to: manifest, atomically: true, encoding: .utf8)

@@ -2,9 +2,11 @@ import Foundation
 import PhotoClusterTestSupport
 import XCTest
 
-/// The dashboard in headless Chromium (Tests/Browser/drive_dashboard.py): the overview shows a
-/// running job's progress, and scrolling the job page sets the job's viewport, which the
-/// coordinator reports back and which cancels work out of view. Screenshots of both pages are
+/// The dashboard in headless Chromium (Tests/Browser/drive_dashboard.py), as an operator reaches
+/// it on a coordinator with CURVE keys: from the URL with its token, which becomes a cookie the
+/// page's scripts cannot read. The overview shows a running job's progress, and scrolling the job
+/// page sets the job's viewport, which the coordinator reports back and which cancels work out of
+/// view; nothing on the pages breaks the Content-Security-Policy. Screenshots of both pages are
 /// kept in .build/screenshots/.
 final class DashboardBrowserTests: XCTestCase {
     func testScrollingTheJobPageDrivesTheViewport() throws {
@@ -14,7 +16,7 @@ final class DashboardBrowserTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw XCTSkip("\(python.path) is missing: run scripts/install-test-tools (make test does)")
         }
-        let cluster = try ObservedCluster(label: "browser", photoDelay: 0.3)
+        let cluster = try ObservedCluster(label: "browser", photoDelay: 0.3, secured: true)
         defer { cluster.stop() }
         let job = try cluster.submitViewportJob(count: 150, visible: "0..11", prefetch: 4)
         XCTAssertTrue(eventually(timeout: 15) { ((try? cluster.status(of: job))?["progress"] as? [String: Any])?["done"] as? Int ?? 0 >= 1 })
@@ -23,7 +25,7 @@ final class DashboardBrowserTests: XCTestCase {
         try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
         let driver = try Tool.run(python.path, [
             Repository.root.appendingPathComponent("Tests/Browser/drive_dashboard.py").path,
-            "--base", cluster.dashboard, "--job", job, "--screenshots", screenshots.path, "--timeout", "60",
+            "--base", cluster.dashboard, "--token", try XCTUnwrap(cluster.dashboardToken), "--job", job, "--screenshots", screenshots.path, "--timeout", "60",
         ], timeout: 180)
         XCTAssertEqual(driver.status, 0, driver.output)
         let line = try XCTUnwrap(driver.output.split(separator: "\n").last { $0.hasPrefix("{") }, driver.output)
@@ -32,6 +34,8 @@ final class DashboardBrowserTests: XCTestCase {
         let pageStart = try XCTUnwrap(page["visibleStart"] as? Int)
         XCTAssertGreaterThan(pageStart, 0, "scrolled down: \(report)")
         XCTAssertNotNil((report["overviewProgress"] as? String)?.range(of: #"^[1-9][0-9]*/150$"#, options: .regularExpression), "\(report)")
+        XCTAssertEqual(report["tokenInAddress"] as? Bool, false, "\(report)")
+        XCTAssertEqual(report["tokenVisibleToScripts"] as? Bool, false, "\(report)")
 
         // The coordinator reports the viewport the page set, and cancelled photos out of view.
         let summary = try cluster.status(of: job)
@@ -40,6 +44,7 @@ final class DashboardBrowserTests: XCTestCase {
         XCTAssertEqual(viewport["visibleEnd"] as? Int, page["visibleEnd"] as? Int)
         XCTAssertNotEqual(viewport["scrolling"] as? Bool, true)
         let metrics = try HTTP.text(cluster.coordinatorMetrics + "/metrics")
+        XCTAssertEqual(try HTTP.get(cluster.dashboard + "/api/overview").status, 401, "the dashboard needs its token")
         XCTAssertGreaterThan(sample(#"photocluster_cancellations_total{reason="viewport"}"#, in: metrics) ?? 0, 0, metrics)
         for name in ["overview.png", "job-top.png", "job-scrolled.png"] {
             let size = (try? FileManager.default.attributesOfItem(atPath: screenshots.appendingPathComponent(name).path)[.size] as? Int) ?? 0

@@ -28,7 +28,7 @@ final class FaultTests: XCTestCase {
     private var clientEndpoint: String { "tcp://127.0.0.1:\(base + 1)" }
 
     private func startCoordinator(state: URL? = nil) throws -> RunningCommand {
-        var arguments = ["coordinator", "--insecure", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--heartbeat-ms", "200", "--liveness", "10"]
+        var arguments = ["coordinator", "--insecure", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--heartbeat-ms", "200", "--liveness", "10", "--output-root", work.path]
         if let state { arguments += ["--state", state.path] }
         let coordinator = try CommandRunner.start(arguments)
         processes.append(coordinator)

@@ -38,11 +38,14 @@ final class MultiHostTests: XCTestCase {
 
     func testJobsSurviveALostHostAndUseANewOne() throws {
         let keys = work.appendingPathComponent("keys"), trusted = work.appendingPathComponent("trusted")
-        try FileManager.default.createDirectory(at: trusted, withIntermediateDirectories: true)
+        for role in ["worker", "client"] {
+            try FileManager.default.createDirectory(at: trusted.appendingPathComponent(role), withIntermediateDirectories: true)
+        }
         for name in ["coordinator", "client", "w1", "w2", "w3", "w4"] {
             XCTAssertEqual(try CommandRunner.run(["keygen", "--name", name, "--out", keys.path]).status, 0)
             if name != "coordinator" {
-                try FileManager.default.copyItem(at: keys.appendingPathComponent("\(name).pub"), to: trusted.appendingPathComponent("\(name).pub"))
+                let role = name == "client" ? "client" : "worker"
+                try FileManager.default.copyItem(at: keys.appendingPathComponent("\(name).pub"), to: trusted.appendingPathComponent("\(role)/\(name).pub"))
             }
         }
         let coordinatorAddress = lab.hosts["coord"]!
@@ -50,7 +53,7 @@ final class MultiHostTests: XCTestCase {
         let coordinator = try cluster(on: "coord", [
             "coordinator", "--bind", "tcp://\(coordinatorAddress):7000", "--client-bind", "tcp://\(coordinatorAddress):7001",
             "--heartbeat-ms", "200", "--liveness", "10",
-            "--curve-secret", keys.appendingPathComponent("coordinator.key").path, "--authorized-keys", trusted.path,
+            "--curve-secret", keys.appendingPathComponent("coordinator.key").path, "--authorized-keys", trusted.path, "--output-root", work.path,
         ])
         func curve(_ name: String) -> [String] {
             ["--curve-secret", keys.appendingPathComponent("\(name).key").path, "--coordinator-key", keys.appendingPathComponent("coordinator.pub").path]

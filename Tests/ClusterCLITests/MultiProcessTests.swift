@@ -22,7 +22,7 @@ final class MultiProcessTests: XCTestCase {
         for id in ["left", "right"] {
             processes.append(try CommandRunner.start(["worker", "--insecure", "--coordinator", workerEndpoint, "--concurrency", "1", "--id", id]))
         }
-        let coordinator = try CommandRunner.start(["coordinator", "--insecure", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--heartbeat-ms", "200"])
+        let coordinator = try CommandRunner.start(["coordinator", "--insecure", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--heartbeat-ms", "200", "--output-root", work.path])
         processes.append(coordinator)
         XCTAssertTrue(eventually(timeout: 15) {
             coordinator.stderrSoFar.contains("worker left joined") && coordinator.stderrSoFar.contains("worker right joined")

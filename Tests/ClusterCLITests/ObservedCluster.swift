@@ -5,7 +5,8 @@ import XCTest
 
 /// A coordinator and one worker as `cluster` processes with their metrics and dashboard on free
 /// loopback ports, and a photo server that answers each request after `photoDelay` seconds (so
-/// photos stay in flight long enough to be watched, scrolled away from, or cancelled).
+/// photos stay in flight long enough to be watched, scrolled away from, or cancelled). `secured`:
+/// CURVE keys by role instead of --insecure, and so a dashboard that needs its token.
 final class ObservedCluster {
     let photos: LoopbackHTTPServer
     let work: URL
@@ -15,9 +16,11 @@ final class ObservedCluster {
     let dashboard: String
     let coordinator: RunningCommand
     let worker: RunningCommand
+    /// The CURVE options of the client commands (none without `secured`).
+    let clientSecurity: [String]
     private var others: [RunningCommand] = []
 
-    init(label: String, photoDelay: Double, workerConcurrency: Int = 1) throws {
+    init(label: String, photoDelay: Double, workerConcurrency: Int = 1, secured: Bool = false) throws {
         let directory = Repository.samplePhotos
         photos = try LoopbackHTTPServer { request in
             guard let name = request.path.split(separator: "?").first.map({ String($0.dropFirst()) }),
@@ -32,18 +35,40 @@ final class ObservedCluster {
         coordinatorMetrics = "http://127.0.0.1:\(ports[2])"
         dashboard = "http://127.0.0.1:\(ports[3])"
         workerMetrics = "http://127.0.0.1:\(ports[4])"
+        var coordinatorSecurity = ["--insecure"], workerSecurity = ["--insecure"], clientSecurity: [String] = []
+        if secured {
+            let keys = work.appendingPathComponent("keys"), trusted = work.appendingPathComponent("trusted")
+            for (name, role) in [("coordinator", ""), ("worker", "worker"), ("client", "client")] {
+                XCTAssertEqual(try CommandRunner.run(["keygen", "--name", name, "--out", keys.path]).status, 0)
+                guard !role.isEmpty else { continue }
+                try FileManager.default.createDirectory(at: trusted.appendingPathComponent(role), withIntermediateDirectories: true)
+                try FileManager.default.copyItem(at: keys.appendingPathComponent("\(name).pub"), to: trusted.appendingPathComponent("\(role)/\(name).pub"))
+            }
+            let curve = { (name: String) in ["--curve-secret", keys.appendingPathComponent("\(name).key").path, "--coordinator-key", keys.appendingPathComponent("coordinator.pub").path] }
+            coordinatorSecurity = ["--curve-secret", keys.appendingPathComponent("coordinator.key").path, "--authorized-keys", trusted.path,
+                                   "--state", work.appendingPathComponent("state").path]
+            workerSecurity = curve("worker")
+            clientSecurity = curve("client")
+        }
+        self.clientSecurity = clientSecurity
         coordinator = try CommandRunner.start([
-            "coordinator", "--insecure", "--bind", "tcp://127.0.0.1:\(ports[0])", "--client-bind", clientEndpoint,
-            "--metrics-bind", "127.0.0.1:\(ports[2])", "--http", "127.0.0.1:\(ports[3])", "--heartbeat-ms", "250",
-        ])
+            "coordinator", "--bind", "tcp://127.0.0.1:\(ports[0])", "--client-bind", clientEndpoint,
+            "--metrics-bind", "127.0.0.1:\(ports[2])", "--http", "127.0.0.1:\(ports[3])", "--heartbeat-ms", "250", "--output-root", work.path,
+        ] + coordinatorSecurity)
         worker = try CommandRunner.start([
-            "worker", "--insecure", "--coordinator", "tcp://127.0.0.1:\(ports[0])", "--concurrency", "\(workerConcurrency)",
+            "worker", "--coordinator", "tcp://127.0.0.1:\(ports[0])", "--concurrency", "\(workerConcurrency)",
             "--id", "w1", "--metrics-bind", "127.0.0.1:\(ports[4])",
-        ])
+        ] + workerSecurity)
         guard eventually(timeout: 20, { self.coordinator.stderrSoFar.contains("worker w1 joined") && self.coordinator.stderrSoFar.contains("dashboard at") }) else {
             stop()
             throw XCTSkip("the cluster did not start: \(coordinator.stderrSoFar)\n\(worker.stderrSoFar)")
         }
+    }
+
+    /// The dashboard's token, when `secured` (from dashboard.token in the state directory).
+    var dashboardToken: String? {
+        let file = work.appendingPathComponent("state/dashboard.token")
+        return (try? String(contentsOf: file, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// A JSON manifest of `count` sample photos (each URL unique), plus one that does not exist.
@@ -63,7 +88,7 @@ final class ObservedCluster {
         let submit = try CommandRunner.run([
             "submit", try manifest(count: count).path, "--coordinator", clientEndpoint, "--visible", visible,
             "--prefetch", "\(prefetch)", "--out", work.appendingPathComponent("out-\(UUID().uuidString.prefix(6))").path,
-        ])
+        ] + clientSecurity)
         XCTAssertEqual(submit.status, 0, submit.stderr)
         return submit.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -73,14 +98,14 @@ final class ObservedCluster {
         let submit = try CommandRunner.start([
             "submit", try manifest(count: count, broken: broken).path, "--coordinator", clientEndpoint, "--filter", filter,
             "--out", work.appendingPathComponent("out-\(UUID().uuidString.prefix(6))").path, "--json",
-        ])
+        ] + clientSecurity)
         others.append(submit)
         return submit
     }
 
     /// `cluster status JOB --json`: the job's summary.
     func status(of job: String) throws -> [String: Any] {
-        let result = try CommandRunner.run(["status", job, "--coordinator", clientEndpoint, "--json"])
+        let result = try CommandRunner.run(["status", job, "--coordinator", clientEndpoint, "--json"] + clientSecurity)
         XCTAssertEqual(result.status, 0, result.stderr)
         let reply = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         return (reply?["jobs"] as? [[String: Any]])?.first ?? [:]
@@ -102,10 +127,17 @@ enum HTTP {
         return (response.status, response.body)
     }
 
+    /// A POST as the dashboard's own pages send it: JSON, from the dashboard's origin.
     static func post(_ url: String, json: [String: Any]) throws -> (status: Int, body: Data) {
         let body = try JSONSerialization.data(withJSONObject: json)
-        let response = try PlainHTTPClient.send("POST", url, headers: ["Content-Type": "application/json"], body: body)
+        let response = try PlainHTTPClient.send("POST", url, headers: ["Content-Type": "application/json", "Origin": origin(of: url)], body: body)
         return (response.status, response.body)
+    }
+
+    /// `http://host:port` of a URL.
+    static func origin(of url: String) -> String {
+        let components = URLComponents(string: url)
+        return "http://\(components?.host ?? ""):\(components?.port ?? 80)"
     }
 
     static func text(_ url: String) throws -> String {

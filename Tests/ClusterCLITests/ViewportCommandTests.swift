@@ -16,7 +16,7 @@ final class ViewportCommandTests: XCTestCase {
         }
         let base = LoopbackPorts.consecutive(2)
         let clientEndpoint = "tcp://127.0.0.1:\(base + 1)"
-        let coordinator = try CommandRunner.start(["coordinator", "--insecure", "--bind", "tcp://127.0.0.1:\(base)", "--client-bind", clientEndpoint])
+        let coordinator = try CommandRunner.start(["coordinator", "--insecure", "--bind", "tcp://127.0.0.1:\(base)", "--client-bind", clientEndpoint, "--output-root", work.path])
         processes.append(coordinator)
         processes.append(try CommandRunner.start(["worker", "--insecure", "--coordinator", "tcp://127.0.0.1:\(base)", "--concurrency", "1", "--id", "only"]))
         XCTAssertTrue(eventually(timeout: 15) { coordinator.stderrSoFar.contains("worker only joined") }, coordinator.stderrSoFar)

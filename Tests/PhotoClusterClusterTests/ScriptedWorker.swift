@@ -10,6 +10,7 @@ final class ScriptedWorker: @unchecked Sendable {
     let id: String
     private let context: ZMQContext
     private let endpoint: String
+    private let curve: CurveClientSettings?
     private let filters: [String]
     private var socket: ZMQSocket
     /// The process it plays: a restart plays a new one.
@@ -18,18 +19,25 @@ final class ScriptedWorker: @unchecked Sendable {
     private(set) var lastAssignSequence: UInt64 = 0
 
     /// Connects and says hello with `filters`; credit is the test's to grant.
-    init(id: String, context: ZMQContext, coordinator: CoordinatorNode, filters: [String] = ["sepia"]) throws {
+    convenience init(id: String, context: ZMQContext, coordinator: CoordinatorNode, filters: [String] = ["sepia"]) throws {
+        try self.init(id: id, context: context, endpoint: coordinator.boundWorkerEndpoint, filters: filters)
+    }
+
+    /// Connects to the worker endpoint `endpoint` (with CURVE when `curve` is given) and says hello.
+    init(id: String, context: ZMQContext, endpoint: String, curve: CurveClientSettings? = nil, filters: [String] = ["sepia"]) throws {
         self.id = id
         self.context = context
-        self.endpoint = coordinator.boundWorkerEndpoint
+        self.endpoint = endpoint
+        self.curve = curve
         self.filters = filters
-        socket = try Self.connect(id: id, context: context, endpoint: endpoint)
+        socket = try Self.connect(id: id, context: context, endpoint: endpoint, curve: curve)
         try hello()
     }
 
-    private static func connect(id: String, context: ZMQContext, endpoint: String) throws -> ZMQSocket {
+    private static func connect(id: String, context: ZMQContext, endpoint: String, curve: CurveClientSettings?) throws -> ZMQSocket {
         let socket = try ZMQSocket(context: context, kind: .dealer)
         try socket.setRoutingID(id)
+        if let curve { try socket.makeCurveClient(serverPublicKey: curve.serverPublicKey, keys: curve.keys) }
         try socket.connect(endpoint)
         return socket
     }
@@ -51,7 +59,7 @@ final class ScriptedWorker: @unchecked Sendable {
     func restart() throws {
         socket.close()
         incarnation = UUID().uuidString
-        socket = try Self.connect(id: id, context: context, endpoint: endpoint)
+        socket = try Self.connect(id: id, context: context, endpoint: endpoint, curve: curve)
         try hello()
     }
 

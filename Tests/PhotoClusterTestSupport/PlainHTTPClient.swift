@@ -20,7 +20,7 @@ public enum PlainHTTPClient {
 
     /// Sends one request to `url` (`http://host:port/path?query`) and returns the whole response,
     /// or throws when the server cannot be reached, stops answering for `timeout` seconds, or
-    /// sends something that is not HTTP.
+    /// sends something that is not HTTP. A `Host` in `headers` replaces the one `url` gives.
     public static func send(
         _ method: String = "GET", _ url: String, headers: [String: String] = [:], body: Data = Data(), timeout: Double = 10
     ) throws -> Response {
@@ -32,8 +32,9 @@ public enum PlainHTTPClient {
             + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
         let fd = try connect(host: host, port: port, timeout: timeout, url: url)
         defer { close(fd) }
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\nContent-Length: \(body.count)\r\n"
-        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        let givenHost = headers.first { $0.key.lowercased() == "host" }?.value
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(givenHost ?? "\(host):\(port)")\r\nConnection: close\r\nContent-Length: \(body.count)\r\n"
+        for (name, value) in headers where name.lowercased() != "host" { head += "\(name): \(value)\r\n" }
         head += "\r\n"
         try sendAll(Data(head.utf8) + body, on: fd, url: url)
         return try parse(try readToEnd(fd, url: url), url: url, bodyless: method == "HEAD")

@@ -144,8 +144,8 @@ final class CurveAuthenticationTests: XCTestCase {
             var authorized = AuthorizedKeys()
             for (index, keys) in clients.enumerated() { try authorized.insert(keys.publicKey, label: "client-\(index)") }
             let decisions = decisions
-            let handler = ZAPHandler(context: context, authorizedKeys: authorized) { key, accepted, address in
-                decisions.withLock { $0.append(Decision(key: key, accepted: accepted, address: address)) }
+            let handler = ZAPHandler(context: context, authorizedKeys: authorized) { decision in
+                decisions.withLock { $0.append(Decision(key: decision.key, accepted: decision.accepted, address: decision.address)) }
             }
             try handler.start()
             self.handler = handler

@@ -38,17 +38,28 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("curve-secret"), help: ArgumentHelp("The coordinator's secret key file (from `cluster keygen`); enables CURVE on both endpoints.", valueName: "file"))
     var curveSecret: String?
 
-    @Option(name: .customLong("authorized-keys"), help: ArgumentHelp("Public keys of workers and clients let in: a file (a key per line) or a directory of .pub files; repeat for more.", valueName: "path"))
+    @Option(name: .customLong("authorized-keys"), help: ArgumentHelp("Public keys let in, each with its role: a file of `ROLE KEY [comment]` lines (ROLE: worker, client or admin), or a directory of .pub files in worker/, client/ and admin/ subdirectories; repeat for more. Reloaded on SIGHUP and when the files change.", valueName: "path"))
     var authorizedKeys: [String] = []
 
-    @Flag(help: "Listen on TCP without CURVE keys (anyone who can reach the ports can join and submit).")
+    @Flag(help: "Listen on TCP without CURVE keys (anyone who can reach the ports can join, submit, and act on every job).")
     var insecure = false
+
+    @Option(name: .customLong("output-root"), help: ArgumentHelp("The only directory jobs write under: a client's --out is relative to it (or absolute inside it). Default: outputs/ in --state, else the working directory.", valueName: "dir"))
+    var outputRoot: String?
+
+    @OptionGroup var limits: CoordinatorLimitOptions
 
     @Option(name: .customLong("metrics-bind"), help: ArgumentHelp("Where Prometheus scrapes /metrics: HOST:PORT or off (default 127.0.0.1:9464).", valueName: "address"))
     var metricsBind: String?
 
     @Option(name: .customLong("http"), help: ArgumentHelp("Where the web dashboard and its JSON API listen: HOST:PORT or off (default 127.0.0.1:8080).", valueName: "address"))
     var http: String?
+
+    @Option(name: .customLong("http-token-file"), help: ArgumentHelp("A file (mode 600) holding the dashboard's token; default with CURVE: a new token each start, in dashboard.token in --state.", valueName: "file"))
+    var httpTokenFile: String?
+
+    @Option(name: .customLong("http-host"), help: ArgumentHelp("Another host name the dashboard answers to (the Host header), besides its listening address; repeat for more.", valueName: "name"))
+    var httpHosts: [String] = []
 
     @OptionGroup var logging: LogOptions
 
@@ -60,6 +71,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         guard keepFinished >= 1 else { throw ValidationError("--keep-finished must be at least 1") }
         try HTTPListenerOption.validate(metricsBind, flag: "--metrics-bind")
         try HTTPListenerOption.validate(http, flag: "--http")
+        try limits.validate()
         if curveSecret != nil && authorizedKeys.isEmpty {
             throw ValidationError("--curve-secret needs --authorized-keys: with CURVE on, only listed workers and clients may join")
         }
@@ -74,10 +86,19 @@ struct CoordinatorCommand: AsyncParsableCommand {
         do {
             return CurveServerSettings(
                 keys: try CurveKeyPair.load(secretFile: URL(fileURLWithPath: curveSecret)),
-                authorized: try AuthorizedKeys(contentsOf: authorizedKeys.map { URL(fileURLWithPath: $0) }))
+                authorized: try AuthorizedKeys(contentsOf: keySources))
         } catch let error as CurveKeyError {
             CommandFailure.usage("\(error)").exit()
         }
+    }
+
+    var keySources: [URL] { authorizedKeys.map { URL(fileURLWithPath: $0) } }
+
+    /// `--output-root`, or its default: outputs/ in the state directory, else the working directory.
+    var outputRootDirectory: URL {
+        if let outputRoot { return URL(fileURLWithPath: outputRoot, isDirectory: true) }
+        if let state { return URL(fileURLWithPath: state, isDirectory: true).appendingPathComponent("outputs", isDirectory: true) }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
     }
 
     func run() async throws {
@@ -90,7 +111,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
                 heartbeatInterval: Double(heartbeatMs) / 1000, heartbeatLiveness: liveness, maxAttempts: UInt32(maxAttempts),
                 maxWorkerLosses: UInt32(maxWorkerLosses),
                 stateDirectory: state.map { URL(fileURLWithPath: $0, isDirectory: true) }, curve: curve,
-                finishedJobsKept: keepFinished),
+                finishedJobsKept: keepFinished, outputRoot: outputRootDirectory, limits: limits.limits),
             context: context)
         node.logger = logger
         do {
@@ -98,21 +119,24 @@ struct CoordinatorCommand: AsyncParsableCommand {
         } catch {
             let hint = error is ZMQError
                 ? "is another coordinator running on that port? choose others with --bind and --client-bind"
-                : "check that --state names a writable directory"
+                : "check that --state and --output-root name writable directories"
             CommandFailure(message: "cannot start: \(error) (\(hint))", status: 1).exit()
         }
-        Terminal.error("coordinator: workers connect to \(node.boundWorkerEndpoint), clients to \(node.boundClientEndpoint); Ctrl-C stops")
+        Terminal.error("coordinator: workers connect to \(node.boundWorkerEndpoint), clients to \(node.boundClientEndpoint); jobs write under \(node.outputRootPath ?? "-"); Ctrl-C stops")
+        var reloader: KeyReloader?
         if let curve {
-            Terminal.error("coordinator: CURVE on; public key \(curve.keys.publicKey); \(curve.authorized.count) authorized key(s)")
+            Terminal.error("coordinator: CURVE on; public key \(curve.keys.publicKey); \(curve.authorized.count) authorized key(s), reloaded on SIGHUP and when their files change")
+            reloader = KeyReloader(sources: keySources, node: node, logger: logger)
+            reloader?.start()
         } else if insecure {
-            Terminal.error("coordinator: warning: --insecure: no CURVE keys, anyone who can reach these ports can join and submit")
+            Terminal.error("coordinator: warning: --insecure: no CURVE keys, anyone who can reach these ports can join, submit, and see and act on every job")
         }
         let metrics = await HTTPListenerOption(flag: "--metrics-bind", given: metricsBind, defaultAddress: "127.0.0.1:9464")
             .start(what: "metrics", router: MetricsRoutes.router { node.metricsExposition() }, logger: logger)
-        let dashboard = await HTTPListenerOption(flag: "--http", given: http, defaultAddress: "127.0.0.1:8080")
-            .start(what: "dashboard", router: DashboardRoutes.router(for: node), logger: logger)
+        let dashboard = try await startDashboard(node, secured: curve != nil, logger: logger)
         let signal = await SignalWaiter.waitForTermination()
         Terminal.error("coordinator: signal \(signal), shutting down")
+        reloader?.stop()
         await dashboard?.stop()
         await metrics?.stop()
         node.stop()

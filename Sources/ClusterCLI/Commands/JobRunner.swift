@@ -55,8 +55,15 @@ struct JobRunner {
             }
             return ExitStatus.allSucceeded
         } catch let error as ClusterClientError {
-            throw CommandFailure(message: "\(place) refused the job: \(error.message)", status: ExitStatus.somePhotosFailed)
+            throw refused(error, place)
         }
+    }
+
+    /// A job the coordinator refused: exit 2 when the request itself must change (an output
+    /// directory outside its root, a job over its size limits), 1 otherwise.
+    private func refused(_ error: ClusterClientError, _ place: String) -> CommandFailure {
+        let mustChange = error.refusal == .outputOutsideRoot || error.refusal == .tooLarge
+        return CommandFailure(message: "\(place) refused the job: \(error.message)", status: mustChange ? ExitStatus.usage : ExitStatus.somePhotosFailed)
     }
 
     private func follow(_ submit: SubmitJob, with client: ClusterClient, where place: String) async throws -> Int32 {
@@ -67,7 +74,7 @@ struct JobRunner {
         do {
             job = try await client.submit(submit)
         } catch let error as ClusterClientError {
-            throw CommandFailure(message: "\(place) refused the job: \(error.message)", status: ExitStatus.somePhotosFailed)
+            throw refused(error, place)
         }
         let progress = ProgressReporter(total: job.total, enabled: !options.json)
         progress.started(job: job.id, place: place)

@@ -28,10 +28,15 @@ struct HTTPListenerOption {
         guard ListenAddress(value) != nil else { throw ValidationError("\(flag) takes HOST:PORT (for example 127.0.0.1:9464) or off, got \"\(value)\"") }
     }
 
+    /// Where it listens; nil when it is off.
+    var address: ListenAddress? {
+        let text = given ?? defaultAddress
+        return text == "off" ? nil : ListenAddress(text)
+    }
+
     /// Starts the server, or returns nil when it is off or its default address is taken.
     func start(what: String, router: Router<BasicRequestContext>, logger: Logger) async -> HTTPServer? {
-        let text = given ?? defaultAddress
-        guard text != "off", let address = ListenAddress(text) else { return nil }
+        guard let address else { return nil }
         do {
             let server = try await HTTPServer.start(host: address.host, port: address.port, router: router, logger: logger.quiet)
             logger.info("\(what) at \(server.baseURL)")

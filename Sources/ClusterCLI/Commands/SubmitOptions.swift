@@ -9,7 +9,7 @@ struct JobOptions: ParsableArguments {
     @Option(name: .customLong("filter"), help: ArgumentHelp("A filter to apply, in order; repeat for a chain (NAME or NAME:key=value,…).", valueName: "spec"))
     var filters: [String] = []
 
-    @Option(help: ArgumentHelp("Directory for the filtered photos.", valueName: "dir"))
+    @Option(help: ArgumentHelp("Directory for the filtered photos. With --coordinator, a directory on the coordinator's host under its --output-root: relative to that root (or absolute inside it).", valueName: "dir"))
     var out: String = "out"
 
     @Option(help: ArgumentHelp("Output format: jpeg or png (default: the input's format).", valueName: "format"))
@@ -108,7 +108,9 @@ struct JobOptions: ParsableArguments {
     /// The submit message for a parsed manifest.
     func submitMessage(for manifest: Manifest, label: String, defaultFilters: [String], filters registry: FilterRegistry) throws -> Photocluster_V1_SubmitJob {
         let chain = try (filters.isEmpty ? defaultFilters : filters).map { try resolve($0, in: registry) }
-        let outputDirectory = URL(fileURLWithPath: out, isDirectory: true).standardizedFileURL.path
+        // A coordinator takes the directory relative to its output root (checking it stays
+        // inside); the embedded cluster writes where the user says, from here.
+        let outputDirectory = coordinator != nil ? out : URL(fileURLWithPath: out, isDirectory: true).standardizedFileURL.path
         var submit = Photocluster_V1_SubmitJob()
         submit.label = label
         submit.filters = chain

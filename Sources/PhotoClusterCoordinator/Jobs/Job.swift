@@ -8,6 +8,10 @@ struct Job {
     let id: String
     let label: String
     let outputDirectory: URL
+    /// The CURVE key of the client that submitted it: only that key and admin keys may see and
+    /// act on it. Nil without CURVE (every client may), and for a job an older journal kept
+    /// (only admins may, when the coordinator uses CURVE).
+    let owner: String?
     let format: Photocluster_V1_OutputFormat
     let quality: UInt32
     /// JPEG decodes and encodes use the fast DCT (see `SubmitJob.fast_dct`).
@@ -56,10 +60,11 @@ struct Job {
     /// Work the workers reported, and the part done for photos out of view at the time.
     var work = (bytes: UInt64(0), wastedBytes: UInt64(0), pixels: UInt64(0), wastedPixels: UInt64(0))
 
-    init(id: String, submit: Photocluster_V1_SubmitJob, outputDirectory: URL, now: Date = Date()) {
+    init(id: String, submit: Photocluster_V1_SubmitJob, outputDirectory: URL, owner: String? = nil, now: Date = Date()) {
         self.id = id
         self.label = submit.label
         self.outputDirectory = outputDirectory
+        self.owner = owner
         self.format = submit.format
         self.quality = submit.quality == 0 ? 90 : submit.quality
         self.fastDCT = submit.fastDct

@@ -24,7 +24,7 @@ final class Journal {
                 phase INTEGER NOT NULL, cancelled_whole INTEGER NOT NULL DEFAULT 0,
                 requeues INTEGER NOT NULL DEFAULT 0, retries INTEGER NOT NULL DEFAULT 0,
                 visible_start INTEGER, visible_end INTEGER, prefetch INTEGER, seq INTEGER NOT NULL,
-                finished_seq INTEGER, epoch INTEGER NOT NULL DEFAULT 1, suspended_by_client INTEGER NOT NULL DEFAULT 0)
+                finished_seq INTEGER, epoch INTEGER NOT NULL DEFAULT 1, suspended_by_client INTEGER NOT NULL DEFAULT 0, owner TEXT)
             """)
         try addColumnsIfMissing()
         try database.execute("""
@@ -61,9 +61,9 @@ final class Journal {
         try database.transaction(synchronous: .full) {
             let seq = try database.query("SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs").first?.first?.int ?? 1
             try database.execute(
-                "INSERT INTO jobs (id, submit, output_dir, created_at, phase, seq) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO jobs (id, submit, output_dir, created_at, phase, seq, owner) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [.text(job.id), .blob(submitBytes), .text(job.outputDirectory.path), .double(job.createdAt.timeIntervalSince1970),
-                 .int(Int64(job.phase.rawValue)), .int(seq)])
+                 .int(Int64(job.phase.rawValue)), .int(seq), job.owner.map { .text($0) } ?? .null])
         }
     }
 
@@ -81,7 +81,8 @@ final class Journal {
     }
 
     /// An older journal gets the columns added since. Its finished jobs keep a NULL finish order
-    /// and count as finished before every later one; its jobs get epoch 1, not suspended.
+    /// and count as finished before every later one; its jobs get epoch 1, not suspended, and
+    /// no owner (only admins may act on them when the coordinator uses CURVE).
     private func addColumnsIfMissing() throws {
         let columns = try database.query("PRAGMA table_info(jobs)").map { $0[1].text }
         if !columns.contains("finished_seq") { try database.execute("ALTER TABLE jobs ADD COLUMN finished_seq INTEGER") }
@@ -89,6 +90,7 @@ final class Journal {
         if !columns.contains("suspended_by_client") {
             try database.execute("ALTER TABLE jobs ADD COLUMN suspended_by_client INTEGER NOT NULL DEFAULT 0")
         }
+        if !columns.contains("owner") { try database.execute("ALTER TABLE jobs ADD COLUMN owner TEXT") }
     }
 
     /// Records a job's final state and its place in the order jobs finished (which finished
@@ -132,11 +134,12 @@ final class Journal {
     /// only if its file is still there); everything else waits to run again.
     func loadJobs() throws -> [Job] {
         let rows = try database.query(
-            "SELECT id, submit, output_dir, created_at, phase, cancelled_whole, requeues, retries, visible_start, visible_end, prefetch, epoch, suspended_by_client FROM jobs ORDER BY seq")
+            "SELECT id, submit, output_dir, created_at, phase, cancelled_whole, requeues, retries, visible_start, visible_end, prefetch, epoch, suspended_by_client, owner FROM jobs ORDER BY seq")
         return try rows.map { row in
             let submit = try Photocluster_V1_SubmitJob(serializedBytes: row[1].blob)
+            let owner: String? = if case .text(let key) = row[13] { key } else { nil }
             var job = Job(id: row[0].text, submit: submit, outputDirectory: URL(fileURLWithPath: row[2].text, isDirectory: true),
-                          now: Date(timeIntervalSince1970: row[3].double))
+                          owner: owner, now: Date(timeIntervalSince1970: row[3].double))
             job.cancelledWhole = row[5].int != 0
             job.requeues = UInt32(row[6].int)
             job.retries = UInt32(row[7].int)

@@ -20,8 +20,15 @@ public struct CoordinatorConfiguration: Sendable {
     public var maxMessageBytes: Int64
     /// Where the SQLite journal lives; nil keeps everything in memory (embedded mode).
     public var stateDirectory: URL?
-    /// CURVE on both endpoints, with a ZAP handler that admits only authorized keys; nil: plain.
+    /// CURVE on both endpoints, with a ZAP handler that admits only authorized keys (worker keys
+    /// on the worker endpoint, client and admin keys on the client endpoint), and jobs that
+    /// belong to the key that submitted them; nil: plain, and every client may act on every job.
     public var curve: CurveServerSettings?
+    /// The only place jobs may write (`--output-root`): a job's output directory is relative to
+    /// it, or absolute inside it. Nil: wherever the client says (the embedded cluster).
+    public var outputRoot: URL?
+    /// What one coordinator takes: photos and bytes per job, open jobs per client and in all.
+    public var limits: CoordinatorLimits
     /// How many finished jobs the coordinator keeps (the last to finish; at least one): older ones are
     /// forgotten, in memory and in the journal, so neither grows with every job it has run.
     public var finishedJobsKept: Int
@@ -37,8 +44,12 @@ public struct CoordinatorConfiguration: Sendable {
         maxMessageBytes: Int64 = 256 << 20,
         stateDirectory: URL? = nil,
         curve: CurveServerSettings? = nil,
-        finishedJobsKept: Int = 100
+        finishedJobsKept: Int = 100,
+        outputRoot: URL? = nil,
+        limits: CoordinatorLimits = CoordinatorLimits()
     ) {
+        self.outputRoot = outputRoot
+        self.limits = limits
         self.finishedJobsKept = max(1, finishedJobsKept)
         self.curve = curve
         self.stateDirectory = stateDirectory

@@ -4,8 +4,9 @@ import PhotoClusterProto
 
 /// Requests from clients: submit, status, watch, cancel.
 extension CoordinatorNode {
-    /// `arrivedAt`: when the loop read the request, the start of a control change's clock.
-    func receiveFromClient(_ frames: [Data], arrivedAt: MonotonicInstant = .now) {
+    /// `key`: the CURVE key the message came with (nil without CURVE); `arrivedAt`: when the
+    /// loop read the request, the start of a control change's clock.
+    func receiveFromClient(_ frames: [Data], key: String?, arrivedAt: MonotonicInstant = .now) {
         guard frames.count == 2, let request = Envelope.decode(Photocluster_V1_ClientToCoordinator.self, from: frames[1]) else {
             droppedFrames += 1
             metrics.droppedFrame()
@@ -13,20 +14,27 @@ extension CoordinatorNode {
         }
         let client = frames[0]
         let id = request.requestID
+        // A key removed (or made a worker's) since this connection's handshake.
+        if let refusal = keyRefusal(key, at: .clients) { return dropClient(client, because: refusal) }
+        if let key { noteClient(client, key: key) }
+        let requester = Requester.client(key: key)
         switch request.body {
         case .submit(let submit):
-            accept(submit, from: client, requestID: id)
+            accept(submit, bytes: frames[1].count, from: client, key: key, requestID: id)
         case .status(let status):
-            sendToClient(client, requestID: id, .status(statusReply(for: status.jobID)))
+            // A job that exists but is another client's is refused; one that does not is an empty answer, as ever.
+            if jobs[status.jobID] != nil, !permitted(status.jobID, for: requester, client, id) { return }
+            sendToClient(client, requestID: id, .status(statusReply(for: status.jobID, for: requester)))
         case .watch(let watch):
-            guard let job = jobs[watch.jobID] else { return refuse(client, id, noJob(watch.jobID)) }
+            guard permitted(watch.jobID, for: requester, client, id), let job = jobs[watch.jobID] else { return }
             subscribers[watch.jobID, default: JobSubscribers()].add(client, detail: watch.events)
-            sendToClient(client, requestID: id, .status(statusReply(for: job.id)))
+            sendToClient(client, requestID: id, .status(statusReply(for: job.id, for: requester)))
             // A finished job's summary goes to this client only: the others have had it.
             if job.isFinished {
                 sendToClient(client, .event(.with { $0.jobID = job.id; $0.body = .finished(job.summary(includePhotos: true)) }))
             }
         case .cancel(let cancel):
+            guard permitted(cancel.jobID, for: requester, client, id) else { return }
             // No copy of the job outlives this check: one held while the job changes would copy its photos.
             guard let unknown = jobs[cancel.jobID].map({ job in Set(cancel.photoNames).subtracting(job.photos.map(\.name)) }) else {
                 return refuse(client, id, noJob(cancel.jobID))
@@ -38,14 +46,15 @@ extension CoordinatorNode {
             cancelPhotos(of: cancel.jobID, names: Set(cancel.photoNames))
             sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
         case .viewport(let request):
+            guard permitted(request.jobID, for: requester, client, id) else { return }
             if let problem = applyViewport(request.viewport, to: request.jobID, arrivedAt: arrivedAt) { return refuse(client, id, problem.message) }
-            sendToClient(client, requestID: id, .status(statusReply(for: request.jobID, includePhotos: false)))
+            sendToClient(client, requestID: id, .status(statusReply(for: request.jobID, includePhotos: false, for: requester)))
         case .suspend(let request):
-            guard jobs[request.jobID] != nil else { return refuse(client, id, noJob(request.jobID)) }
+            guard permitted(request.jobID, for: requester, client, id) else { return }
             setSuspendedByClient(request.jobID, true, arrivedAt: arrivedAt)
             sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
         case .resume(let request):
-            guard jobs[request.jobID] != nil else { return refuse(client, id, noJob(request.jobID)) }
+            guard permitted(request.jobID, for: requester, client, id) else { return }
             setSuspendedByClient(request.jobID, false, arrivedAt: arrivedAt)
             sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
         case .heartbeat(let beat):
@@ -55,26 +64,55 @@ extension CoordinatorNode {
         }
     }
 
-    private func refuse(_ client: Data, _ requestID: UInt64, _ message: String) {
+    /// Whether the job a client names exists and the client may see and act on it; when not,
+    /// the request is refused with the reason.
+    private func permitted(_ jobID: String, for requester: Requester, _ client: Data, _ requestID: UInt64) -> Bool {
+        guard let owner = jobs[jobID].map({ $0.owner }) else {
+            refuse(client, requestID, noJob(jobID))
+            return false
+        }
+        guard may(requester, accessJobOwnedBy: owner) else {
+            metrics.refusedRequest(reason: "not_permitted")
+            log(.warning, "refused a request about job \(jobID) from \(requester.description(authorizedKeys)): the job is another client's", job: jobID)
+            refuse(client, requestID, "job \(jobID) belongs to another client: only the client that submitted it and admin keys may see it or act on it", .notPermitted)
+            return false
+        }
+        return true
+    }
+
+    func refuse(_ client: Data, _ requestID: UInt64, _ message: String, _ refusal: Photocluster_V1_Refusal = .unspecified) {
         var error = Photocluster_V1_ErrorReply()
         error.message = message
+        error.refusal = refusal
         sendToClient(client, requestID: requestID, .error(error))
     }
 
-    private func accept(_ submit: Photocluster_V1_SubmitJob, from client: Data, requestID: UInt64) {
+    private func accept(_ submit: Photocluster_V1_SubmitJob, bytes: Int, from client: Data, key: String?, requestID: UInt64) {
         guard !submit.photos.isEmpty else { return refuse(client, requestID, "the job has no photos") }
-        guard submit.outputDir.hasPrefix("/") else {
-            return refuse(client, requestID, "the output directory must be an absolute path, got \"\(submit.outputDir)\"")
+        if let problem = configuration.limits.sizeProblem(photos: submit.photos.count, bytes: bytes) {
+            return refuseLimit(client, requestID, problem, .tooLarge)
+        }
+        let open = jobs.values.filter { !$0.isFinished }
+        // Without CURVE clients have no key: only the limit in all applies.
+        let clientOpen = key.map { key in open.filter { $0.owner == key }.count }
+        if let problem = configuration.limits.openJobsProblem(ofClient: clientOpen, inAll: open.count) {
+            return refuseLimit(client, requestID, problem, .tooManyJobs)
         }
         if let problem = filterProblem(in: submit) { return refuse(client, requestID, problem) }
-        let directory = URL(fileURLWithPath: submit.outputDir, isDirectory: true)
+        let directory: JobDirectory
         do {
-            try OutputWriter.prepareDirectory(directory)
+            directory = try openOutputDirectory(submit.outputDir)
+        } catch let problem as OutputDirectoryProblem {
+            if problem.escapes {
+                metrics.refusedRequest(reason: "output_root")
+                log(.warning, "refused a job from \(Requester.client(key: key).description(authorizedKeys)): \(problem.message)")
+            }
+            return refuse(client, requestID, problem.message, problem.escapes ? .outputOutsideRoot : .unspecified)
         } catch {
             return refuse(client, requestID, "\(error)")
         }
         let jobID = "job-" + UUID().uuidString.prefix(8).lowercased()
-        let job = Job(id: jobID, submit: submit, outputDirectory: directory)
+        let job = Job(id: jobID, submit: submit, outputDirectory: directory.path, owner: authorizedKeys == nil ? nil : key)
         // Durable before it is acknowledged: a restart must not lose an accepted job.
         if let journal {
             do {
@@ -85,12 +123,14 @@ extension CoordinatorNode {
         }
         jobs[jobID] = job
         jobOrder.append(jobID)
+        outputDirectories[jobID] = directory
         subscribers[jobID] = JobSubscribers(client, detail: submit.events)
         var accepted = Photocluster_V1_JobAccepted()
         accepted.jobID = jobID
         accepted.total = UInt32(submit.photos.count)
         sendToClient(client, requestID: requestID, .accepted(accepted))
-        log("job \(jobID) accepted: \(submit.photos.count) photos from \(submit.label.isEmpty ? "a client" : submit.label) → \(directory.path)", job: jobID)
+        let from = submit.label.isEmpty ? "a client" : submit.label
+        log("job \(jobID) accepted: \(submit.photos.count) photos from \(from) (\(Requester.client(key: key).description(authorizedKeys))) → \(directory.path.path)", job: jobID)
         publish(jobID, .phase(.preparation))
         jobs[jobID]?.enter(.inProgress)
         journaling("job \(jobID)") { try $0.recordJobState(jobs[jobID]!) }
@@ -99,10 +139,18 @@ extension CoordinatorNode {
         dispatch()
     }
 
-    func statusReply(for jobID: String, includePhotos: Bool? = nil) -> Photocluster_V1_StatusReply {
+    private func refuseLimit(_ client: Data, _ requestID: UInt64, _ problem: String, _ refusal: Photocluster_V1_Refusal) {
+        metrics.refusedRequest(reason: "limit")
+        log(.warning, "refused a job: \(problem)")
+        refuse(client, requestID, problem, refusal)
+    }
+
+    /// Jobs (every one `requester` may see when `jobID` is empty), workers, rates and recent
+    /// failures (of those jobs).
+    func statusReply(for jobID: String, includePhotos: Bool? = nil, for requester: Requester = .operator) -> Photocluster_V1_StatusReply {
         var reply = Photocluster_V1_StatusReply()
-        let selected = jobID.isEmpty ? jobOrder : [jobID]
-        reply.jobs = selected.compactMap { jobs[$0]?.summary(includePhotos: includePhotos ?? !jobID.isEmpty) }
+        let selected = (jobID.isEmpty ? jobOrder : [jobID]).compactMap { jobs[$0] }.filter { may(requester, accessJobOwnedBy: $0.owner) }
+        reply.jobs = selected.map { $0.summary(includePhotos: includePhotos ?? !jobID.isEmpty) }
         let inFlight = photosInFlightByJob()
         for index in reply.jobs.indices {
             let id = reply.jobs[index].jobID
@@ -114,7 +162,9 @@ extension CoordinatorNode {
         reply.uptimeSeconds = MonotonicInstant.now.seconds(since: startedMonotonic)
         reply.throughput = throughput()
         reply.queued = UInt32(jobs.values.reduce(0) { $0 + ($1.isFinished ? 0 : $1.queuedCount) })
-        reply.recentFailures = recentFailures.newestFirst
+        reply.recentFailures = recentFailures.newestFirst.filter { failure in
+            jobs[failure.jobID].map { may(requester, accessJobOwnedBy: $0.owner) } ?? (requester.isOperator || authorizedKeys == nil)
+        }
         reply.workers = workers.values.sorted { $0.id < $1.id }.map { worker in
             var status = Photocluster_V1_WorkerStatus()
             status.workerID = worker.id

@@ -50,6 +50,7 @@ extension CoordinatorNode {
         workers[id]?.inFlight.insert(ref)
         workers[id]?.assignSequence = assign.sequence
         workers[id]?.assignedAt[ref] = assign.sequence
+        attemptsSent.recordSent(ref, attempt: graph.attempt, to: id)
         return true
     }
 

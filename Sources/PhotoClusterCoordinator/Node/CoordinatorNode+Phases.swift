@@ -27,6 +27,8 @@ extension CoordinatorNode {
         publish(jobID, .phase(finished.phase))
         publish(jobID, .finished(finished.summary(includePhotos: true)))
         for worker in workers.keys { sendToWorker(worker, .jobClosed(.with { $0.jobID = jobID })) }
+        // Nothing more is written there (a result still being written holds the directory).
+        outputDirectories.removeValue(forKey: jobID)
         finishedOrder.append(jobID)
         forgetOldFinishedJobs()
     }
@@ -62,7 +64,10 @@ extension CoordinatorNode {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(index) else { return }
         do {
-            try DurableFile.write(data, to: job.outputDirectory.appendingPathComponent("index.json"), tag: job.id)
+            guard let directory = outputDirectories[job.id] else {
+                throw DurableFile.Failure(path: job.outputDirectory.appendingPathComponent("index.json").path, reason: outputProblems[job.id] ?? "the directory is not open")
+            }
+            try directory.write(data, named: "index.json", tag: job.id)
         } catch {
             log(.error, "job \(job.id): \(error)", job: job.id)
         }
@@ -71,9 +76,9 @@ extension CoordinatorNode {
     /// Temporary files this job may have left (a write cut short); finished files stay. Called
     /// once every photo is settled, so no write of this job is still running.
     private func removeTemporaryFiles(of job: Job) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: job.outputDirectory.path)) ?? []
-        for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") && name.contains(".\(job.id)-") {
-            try? FileManager.default.removeItem(at: job.outputDirectory.appendingPathComponent(name))
+        guard let directory = outputDirectories[job.id] else { return }
+        for name in directory.names() where name.hasPrefix(".") && name.hasSuffix(".tmp") && name.contains(".\(job.id)-") {
+            directory.remove(named: name)
         }
     }
 }

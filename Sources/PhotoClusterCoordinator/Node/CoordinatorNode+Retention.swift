@@ -20,6 +20,9 @@ extension CoordinatorNode {
             jobsWithWaitingCounts.remove(id)
             controlSentAt.removeValue(forKey: id)
             for worker in workers.keys { workers[worker]?.ackedEpoch.removeValue(forKey: id) }
+            attemptsSent.forget(job: id)
+            outputDirectories.removeValue(forKey: id)
+            outputProblems.removeValue(forKey: id)
             journaling("that job \(id) is forgotten") { try $0.forgetJob(id) }
             log("job \(id) forgotten (the last \(configuration.finishedJobsKept) finished jobs are kept); its index.json is in \(job.outputDirectory.path)", job: id)
         }

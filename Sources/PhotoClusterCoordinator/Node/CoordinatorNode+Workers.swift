@@ -4,8 +4,9 @@ import PhotoClusterProto
 
 /// Messages from workers, and what becomes of their photos.
 extension CoordinatorNode {
-    /// `frames`: the worker's identity, the envelope, and for a result the encoded photo.
-    func receiveFromWorker(_ frames: [Data]) {
+    /// `frames`: the worker's identity, the envelope, and for a result the encoded photo; `key`:
+    /// the CURVE key the message came with (nil without CURVE).
+    func receiveFromWorker(_ frames: [Data], key: String?) {
         guard frames.count == 2 || frames.count == 3, let id = String(data: frames[0], encoding: .utf8),
             let message = Envelope.decode(Photocluster_V1_WorkerToCoordinator.self, from: frames[1])
         else {
@@ -13,15 +14,19 @@ extension CoordinatorNode {
             metrics.droppedFrame()
             return
         }
+        // A key removed (or made a client's) since this connection's handshake.
+        if let refusal = keyRefusal(key, at: .workers) { return rejectMessage(from: id, key: key, why: refusal) }
         if case .hello(let hello) = message.body {
-            register(id, hello)
+            register(id, hello, key: key)
             return
         }
-        guard workers[id] != nil else {
+        guard let worker = workers[id] else {
             // A worker we do not know (it or we restarted): ask it to introduce itself.
             sendToWorker(id, .pleaseRegister(Photocluster_V1_PleaseRegister()))
             return
         }
+        // Another key's connection took this worker's id (see `register`).
+        guard worker.key == key else { return rejectMessage(from: id, key: key, why: "worker \(id) registered with another key") }
         workers[id]?.lastSeen = .now
         if workers[id]?.unreachable == true { workers[id]?.unreachable = false }
         switch message.body {
@@ -29,13 +34,17 @@ extension CoordinatorNode {
             workers[id]?.credits += Int(credit.grant)
             dispatch(to: id)
         case .progress(let progress):
+            guard admitReport(.progress, job: progress.jobID, photo: progress.photoIndex, attempt: progress.attempt, from: id) else { return }
             stageFinished(progress, on: id)
         case .result(let result):
+            guard admitReport(.result, job: result.jobID, photo: result.photoIndex, attempt: result.attempt, from: id) else { return }
             // A worker sends the photo as a frame of its own; a result without one carries it inside.
             resultReceived(result, photo: frames.count == 3 ? frames[2] : result.encoded, from: id)
         case .failure(let failure):
+            guard admitReport(.failure, job: failure.jobID, photo: failure.photoIndex, attempt: failure.attempt, from: id) else { return }
             photoFailed(failure, from: id)
         case .cancelled(let cancelled):
+            guard admitReport(.cancelled, job: cancelled.jobID, photo: cancelled.photoIndex, attempt: cancelled.attempt, from: id) else { return }
             photoCancelled(cancelled, from: id)
         case .ack(let ack):
             controlAcknowledged(ack, by: id)
@@ -49,7 +58,12 @@ extension CoordinatorNode {
         }
     }
 
-    private func register(_ id: String, _ hello: Photocluster_V1_WorkerHello) {
+    private func register(_ id: String, _ hello: Photocluster_V1_WorkerHello, key: String?) {
+        if let previous = workers[id], previous.key != key {
+            // Two keys claiming one id: the one registered keeps it until it is lost.
+            return rejectMessage(from: id, key: key, why: "worker \(id) is registered with \(previous.key.map { "key \($0)" } ?? "no key"); "
+                + "its hello is ignored until that worker is lost (give each worker its own --id)")
+        }
         // Photos it says it still holds keep running there (a worker that only lost touch for a
         // moment must not have its work dropped and redone, over and over under load).
         let stillHeld = Set(hello.inFlight.map { PhotoRef(job: $0.jobID, index: $0.photoIndex) })
@@ -73,7 +87,7 @@ extension CoordinatorNode {
             }))
         }
         workers[id] = WorkerRecord(
-            id: id, host: hello.host, concurrency: hello.concurrency, incarnation: hello.incarnation,
+            id: id, key: key, host: hello.host, concurrency: hello.concurrency, incarnation: hello.incarnation,
             filters: Dictionary(hello.filters.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }), lastSeen: .now)
         workers[id]!.inFlight = kept
         var welcome = Photocluster_V1_Welcome()
@@ -86,7 +100,7 @@ extension CoordinatorNode {
         // Bring it up to date with every open job's control state.
         for job in openJobs { sendControlState(job.controlState, to: id) }
         metrics.workers(inFlight: workers.mapValues { $0.inFlight.count })
-                log("worker \(id) joined from \(hello.host) (concurrency \(hello.concurrency), filters: \(hello.filters.map(\.name).sorted().joined(separator: ", ")))", worker: id)
+        log("worker \(id) joined from \(hello.host) (concurrency \(hello.concurrency), filters: \(hello.filters.map(\.name).sorted().joined(separator: ", ")))", worker: id)
         capabilitiesChanged = true
     }
 
@@ -172,25 +186,28 @@ extension CoordinatorNode {
         // Results are idempotent: a photo already finished or being written (say, after a
         // requeue) is not written twice. A result from an earlier attempt is still a good result.
         // Copy out what is needed: a `Job` held while `jobs` is changed would copy all its photos.
-        guard let (photo, directory, followers) = jobs[result.jobID].flatMap({ job in
-            job.photo(result.photoIndex).map { ($0, job.outputDirectory, job.followers(of: result.photoIndex)) }
+        guard let (photo, followers) = jobs[result.jobID].flatMap({ job in
+            job.photo(result.photoIndex).map { ($0, job.followers(of: result.photoIndex)) }
         }), !photo.isSettled, !writing.contains(PhotoRef(job: result.jobID, index: result.photoIndex)) else { return }
         if photo.worker == worker { workers[worker]?.completed += 1 }
         let fileExtension = result.format == .png ? "png" : "jpg"
-        let targets: [(index: UInt32, destination: URL)] = ([result.photoIndex] + followers).compactMap { index in
+        let targets: [(index: UInt32, name: String)] = ([result.photoIndex] + followers).compactMap { index in
             guard let target = jobs[result.jobID]?.photo(index), !target.isSettled else { return nil }
-            // `isDirectory: false`: without it Foundation asks the file system (a stat per photo, on the loop).
-            return (index, directory.appendingPathComponent(OutputNaming.fileName(stem: target.stem, format: fileExtension), isDirectory: false))
+            return (index, OutputNaming.fileName(stem: target.stem, format: fileExtension))
+        }
+        guard let directory = outputDirectories[result.jobID] else {
+            let reason = outputProblems[result.jobID] ?? "the job's output directory is not open"
+            return resultsWritten(result, from: worker, targets.map { ($0.index, $0.name, nil, DurableFile.Failure(path: $0.name, reason: reason)) })
         }
         for target in targets { writing.insert(PhotoRef(job: result.jobID, index: target.index)) }
         let tag = "\(result.jobID)-\(result.attempt)"
         writers.submit { [weak self] in
-            let outcomes = targets.map { target -> (UInt32, URL, Error?) in
+            let outcomes = targets.map { target -> (UInt32, String, JobDirectory?, Error?) in
                 do {
-                    try DurableFile.write(encoded, to: target.destination, tag: tag)
-                    return (target.index, target.destination, nil)
+                    try directory.write(encoded, named: target.name, tag: tag)
+                    return (target.index, target.name, directory, nil)
                 } catch {
-                    return (target.index, target.destination, error)
+                    return (target.index, target.name, directory, error)
                 }
             }
             self?.loop.post { self?.resultsWritten(result, from: worker, outcomes) }
@@ -198,18 +215,18 @@ extension CoordinatorNode {
     }
 
     /// Back on the loop thread: the files are in place (or could not be written).
-    private func resultsWritten(_ result: Photocluster_V1_PhotoResult, from worker: String, _ outcomes: [(UInt32, URL, Error?)]) {
-        for (index, destination, error) in outcomes {
+    private func resultsWritten(_ result: Photocluster_V1_PhotoResult, from worker: String, _ outcomes: [(UInt32, String, JobDirectory?, Error?)]) {
+        for (index, name, directory, error) in outcomes {
             writing.remove(PhotoRef(job: result.jobID, index: index))
             guard let photo = jobs[result.jobID]?.photo(index), !photo.isSettled else {
                 // Cancelled for good while its file was written: leave no file that looks finished.
-                if error == nil { try? FileManager.default.removeItem(at: destination) }
+                if error == nil { directory?.remove(named: name) }
                 continue
             }
             if let error {
                 jobs[result.jobID]?.markFailed(index, stage: "write", reason: "\(error)")
-            } else {
-                jobs[result.jobID]?.markDone(index, path: destination.path, width: result.width, height: result.height)
+            } else if let directory {
+                jobs[result.jobID]?.markDone(index, path: directory.file(name).path, width: result.width, height: result.height)
             }
             photoFinished(result.jobID, index, worker: worker)
         }
@@ -260,8 +277,10 @@ extension CoordinatorNode {
         guard jobs[jobID] != nil else { return }
         for index in indices {
             guard let photo = jobs[jobID]?.photo(index) else { continue }
-            // Settled: no longer a reason to send it back to the worker that holds its stages.
+            // Settled: no longer a reason to send it back to the worker that holds its stages,
+            // and no report about it is believed any more.
             if let holder = photo.cachedOn { workers[holder]?.cached.remove(PhotoRef(job: jobID, index: index)) }
+            attemptsSent.forget(PhotoRef(job: jobID, index: index))
             recordEnd(of: photo, job: jobID, worker: worker)
             journaling("photo \(index) of job \(jobID)") { try $0.recordPhoto(photo, of: jobs[jobID]!) }
             publish(jobID, .photo(photo.status()))

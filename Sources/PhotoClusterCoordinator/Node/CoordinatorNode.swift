@@ -18,7 +18,7 @@ public final class CoordinatorNode: @unchecked Sendable {
     /// Writes results off the loop thread, so file creation never holds up dispatch, and off
     /// libdispatch's pool, so a write waiting for the disk never holds up a photo's stages.
     let writers = BlockingWorkThreads(name: "writer", limit: 4)
-    private var zap: ZAPHandler?
+    var zap: ZAPHandler?
 
     // Loop-thread state.
     var workerSocket: ZMQSocket!
@@ -42,6 +42,23 @@ public final class CoordinatorNode: @unchecked Sendable {
     var droppedFrames = 0
     /// Photos whose result file is being written (loop-owned): a second result for one is ignored.
     var writing: Set<PhotoRef> = []
+    /// Which worker each attempt in flight was sent to: the reports believed (see `admitReport`).
+    var attemptsSent = AttemptLedger()
+    /// Rejected reports, logged at most once per worker per interval.
+    var rejectionLog = RejectionLog()
+    /// The authorized keys in force, with their roles; nil without CURVE (everything open).
+    var authorizedKeys: AuthorizedKeys?
+    /// The key of each client connection heard from lately, to find a removed key's connections.
+    var clientKeys: [Data: (key: String, lastSeen: Date)] = [:]
+    /// Connections to drop once the notice sent to them has had a moment to leave.
+    var evictions: [(endpoint: ServerEndpoint, identity: Data, due: Date)] = []
+    var evictors: [ServerEndpoint: PeerEvictor] = [:]
+    /// Open output directories of unfinished jobs (absent for a job whose directory could not
+    /// be opened again after a restart: `outputProblems` says why).
+    var outputDirectories: [String: JobDirectory] = [:]
+    var outputProblems: [String: String] = [:]
+    /// `--output-root`, resolved; nil writes where clients say (the embedded cluster).
+    var outputRoot: OutputRoot?
     /// The durable record of jobs and photos, with `--state`.
     var journal: Journal?
     /// Set when workers or jobs change, so photos no worker can run are looked for only then.
@@ -61,6 +78,9 @@ public final class CoordinatorNode: @unchecked Sendable {
     /// before `start()`; the default discards everything (the embedded cluster stays quiet).
     public var logger = Logger(label: "photocluster.coordinator", factory: { _ in SwiftLogNoOpLogHandler() })
 
+    /// `--output-root` as resolved (links followed), once started; nil without one.
+    public var outputRootPath: String? { outputRoot?.path.path }
+
     public private(set) var boundWorkerEndpoint = ""
     public private(set) var boundClientEndpoint = ""
 
@@ -72,6 +92,7 @@ public final class CoordinatorNode: @unchecked Sendable {
     /// Opens the journal (restoring its jobs), binds both endpoints (so errors such as a busy
     /// port surface here) and starts the loop.
     public func start() throws {
+        if let root = configuration.outputRoot { outputRoot = try OutputRoot(root) }
         if let directory = configuration.stateDirectory {
             let journal = try Journal(directory: directory)
             for job in try journal.loadJobs() {
@@ -79,6 +100,7 @@ public final class CoordinatorNode: @unchecked Sendable {
                 jobOrder.append(job.id)
                 if !job.isFinished {
                     log("job \(job.id) restored from the journal: \(job.progress.done)/\(job.total) photos settled", job: job.id)
+                    reopenOutputDirectory(of: job)
                 }
             }
             finishedOrder = try journal.idsInFinishOrder().filter { jobs[$0]?.isFinished == true }
@@ -89,25 +111,33 @@ public final class CoordinatorNode: @unchecked Sendable {
         if let curve = configuration.curve {
             // The handler must be in place before a CURVE server binds, or anyone who knows
             // the server's public key gets in.
-            let zap = ZAPHandler(context: context, authorizedKeys: curve.authorized, domain: CurveServerSettings.zapDomain) { [weak self] key, accepted, address in
-                if !accepted {
-                    self?.loop.post { self?.log(.warning, "refused a connection from \(address): key \(key) is not authorized") }
-                }
+            let zap = ZAPHandler(context: context, authorizedKeys: curve.authorized) { [weak self] decision in
+                if !decision.accepted { self?.loop.post { self?.connectionRefused(decision) } }
             }
             try zap.start()
             self.zap = zap
+            authorizedKeys = curve.authorized
+            describeAuthorizedKeys(curve.authorized)
+        } else if ![configuration.workerEndpoint, configuration.clientEndpoint].allSatisfy({ $0.hasPrefix("inproc://") }) {
+            log(.warning, "no CURVE keys: any process that reaches the endpoints may join as a worker, and any client may see and act on every job")
         }
         let workerSocket = try ZMQSocket(context: context, kind: .router)
         try workerSocket.makeStrictRouter()
-        try secure(workerSocket)
+        try secure(workerSocket, as: .workers)
         try workerSocket.setMaxMessageSize(configuration.maxMessageBytes)
         try workerSocket.setHeartbeat(intervalMs: 1000, timeoutMs: 3000, ttlMs: 3000)
         try workerSocket.bind(configuration.workerEndpoint)
         let clientSocket = try ZMQSocket(context: context, kind: .router)
         try clientSocket.makeStrictRouter()
-        try secure(clientSocket)
-        try clientSocket.setMaxMessageSize(64 << 20)
+        try secure(clientSocket, as: .clients)
+        try clientSocket.setMaxMessageSize(configuration.limits.socketMessageBytes)
+        // ZMTP heartbeats also close a connection `PeerEvictor` detached.
+        try clientSocket.setHeartbeat(intervalMs: 1000, timeoutMs: 3000, ttlMs: 3000)
         try clientSocket.bind(configuration.clientEndpoint)
+        if configuration.curve != nil {
+            evictors[.workers] = try PeerEvictor(router: workerSocket, context: context)
+            evictors[.clients] = try PeerEvictor(router: clientSocket, context: context)
+        }
         boundWorkerEndpoint = workerSocket.lastEndpoint ?? configuration.workerEndpoint
         boundClientEndpoint = clientSocket.lastEndpoint ?? configuration.clientEndpoint
         self.workerSocket = workerSocket
@@ -116,24 +146,29 @@ public final class CoordinatorNode: @unchecked Sendable {
         // out to the workers before the results are handled.
         loop.watch(clientSocket) { [unowned self] socket in
             flushClientOutbox()
-            while let frames = try? socket.receive(dontWait: true) { receiveFromClient(frames, arrivedAt: .now) }
+            while let message = try? socket.receiveWithUserID(dontWait: true) { receiveFromClient(message.frames, key: message.userID, arrivedAt: .now) }
         }
         loop.watch(workerSocket) { [unowned self] socket in
-            while let frames = try? socket.receive(dontWait: true) { receiveFromWorker(frames) }
+            while let message = try? socket.receiveWithUserID(dontWait: true) { receiveFromWorker(message.frames, key: message.userID) }
         }
         loop.every(configuration.heartbeatInterval) { [unowned self] in tick() }
         // Retry back-offs are shorter than a heartbeat: release them on a finer clock.
         loop.every(0.05) { [unowned self] in
             releaseDueRetries()
             flushClientOutbox()
+            evictDueConnections()
         }
-        loop.every(1) { [unowned self] in closeSecond() }
+        loop.every(1) { [unowned self] in
+            closeSecond()
+            forgetQuietClients()
+        }
         loop.every(JobSubscribers.countsInterval) { [unowned self] in sendWaitingCounts() }
         // A job restored with every photo settled stopped between its last photo and its
         // finish: only a photo's end finishes a job, and none will come, so finish it now.
         let settledRestored = jobOrder.filter { jobs[$0].map { !$0.isFinished && $0.allSettled } ?? false }
         loop.post { [unowned self] in for id in settledRestored { finish(id) } }
         loop.start { [unowned self] in
+            for evictor in self.evictors.values { evictor.close() }
             self.workerSocket.close()
             self.clientSocket.close()
         }
@@ -145,9 +180,9 @@ public final class CoordinatorNode: @unchecked Sendable {
         zap?.stop()
     }
 
-    private func secure(_ socket: ZMQSocket) throws {
+    private func secure(_ socket: ZMQSocket, as endpoint: ServerEndpoint) throws {
         guard let curve = configuration.curve else { return }
-        try socket.makeCurveServer(secretKey: curve.keys.secretKey, zapDomain: CurveServerSettings.zapDomain)
+        try socket.makeCurveServer(secretKey: curve.keys.secretKey, zapDomain: endpoint.zapDomain)
     }
 
     /// Runs `body` on the loop thread and waits for its answer (for status and tests).

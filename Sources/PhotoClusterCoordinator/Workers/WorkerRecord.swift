@@ -6,6 +6,8 @@ import PhotoClusterProto
 struct WorkerRecord {
     /// The worker's ZeroMQ routing identity, which is also its id.
     let id: String
+    /// The CURVE key it registered with (nil without CURVE): its messages must come with it.
+    let key: String?
     let host: String
     let concurrency: UInt32
     /// New with each start of the worker's process (`WorkerHello.incarnation`; empty from an

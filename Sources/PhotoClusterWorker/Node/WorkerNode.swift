@@ -218,7 +218,10 @@ public final class WorkerNode: @unchecked Sendable {
         lastHeartbeatSent = .now
         if let monitor, !refusalLogged, monitor.poll().contains(where: \.isHandshakeFailure) {
             refusalLogged = true
-            logger.error("the coordinator refused this worker's key \(configuration.curve?.keys.publicKey ?? ""): add its .pub file to the coordinator's --authorized-keys and restart the worker")
+            let key = configuration.curve?.keys.publicKey ?? ""
+            let advice = "add it to the coordinator's authorized keys as `worker \(key) NAME` (or its .pub file in a worker/ directory there; "
+                + "the coordinator reloads them on SIGHUP), then restart this worker"
+            logger.error("the coordinator refused this worker's key \(key): it is not authorized as a worker (not listed, listed as a client, or removed); \(advice)")
         }
         flushUnsent()
         heartbeatSequence += 1
@@ -295,6 +298,7 @@ public final class WorkerNode: @unchecked Sendable {
         progress.bytes = bytes
         progress.pixels = pixels
         progress.seconds = seconds
+        progress.attempt = work.graph.attempt
         pendingProgress.withLock { $0.append(progress) }
     }
 

@@ -1,0 +1,113 @@
+import Foundation
+import PhotoClusterProto
+import PhotoClusterTransport
+
+/// The authorized keys in force: refusals at the handshake, a reload without a restart, and a
+/// removed key's connections dropped.
+///
+/// The ZAP handler checks each handshake against its copy of the keys; the loop keeps its own
+/// (`authorizedKeys`) and checks every message too, so a key removed while connected is
+/// refused at once, before its connection is dropped (`PeerEvictor`).
+extension CoordinatorNode {
+    /// Replaces the authorized keys (a reload: SIGHUP, or a key file that changed). New
+    /// handshakes use them at once; connections of keys no longer admitted are dropped, their
+    /// workers lost (photos requeued) and their clients told. Any thread.
+    public func replaceAuthorizedKeys(_ keys: AuthorizedKeys) {
+        guard let zap else { return }
+        zap.authorizedKeys = keys
+        loop.post { [self] in applyAuthorizedKeys(keys) }
+    }
+
+    /// Loop thread: a handshake the ZAP handler refused.
+    func connectionRefused(_ decision: ZAPHandler.Decision) {
+        let endpoint = decision.endpoint?.peerName ?? "a"
+        log(.warning, "refused a \(endpoint) connection from \(decision.address): \(decision.refusal ?? "refused")")
+        metrics.refusedRequest(reason: "key")
+    }
+
+    /// At start: what the keys allow, and a warning for each key without a role.
+    func describeAuthorizedKeys(_ keys: AuthorizedKeys) {
+        let counts = keys.countsByRole
+        log("authorized keys: \(keys.count) (\(KeyRole.allCases.map { "\(counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")))")
+        for (key, label) in keys.keysWithoutRole {
+            log(.warning, "authorized key \(key) (\(label)) has no role, so it may join as a worker and submit as a client, as every key could "
+                + "before roles: give it one, with a line `worker KEY \(label)` (or client, admin) or by moving \(label).pub into a worker/, "
+                + "client/ or admin/ directory of the authorized keys")
+        }
+    }
+
+    /// Loop thread: takes the new keys, and drops the connections they no longer admit.
+    private func applyAuthorizedKeys(_ keys: AuthorizedKeys) {
+        let previous = authorizedKeys ?? AuthorizedKeys()
+        authorizedKeys = keys
+        let removed = previous.keys.subtracting(keys.keys).sorted()
+        let added = keys.keys.subtracting(previous.keys).sorted()
+        let changed = previous.keys.intersection(keys.keys).filter { previous.roles(of: $0) != keys.roles(of: $0) }.sorted()
+        log("authorized keys reloaded: \(added.count) added, \(removed.count) removed, \(changed.count) with other roles")
+        for key in removed { log("authorized key removed: \(previous.describe(key))") }
+        for key in added + changed { log("authorized key now: \(keys.describe(key))") }
+        describeAuthorizedKeys(keys)
+        for worker in workers.values {
+            guard let key = worker.key, let refusal = keys.refusal(of: key, at: .workers) else { continue }
+            loseWorker(worker.id, reason: "\(refusal); its connection is dropped")
+            scheduleEviction(of: Data(worker.id.utf8), from: .workers)
+        }
+        for (identity, client) in clientKeys {
+            guard let refusal = keys.refusal(of: client.key, at: .clients) else { continue }
+            log(.warning, "client connection dropped: \(refusal)")
+            dropClient(identity, because: refusal)
+        }
+    }
+
+    /// Tells a client its key no longer gets in, forgets what it watched, and drops its connection.
+    func dropClient(_ identity: Data, because refusal: String) {
+        clientKeys.removeValue(forKey: identity)
+        for job in subscribers.keys { subscribers[job]?.remove(identity) }
+        sendToClient(identity, .error(.with {
+            $0.message = "the coordinator no longer accepts this client: \(refusal); ask its operator to authorize the key as a client"
+            $0.refusal = .keyRemoved
+        }))
+        metrics.refusedRequest(reason: "key")
+        scheduleEviction(of: identity, from: .clients)
+    }
+
+    /// The notice sent just before has a moment to leave before the connection is detached.
+    private func scheduleEviction(of identity: Data, from endpoint: ServerEndpoint) {
+        evictions.append((endpoint, identity, Date().addingTimeInterval(0.2)))
+    }
+
+    /// Loop timer: detaches the connections whose time has come.
+    func evictDueConnections() {
+        let now = Date()
+        for evictor in evictors.values { evictor.closeFinished(now: now) }
+        guard !evictions.isEmpty else { return }
+        let due = evictions.filter { $0.due <= now }
+        evictions.removeAll { $0.due <= now }
+        for eviction in due {
+            do {
+                try evictors[eviction.endpoint]?.evict(eviction.identity)
+            } catch {
+                log(.error, "cannot drop a \(eviction.endpoint.peerName) connection whose key was removed: \(error); it can do nothing more, but stays connected")
+            }
+        }
+    }
+
+    /// Why a message arriving with `key` on `endpoint` is not believed (the key was removed or
+    /// its role changed since the handshake), or nil. Without CURVE every message is.
+    func keyRefusal(_ key: String?, at endpoint: ServerEndpoint) -> String? {
+        guard let keys = authorizedKeys else { return nil }
+        guard let key else { return "a message without a CURVE key" }
+        return keys.refusal(of: key, at: endpoint)
+    }
+
+    /// Loop thread: a client connection was heard from with `key`.
+    func noteClient(_ identity: Data, key: String) {
+        clientKeys[identity] = (key, Date())
+    }
+
+    /// Once a second: clients heartbeat every second, so one silent for a while has gone.
+    func forgetQuietClients() {
+        let cutoff = Date().addingTimeInterval(-30)
+        clientKeys = clientKeys.filter { $0.value.lastSeen >= cutoff }
+    }
+}

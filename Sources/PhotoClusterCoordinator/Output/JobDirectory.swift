@@ -1,0 +1,53 @@
+import Foundation
+import PhotoClusterCore
+
+/// A job's output directory, held open: every file of the job is made relative to this
+/// descriptor (`DurableFile`, `openat`, `renameat`), so a directory renamed, or replaced by a
+/// link, after the job was accepted cannot send the job's files anywhere else.
+///
+/// `@unchecked Sendable`: `descriptor` and `path` never change, and the descriptor is closed
+/// only when the last reference goes (writer threads hold one while they write).
+final class JobDirectory: @unchecked Sendable {
+    /// Where it is (as resolved when it was opened), for messages, `index.json` and status.
+    let path: URL
+    private let descriptor: Int32
+
+    init(path: URL, descriptor: Int32) {
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+
+    /// The path a file of this directory is shown under.
+    func file(_ name: String) -> URL { path.appendingPathComponent(name, isDirectory: false) }
+
+    /// Writes `name` durably (see `DurableFile`). Blocks on the disk: writer threads only.
+    func write(_ data: Data, named name: String, tag: String) throws {
+        try DurableFile.write(data, named: name, in: descriptor, path: file(name).path, tag: tag)
+    }
+
+    /// Removes the file `name` (a link goes, never what it points to).
+    func remove(named name: String) {
+        unlinkat(descriptor, name, 0)
+    }
+
+    /// The names in the directory.
+    func names() -> [String] {
+        let copy = dup(descriptor)
+        guard copy >= 0, let stream = fdopendir(copy) else {
+            if copy >= 0 { close(copy) }
+            return []
+        }
+        defer { closedir(stream) }
+        rewinddir(stream)
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+}

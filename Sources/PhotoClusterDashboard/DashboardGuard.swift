@@ -1,0 +1,119 @@
+import Foundation
+import Hummingbird
+
+/// Who may use the dashboard, and from where.
+public struct DashboardAccess: Sendable {
+    /// The bearer token every request needs (but `/metrics` and `/healthz`); nil: none, as when the
+    /// coordinator runs without CURVE.
+    public var token: String?
+    /// Host names the dashboard answers to (the `Host` header without its port): anything else is
+    /// refused, so a page whose name was made to point here (DNS rebinding) cannot read it.
+    public var hostNames: Set<String>
+    /// Where the token can be read, for the refusal's advice.
+    public var tokenLocation: String
+
+    public init(token: String?, hostNames: Set<String>, tokenLocation: String = "the URL the coordinator printed at start") {
+        self.token = token
+        self.hostNames = hostNames
+        self.tokenLocation = tokenLocation
+    }
+
+    /// The names a listener on `host` answers to: the address itself, the loopback names when it
+    /// listens on loopback or on every address, and `extra` (`--http-host`).
+    public static func hostNames(listeningOn host: String, extra: [String]) -> Set<String> {
+        let loopback: Set<String> = ["localhost", "127.0.0.1", "::1"]
+        var names: Set<String> = [host.lowercased()]
+        if loopback.contains(host) || host == "0.0.0.0" || host == "::" || host.hasPrefix("127.") { names.formUnion(loopback) }
+        return names.union(extra.map { $0.lowercased() })
+    }
+}
+
+/// Guards the dashboard and its API: the `Host` check, the token (a bearer header, or the
+/// cookie a page's first visit with `?token=` sets), JSON and a matching `Origin` for every POST,
+/// and a strict Content-Security-Policy on every answer. `/metrics` and `/healthz` are left as
+/// Prometheus and probes expect: no token and any host; they show counts and ids, never URLs,
+/// paths or keys, and who reaches them is chosen by where they listen.
+struct DashboardGuard<Context: RequestContext>: RouterMiddleware {
+    static var cookieName: String { "photocluster_token" }
+    /// Scripts and styles from the dashboard only, no inline script, nothing framed or posted
+    /// elsewhere; inline style attributes (bar widths, legend colours) are the one allowance.
+    static var contentSecurityPolicy: String {
+        "default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; "
+            + "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    }
+
+    let access: DashboardAccess
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await check(request, context: context, next: next)
+        response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[.init("Referrer-Policy")!] = "no-referrer"
+        return response
+    }
+
+    private func check(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        if path == "/metrics" || path == "/healthz" { return try await next(request, context) }
+        let host = Self.hostName(of: request.head.authority ?? "")
+        guard access.hostNames.contains(host) else {
+            return DashboardRoutes.problem(.misdirectedRequest,
+                "this dashboard does not answer to the host \"\(request.head.authority ?? "")\" (it answers to \(access.hostNames.sorted().joined(separator: ", "))); "
+                    + "to reach it under another name, start the coordinator with --http-host NAME")
+        }
+        if request.method == .post, let refusal = postRefusal(request) {
+            return DashboardRoutes.problem(.forbidden, refusal)
+        }
+        guard let token = access.token else { return try await next(request, context) }
+        if bearer(of: request).map({ Self.same($0, token) }) == true || request.cookies[Self.cookieName].map({ Self.same($0.value, token) }) == true {
+            return try await next(request, context)
+        }
+        // A page opened from the printed URL: keep the token in a cookie the page's scripts cannot
+        // read and other sites' pages never send, and show the address without it.
+        if request.method == .get, let given = request.uri.queryParameters["token"], Self.same(String(given), token), !path.hasPrefix("/api/") {
+            var response = Response(status: .seeOther, headers: [.location: path, .cacheControl: "no-store"])
+            response.setCookie(Cookie(name: Self.cookieName, value: token, path: "/", httpOnly: true, sameSite: .strict))
+            return response
+        }
+        return DashboardRoutes.problem(.unauthorized,
+            "this dashboard needs its token: open the URL with ?token= that the coordinator printed at start, or send the header "
+                + "`Authorization: Bearer TOKEN` (the token is in \(access.tokenLocation))")
+    }
+
+    /// Why a POST is refused: not JSON, or not from a page of this dashboard.
+    private func postRefusal(_ request: Request) -> String? {
+        let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard type == "application/json" else {
+            return "a POST must send JSON (Content-Type: application/json), got \(request.headers[.contentType] ?? "no Content-Type")"
+        }
+        let expected = "http://\(request.head.authority ?? "")"
+        guard let origin = request.headers[.origin], origin.lowercased() == expected.lowercased() else {
+            return "a POST must come from this dashboard's own pages (Origin \(expected)), got "
+                + (request.headers[.origin].map { "Origin \($0)" } ?? "no Origin header") + "; from a script, send the header `Origin: \(expected)`"
+        }
+        return nil
+    }
+
+    private func bearer(of request: Request) -> String? {
+        guard let value = request.headers[.authorization], value.lowercased().hasPrefix("bearer ") else { return nil }
+        return String(value.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// `Host` without its port (`[::1]:8080` → `::1`), lowercased.
+    static func hostName(of authority: String) -> String {
+        var host = Substring(authority.lowercased())
+        if host.hasPrefix("[") {
+            host = host.dropFirst().prefix { $0 != "]" }
+        } else if let colon = host.lastIndex(of: ":"), host.firstIndex(of: ":") == colon {
+            host = host[..<colon]
+        }
+        return String(host)
+    }
+
+    /// Compares in time that does not depend on where the strings differ.
+    static func same(_ given: String, _ token: String) -> Bool {
+        let a = Array(given.utf8), b = Array(token.utf8)
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}

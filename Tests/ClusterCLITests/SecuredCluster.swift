@@ -1,0 +1,107 @@
+import Foundation
+import LoopbackHTTP
+import PhotoClusterTestSupport
+import XCTest
+
+/// A `cluster coordinator` process with CURVE keys by role (trusted/worker/, trusted/client/,
+/// trusted/admin/), an output root of its own (work/root), a state directory, and its metrics
+/// and dashboard on free loopback ports; workers and client commands run as processes with the
+/// key of a name. Photos come from a loopback server that answers after `photoDelay` seconds.
+final class SecuredCluster {
+    let work: URL
+    let keys: URL
+    let trusted: URL
+    let root: URL
+    let state: URL
+    let workerEndpoint: String
+    let clientEndpoint: String
+    let metrics: String
+    let dashboard: String
+    let photos: LoopbackHTTPServer
+    private(set) var coordinator: RunningCommand!
+    private var processes: [RunningCommand] = []
+
+    /// `roles`: each key's name and role (worker, client or admin); "coordinator" is made too.
+    init(label: String, roles: [String: String], photoDelay: Double = 0, coordinatorArguments: [String] = []) throws {
+        work = Repository.temporaryDirectory(label)
+        keys = work.appendingPathComponent("keys")
+        trusted = work.appendingPathComponent("trusted")
+        root = work.appendingPathComponent("root")
+        state = work.appendingPathComponent("state")
+        let directory = Repository.samplePhotos
+        photos = try LoopbackHTTPServer { request in
+            guard let name = request.path.split(separator: "?").first.map({ String($0.dropFirst()) }),
+                  let body = try? Data(contentsOf: directory.appendingPathComponent(name)) else { return .notFound() }
+            return HTTPResponse(headers: ["Content-Type": "image/jpeg"], body: body, delayBeforeHeaders: photoDelay)
+        }
+        let first = LoopbackPorts.consecutive(4)
+        workerEndpoint = "tcp://127.0.0.1:\(first)"
+        clientEndpoint = "tcp://127.0.0.1:\(first + 1)"
+        metrics = "http://127.0.0.1:\(first + 2)"
+        dashboard = "http://127.0.0.1:\(first + 3)"
+        for (name, role) in roles.merging(["coordinator": ""], uniquingKeysWith: { $1 }) {
+            let made = try CommandRunner.run(["keygen", "--name", name, "--out", keys.path])
+            XCTAssertEqual(made.status, 0, made.stderr)
+            guard !role.isEmpty else { continue }
+            try FileManager.default.createDirectory(at: trusted.appendingPathComponent(role), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: keys.appendingPathComponent("\(name).pub"), to: trusted.appendingPathComponent("\(role)/\(name).pub"))
+        }
+        coordinator = try start([
+            "coordinator", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--heartbeat-ms", "250",
+            "--curve-secret", keys.appendingPathComponent("coordinator.key").path, "--authorized-keys", trusted.path,
+            "--output-root", root.path, "--state", state.path,
+            "--metrics-bind", "127.0.0.1:\(first + 2)", "--http", "127.0.0.1:\(first + 3)",
+        ] + coordinatorArguments)
+        guard eventually(timeout: 20, { self.coordinator.stderrSoFar.contains("dashboard at") }) else {
+            stop()
+            throw XCTSkip("the coordinator did not start: \(coordinator.stderrSoFar)")
+        }
+    }
+
+    /// The CURVE options of a client or worker with the key `name`.
+    func curve(_ name: String) -> [String] {
+        ["--curve-secret", keys.appendingPathComponent("\(name).key").path, "--coordinator-key", keys.appendingPathComponent("coordinator.pub").path]
+    }
+
+    func publicKey(_ name: String) throws -> String {
+        let text = try String(contentsOf: keys.appendingPathComponent("\(name).pub"), encoding: .utf8)
+        return try XCTUnwrap(text.split(separator: "\"").dropFirst().first.map(String.init), text)
+    }
+
+    /// A worker process with the key `name` (and id `name`).
+    func startWorker(_ name: String) throws -> RunningCommand {
+        try start(["worker", "--coordinator", workerEndpoint, "--concurrency", "1", "--id", name, "--metrics-bind", "off"] + curve(name))
+    }
+
+    /// A client command (submit, status, cancel…) with the key `name`, to its end.
+    func run(_ arguments: [String], as name: String) throws -> CommandResult {
+        try CommandRunner.run(arguments + ["--coordinator", clientEndpoint] + curve(name), timeout: 60)
+    }
+
+    /// A text manifest of `count` sample photos (each URL unique).
+    func manifest(count: Int) throws -> URL {
+        let url = work.appendingPathComponent("photos-\(UUID().uuidString.prefix(6)).txt")
+        let lines = (0..<count).map { "\(photos.baseURL)/\(Repository.samplePhotoFiles[$0 % Repository.samplePhotoFiles.count])?n=\($0)" }
+        try lines.joined(separator: "\n").write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    /// Submits a viewport-mode job (it stays open) as `name`; returns its id.
+    func openJob(as name: String, count: Int = 4, out: String = "out") throws -> String {
+        let submit = try run(["submit", try manifest(count: count).path, "--visible", "0..0", "--out", out], as: name)
+        XCTAssertEqual(submit.status, 0, submit.stderr)
+        return submit.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func start(_ arguments: [String]) throws -> RunningCommand {
+        let process = try CommandRunner.start(arguments)
+        processes.append(process)
+        return process
+    }
+
+    func stop() {
+        for process in processes { process.stop() }
+        photos.stop()
+        try? FileManager.default.removeItem(at: work)
+    }
+}
