@@ -51,8 +51,8 @@ public enum MetricCatalog {
             + "'unknown_photo' (no such job or photo), 'wrong_key' (the worker's connection is not the key it registered with, or its key was removed).")
     public static let refusedRequests = MetricDefinition(
         "photocluster_refused_requests_total",
-        "Client requests and connections refused, by reason: 'not_permitted' (another client's job), 'output_root' (an output directory outside --output-root), "
-            + "'limit' (a job or open-jobs limit), 'key' (a key refused at the handshake, or removed).")
+        "Client requests, and connections to either endpoint, refused, by reason: 'not_permitted' (another client's job), "
+            + "'output_root' (an output directory outside --output-root), 'limit' (a job or open-jobs limit), 'key' (a key refused at the handshake, or removed).")
 
     public static let pluginCrashes = MetricDefinition(
         "photocluster_plugin_crashes_total",

@@ -94,7 +94,10 @@ extension AuthorizedKeys {
 
     private static func contents(of directory: URL) throws -> [URL] {
         do {
-            return try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles])
+            // Foundation lists a link to a directory as empty: list where it leads (a Kubernetes
+            // Secret volume's role directories are links into its `..data`).
+            return try FileManager.default.contentsOfDirectory(
+                at: directory.resolvingSymlinksInPath(), includingPropertiesForKeys: nil, options: [.skipsHiddenFiles])
                 .sorted { $0.lastPathComponent < $1.lastPathComponent }
         } catch {
             throw CurveKeyError(file: directory, .unreadable(error.localizedDescription))

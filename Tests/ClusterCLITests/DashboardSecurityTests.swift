@@ -22,7 +22,7 @@ final class DashboardSecurityTests: XCTestCase {
         // Without the token: refused, and told where it is.
         let anonymous = try PlainHTTPClient.send("GET", cluster.dashboard + "/api/overview")
         XCTAssertEqual(anonymous.status, 401)
-        XCTAssertTrue(String(decoding: anonymous.body, as: UTF8.self).contains(tokenFile.path), String(decoding: anonymous.body, as: UTF8.self))
+        XCTAssertTrue(problem(anonymous).contains("(the token is in \(tokenFile.path))"), problem(anonymous))
         XCTAssertEqual(try PlainHTTPClient.send("GET", cluster.dashboard + "/api/overview", headers: ["Authorization": "Bearer wrong"]).status, 401)
         XCTAssertEqual(try PlainHTTPClient.send("GET", cluster.dashboard + "/").status, 401)
         XCTAssertEqual(try PlainHTTPClient.send("POST", viewport, headers: ["Content-Type": "application/json", "Origin": cluster.dashboard], body: scroll).status, 401)
@@ -30,14 +30,16 @@ final class DashboardSecurityTests: XCTestCase {
         // A name that is not the dashboard's (DNS rebinding), even with the token.
         let rebound = try PlainHTTPClient.send("GET", cluster.dashboard + "/api/overview", headers: bearer.merging(["Host": "evil.example:80"]) { $1 })
         XCTAssertEqual(rebound.status, 421)
-        XCTAssertTrue(String(decoding: rebound.body, as: UTF8.self).contains("--http-host"), String(decoding: rebound.body, as: UTF8.self))
+        XCTAssertTrue(problem(rebound).contains("this dashboard does not answer to the host \"evil.example:80\""), problem(rebound))
 
         // A cross-origin POST, and one that is not JSON, even with the token: nothing changes.
         let crossSite = try PlainHTTPClient.send("POST", viewport, headers: bearer.merging(["Content-Type": "application/json", "Origin": "http://evil.example"]) { $1 }, body: scroll)
         XCTAssertEqual(crossSite.status, 403)
-        XCTAssertTrue(String(decoding: crossSite.body, as: UTF8.self).contains("Origin http://evil.example"), String(decoding: crossSite.body, as: UTF8.self))
+        XCTAssertTrue(problem(crossSite).contains("a POST must come from this dashboard's own pages (Origin \(cluster.dashboard)), got Origin http://evil.example"),
+                      problem(crossSite))
         let form = try PlainHTTPClient.send("POST", viewport, headers: bearer.merging(["Content-Type": "text/plain", "Origin": cluster.dashboard]) { $1 }, body: scroll)
         XCTAssertEqual(form.status, 403)
+        XCTAssertTrue(problem(form).contains("a POST must send JSON (Content-Type: application/json)"), problem(form))
         let unchanged = try JSONSerialization.jsonObject(with: PlainHTTPClient.send("GET", cluster.dashboard + "/api/jobs/\(job)", headers: bearer).body) as? [String: Any]
         XCTAssertEqual((unchanged?["viewport"] as? [String: Any])?["scrolling"] as? Bool, false, "\(String(describing: unchanged))")
 
@@ -64,5 +66,10 @@ final class DashboardSecurityTests: XCTestCase {
         XCTAssertTrue(String(decoding: scrape.body, as: UTF8.self).contains("photocluster_jobs"))
         XCTAssertEqual(try PlainHTTPClient.send("GET", cluster.dashboard + "/healthz").status, 200)
         XCTAssertEqual(try PlainHTTPClient.send("GET", cluster.metrics + "/metrics").status, 200)
+    }
+
+    /// The `error` of a refusal's JSON body.
+    private func problem(_ response: PlainHTTPClient.Response) -> String {
+        ((try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any])?["error"] as? String ?? String(decoding: response.body, as: UTF8.self)
     }
 }

@@ -125,6 +125,14 @@ final class AuthorizedKeysTests: XCTestCase {
         XCTAssertEqual(authorized.roles(of: old.publicKey), [.worker, .client])
         XCTAssertEqual(authorized.countsByRole, [.worker: 2, .client: 1, .admin: 1])
 
+        // As a Kubernetes Secret volume lays them out: role directories that are links into `..data`.
+        let secret = try makeTemporaryDirectory(for: self)
+        let worker2 = try CurveKeyPair.generate()
+        try worker2.write(to: secret.appendingPathComponent("..2026_01_01/worker"), name: "w2")
+        try FileManager.default.createSymbolicLink(atPath: secret.appendingPathComponent("..data").path, withDestinationPath: "..2026_01_01")
+        try FileManager.default.createSymbolicLink(atPath: secret.appendingPathComponent("worker").path, withDestinationPath: "..data/worker")
+        XCTAssertEqual(try AuthorizedKeys(contentsOf: secret).roles(of: worker2.publicKey), [.worker])
+
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("workers"), withIntermediateDirectories: true)
         XCTAssertEqual(curveKeyError { _ = try AuthorizedKeys(contentsOf: directory) }?.problem, .notARoleDirectory("workers"))
     }

@@ -119,9 +119,11 @@ def start_cluster(bench, cores, concurrency, cache_mb=None):
     workers_ep, client_ep = f"tcp://127.0.0.1:{port}", f"tcp://127.0.0.1:{client_port}"
     logs = open(os.path.join(bench.tmp, "cluster.log"), "a")
     cluster = bench.args.cluster
-    # Plain TCP on loopback (--insecure), metrics served as in a deployment, no dashboard.
+    # Plain TCP on loopback (--insecure), metrics served as in a deployment, no dashboard; jobs
+    # write under the bench's scratch directory.
     coordinator = subprocess.Popen(bench.pin_elsewhere(cores) + [cluster, "coordinator", "--insecure", "--bind", workers_ep, "--client-bind", client_ep,
-                                                                 "--heartbeat-ms", "250", "--metrics-bind", f"127.0.0.1:{free_port()}", "--http", "off"],
+                                                                 "--heartbeat-ms", "250", "--metrics-bind", f"127.0.0.1:{free_port()}", "--http", "off",
+                                                                 "--output-root", bench.tmp],
                                    stdout=logs, stderr=logs)
     worker = subprocess.Popen(bench.pin(cores) + [cluster, "worker", "--insecure", "--coordinator", workers_ep, "--concurrency", str(concurrency),
                                                   "--id", f"bench-{cores}", "--metrics-bind", f"127.0.0.1:{free_port()}"]

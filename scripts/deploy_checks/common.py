@@ -26,7 +26,9 @@ REQUIRED_RUNTIME_PACKAGES = {"libzmq5", "libcurl4", "libpng16-16", "libjpeg62-tu
 # systemd-analyze security: overall exposure, 0-100 (shown as 0.0-10.0); ours are about 15.
 SYSTEMD_EXPOSURE_THRESHOLD = 25
 # Flags whose value is a path to a file or directory in the container / host.
-PATH_FLAGS = ("--state", "--curve-secret", "--coordinator-key", "--authorized-keys", "--plugins")
+PATH_FLAGS = ("--state", "--curve-secret", "--coordinator-key", "--authorized-keys", "--plugins", "--output-root", "--http-token-file")
+# The role directories of an authorized-keys directory: a key in one may connect in that role.
+KEY_ROLES = ("worker", "client", "admin")
 
 
 def rel(path):

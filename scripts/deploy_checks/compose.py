@@ -3,7 +3,7 @@ check, volumes, HTTP listeners and published ports, and what Prometheus mounts."
 import os
 import re
 
-from common import (DASHBOARD_PORT, DEPLOY, LISTEN_FLAGS, METRICS_PORT, PATH_FLAGS, Invocation, indent,
+from common import (DASHBOARD_PORT, DEPLOY, KEY_ROLES, LISTEN_FLAGS, METRICS_PORT, PATH_FLAGS, Invocation, indent,
                     listen_address, run, tool, wanted_port)
 from report import check, fail, section
 
@@ -102,6 +102,17 @@ def check_coordinator(findings, compose, services):
           f"coordinator --state {state} is the named volume {state_mount.get('source')}")
     check(coordinator_service.get("healthcheck", {}).get("test", [None, None, None])[1:3] == ["cluster", "status"],
           "coordinator health check runs `cluster status`")
+    coordinator = next((i for i in invocations if i.source == "compose.yaml coordinator"), None)
+    root = coordinator.value("--output-root") if coordinator else None
+    root_mount = compose_mounts(coordinator_service).get(root or "", {})
+    check(root_mount and root_mount["source"] in (compose.get("volumes") or {}),
+          f"coordinator --output-root {root} is the named volume {root_mount.get('source')}",
+          f"coordinator --output-root {root} is not a named volume of its own")
+    authorized = coordinator.value("--authorized-keys") if coordinator else None
+    keys = [t for t in compose_mounts(coordinator_service) if authorized and t.startswith(authorized.rstrip("/") + "/")]
+    roleless = [t for t in keys if t[len(authorized.rstrip("/")) + 1:].split("/")[0] not in KEY_ROLES]
+    check(keys and not roleless, f"coordinator: each authorized key is in a role directory ({', '.join(k[len(authorized) + 1:] for k in keys)})",
+          f"coordinator: authorized keys without a role directory: {roleless}")
     check(isinstance(services.get("worker", {}).get("deploy", {}).get("replicas"), int), "worker has deploy.replicas (scale with --scale worker=N)")
     for name, flags in (("coordinator", LISTEN_FLAGS), ("worker", ("--metrics-bind",))):
         inv = next((i for i in invocations if i.source == f"compose.yaml {name}"), None)

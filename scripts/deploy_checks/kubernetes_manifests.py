@@ -7,7 +7,7 @@ import tempfile
 
 import yaml
 
-from common import (DASHBOARD_PORT, K8S_DIR, K8S_VERSIONS, LISTEN_FLAGS, METRICS_PORT, deploy_files, indent,
+from common import (DASHBOARD_PORT, K8S_DIR, K8S_VERSIONS, KEY_ROLES, LISTEN_FLAGS, METRICS_PORT, deploy_files, indent,
                     listen_address, rel, run, tool, wanted_port)
 from kubernetes_pods import check_pod
 from report import check, note, ok, section
@@ -129,6 +129,16 @@ def check_coordinator(findings, coordinator):
         check(command[:2] == ["cluster", "status"] and container[kind].get("timeoutSeconds", 1) > 5,
               f"coordinator: {kind} runs `cluster status` with a timeout above status's own 5 s")
     check(inv.value("--curve-secret") and inv.values("--authorized-keys"), "coordinator: CURVE on (--curve-secret, --authorized-keys)")
+    volumes = {v["name"]: v for v in spec["template"]["spec"]["volumes"]}
+    mounts = {m["mountPath"]: m for m in container.get("volumeMounts", [])}
+    root = inv.value("--output-root")
+    check("persistentVolumeClaim" in volumes.get(mounts.get(root, {}).get("name"), {}),
+          f"coordinator: --output-root {root} is on a PersistentVolumeClaim", f"coordinator: --output-root {root} is not a claim's mount")
+    authorized = volumes.get(mounts.get(inv.value("--authorized-keys"), {}).get("name"), {}).get("secret", {})
+    paths = [item["path"] for item in authorized.get("items", [])]
+    check(paths and all(p.split("/")[0] in KEY_ROLES and p.count("/") == 1 for p in paths),
+          f"coordinator: the authorized keys' Secret puts each key in a role directory ({', '.join(paths)})",
+          f"coordinator: the authorized keys' Secret volume must list items in worker/, client/ or admin/, got {paths or 'every key at the top'}")
 
 
 def check_http_listeners(findings, coordinator, worker):

@@ -2,8 +2,10 @@
 worker start with their own arguments (endpoints moved to free loopback ports, key paths to
 fresh keys), the worker joins over CURVE, the probe/health-check command exits 0 and lists the
 worker, and both exit 0 on SIGTERM. The authorized-keys directory is laid out as a Kubernetes
-Secret volume (..data symlinks), the hardest of the three layouts. While they run, their HTTP
-listeners (--metrics-bind, --http, moved to free loopback ports too) are asked (smoke_http.py)."""
+Secret volume whose items put each key in its role directory (..data symlinks, the role
+directories links too), the hardest of the three layouts. While they run, their HTTP listeners
+(--metrics-bind, --http, moved to free loopback ports too) are asked (smoke_http.py), the
+dashboard with the token the coordinator wrote into its state directory."""
 import json
 import os
 import re
@@ -26,8 +28,8 @@ def free_port():
 
 
 class Scratch:
-    """Fresh keys, an authorized-keys directory laid out as a Secret volume, and a state
-    directory per flavour, all under one temporary directory."""
+    """Fresh keys, an authorized-keys directory laid out as a Secret volume, and a state and an
+    output directory per flavour, all under one temporary directory."""
 
     def __init__(self):
         self.path = tempfile.mkdtemp(prefix="check-deploy-smoke-")
@@ -37,11 +39,14 @@ class Scratch:
             if result.returncode:
                 fail(f"cluster keygen --name {name}: {result.stderr.strip()}")
         self.authorized = os.path.join(self.path, "authorized-keys")
-        os.makedirs(os.path.join(self.authorized, "..2024_01_01_00_00_00.000000000"))
+        data = os.path.join(self.authorized, "..2024_01_01_00_00_00.000000000")
+        os.makedirs(data)
         os.symlink("..2024_01_01_00_00_00.000000000", os.path.join(self.authorized, "..data"))
-        for name in ("worker", "client", "probe"):
-            shutil.copy(os.path.join(self.keys, f"{name}.pub"), os.path.join(self.authorized, "..data", f"{name}.pub"))
-            os.symlink(f"..data/{name}.pub", os.path.join(self.authorized, f"{name}.pub"))
+        for name, role in (("worker", "worker"), ("client", "client"), ("probe", "client")):
+            os.makedirs(os.path.join(data, role), exist_ok=True)
+            shutil.copy(os.path.join(self.keys, f"{name}.pub"), os.path.join(data, role, f"{name}.pub"))
+        for role in ("worker", "client"):
+            os.symlink(f"..data/{role}", os.path.join(self.authorized, role))
 
     def localise(self, inv, flavour, ports, listeners=None):
         """The command line on loopback; listeners gets {flag: (address given, port used)}."""
@@ -60,6 +65,8 @@ class Scratch:
                 arg = self.authorized
             elif previous == "--state":
                 arg = os.path.join(self.path, flavour, "state")
+            elif previous == "--output-root":
+                arg = os.path.join(self.path, flavour, "outputs")
             elif previous in PATH_FLAGS and re.search(r"\.(key|pub)$", arg):
                 arg = os.path.join(self.keys, os.path.basename(arg))
             elif arg in ("$(POD_NAME)",):

@@ -2,6 +2,7 @@
 answers on every listener (and on the Kubernetes probes' own paths), /metrics passes `promtool
 check metrics` and serves what the alerts and the autoscaler use, and the dashboard answers."""
 import json
+import os
 import re
 import shlex
 import time
@@ -14,10 +15,11 @@ from report import check
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never a proxy
 
 
-def http_get(port, path):
+def http_get(port, path, headers=None):
     """(status, content type, body) of GET http://127.0.0.1:port/path; status None if unanswered."""
     try:
-        with _opener.open(f"http://127.0.0.1:{port}{path}", timeout=5) as response:
+        request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers=headers or {})
+        with _opener.open(request, timeout=5) as response:
             return response.status, response.headers.get("Content-Type", ""), response.read().decode("utf-8", "replace")
     except urllib.error.HTTPError as error:
         return error.code, error.headers.get("Content-Type", ""), error.read().decode("utf-8", "replace")
@@ -92,7 +94,14 @@ def live_http(findings, flavour, started, listeners):
             check_metrics(findings, flavour, role, port)
     port = listeners.get("coordinator", {}).get("--http", (None, None))[1]
     if port:
-        page, overview = http_get(port, "/"), http_get(port, "/api/overview")
+        token = dashboard_token(started)
+        check(token, f"{flavour}: the coordinator wrote its dashboard's token into its state directory",
+              f"{flavour}: no dashboard.token in the coordinator's --state")
+        bearer = {"Authorization": f"Bearer {token}"}
+        refused = http_get(port, "/api/overview")
+        check(refused[0] == 401, f"{flavour}: the dashboard refuses a request without its token (401)",
+              f"{flavour}: GET /api/overview without the token: {refused[0]} {refused[2][:200]}")
+        page, overview = http_get(port, "/", bearer), http_get(port, "/api/overview", bearer)
         try:
             listed = len(json.loads(overview[2]).get("workers", [])) if overview[0] == 200 else 0
         except ValueError:
@@ -100,6 +109,17 @@ def live_http(findings, flavour, started, listeners):
         check(page[0] == 200 and page[1].startswith("text/html") and listed == 1,
               f"{flavour}: the dashboard (--http) serves its page and /api/overview, which lists the worker",
               f"{flavour}: dashboard: GET / {page[0]} {page[1]}, GET /api/overview {overview[0]} ({listed} workers) {overview[2][:200]}")
+
+
+def dashboard_token(started):
+    """The token the running coordinator wrote to dashboard.token in its --state, or None."""
+    argv = next((argv for role, _, argv, _ in started if role == "coordinator"), [])
+    state = next((argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg == "--state"), None)
+    try:
+        with open(os.path.join(state, "dashboard.token")) as f:
+            return f.read().strip()
+    except (OSError, TypeError):
+        return None
 
 
 def check_metrics(findings, flavour, role, port):

@@ -28,6 +28,14 @@ def check_systemd(findings):
         s, inv = coordinator_unit
         check((s.get("StateDirectory") or [""])[-1] == "photocluster" and inv.value("--state") == "%S/photocluster",
               "coordinator: StateDirectory=photocluster holds --state (%S/photocluster = /var/lib/photocluster)")
+        root = inv.value("--output-root") or ""
+        writable = [p.lstrip("-") for p in " ".join(s.get("ReadWritePaths", [])).split()]
+        check(any(root == p or root.startswith(p.rstrip("/") + "/") for p in writable),
+              f"coordinator: --output-root {root} is under ReadWritePaths ({', '.join(writable)})",
+              f"coordinator: --output-root {root or '(none)'} is not under ReadWritePaths {writable}: jobs could not write")
+        reload = (s.get("ExecReload") or [""])[-1]
+        check("-HUP" in reload and "$MAINPID" in reload, "coordinator: `systemctl reload` sends SIGHUP (the authorized keys are read again)",
+              f"coordinator: ExecReload is {reload!r}, not a SIGHUP to $MAINPID")
     # Bare hosts: the HTTP listeners stay on loopback unless the operator chooses an address (the
     # dashboard has no authentication), on distinct ports so a worker fits beside the coordinator.
     unit_listeners = {}

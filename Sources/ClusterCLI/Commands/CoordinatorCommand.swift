@@ -128,8 +128,6 @@ struct CoordinatorCommand: AsyncParsableCommand {
             Terminal.error("coordinator: CURVE on; public key \(curve.keys.publicKey); \(curve.authorized.count) authorized key(s), reloaded on SIGHUP and when their files change")
             reloader = KeyReloader(sources: keySources, node: node, logger: logger)
             reloader?.start()
-        } else if insecure {
-            Terminal.error("coordinator: warning: --insecure: no CURVE keys, anyone who can reach these ports can join, submit, and see and act on every job")
         }
         let metrics = await HTTPListenerOption(flag: "--metrics-bind", given: metricsBind, defaultAddress: "127.0.0.1:9464")
             .start(what: "metrics", router: MetricsRoutes.router { node.metricsExposition() }, logger: logger)

@@ -134,12 +134,13 @@ public final class CoordinatorNode: @unchecked Sendable {
         // ZMTP heartbeats also close a connection `PeerEvictor` detached.
         try clientSocket.setHeartbeat(intervalMs: 1000, timeoutMs: 3000, ttlMs: 3000)
         try clientSocket.bind(configuration.clientEndpoint)
+        boundWorkerEndpoint = workerSocket.lastEndpoint ?? configuration.workerEndpoint
+        boundClientEndpoint = clientSocket.lastEndpoint ?? configuration.clientEndpoint
         if configuration.curve != nil {
+            // After reading the bound endpoints: the evictors bind the sockets again, to inproc.
             evictors[.workers] = try PeerEvictor(router: workerSocket, context: context)
             evictors[.clients] = try PeerEvictor(router: clientSocket, context: context)
         }
-        boundWorkerEndpoint = workerSocket.lastEndpoint ?? configuration.workerEndpoint
-        boundClientEndpoint = clientSocket.lastEndpoint ?? configuration.clientEndpoint
         self.workerSocket = workerSocket
         self.clientSocket = clientSocket
         // Clients first: a viewport change read in the same turn as a burst of results goes
