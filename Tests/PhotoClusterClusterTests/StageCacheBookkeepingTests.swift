@@ -43,19 +43,30 @@ final class StageCacheBookkeepingTests: XCTestCase {
         XCTAssertEqual(cached(on: "late"), 0, "a late report put a settled photo back among the worker's cached photos")
     }
 
-    /// A worker that lost touch and came back reports a stage of a photo another worker now
-    /// holds: the photo's results are recorded on the reporter alone, and forgotten when it ends.
+    /// A worker that lost touch and came back reports a stage of the attempt it was sent before,
+    /// while another worker holds the photo's next attempt: the photo's results are recorded on
+    /// the reporter alone, and forgotten when it ends.
     func testAPhotoRecordedOnAnotherWorkerLeavesTheFirstWorkersCache() async throws {
         let first = try cluster.connect("first")
         let second = try cluster.connect("second")
         XCTAssertTrue(eventually { self.coordinator.workerSnapshot().count == 2 })
-        try first.grant(1)
+        try second.grant(1)
         let job = try await client.submit(try ClusterHarness.submit([("photo", "http://127.0.0.1:9/photo.jpg")], out: out, format: .jpeg))
-        let graph = try XCTUnwrap(first.nextAssignment(), "the photo was assigned to the worker with credit")
+        let earlier = try XCTUnwrap(second.nextAssignment(), "the photo was assigned to the worker with credit")
+        // It comes back holding nothing: its photo goes back to the queue, and to the other worker.
+        try second.send(.hello(.with {
+            $0.protocolVersion = UInt32(Photocluster_V1_ProtocolVersion.current.rawValue)
+            $0.workerID = "second"
+            $0.concurrency = 1
+            $0.filters = [.with { $0.name = "sepia" }]
+        }))
+        try first.grant(1)
+        let graph = try XCTUnwrap(first.nextAssignment(), "the photo was assigned again")
+        XCTAssertEqual(graph.attempt, earlier.attempt + 1)
         try first.reportStage(.download, of: graph)
         XCTAssertTrue(eventually { self.cached(on: "first") == 1 })
 
-        try second.reportStage(.decode, of: graph)
+        try second.reportStage(.decode, of: earlier)
         XCTAssertTrue(eventually { self.cached(on: "second") == 1 }, "the latest report names the holder")
         XCTAssertEqual(cached(on: "first"), 0, "the photo is still recorded on the worker that held it before")
 

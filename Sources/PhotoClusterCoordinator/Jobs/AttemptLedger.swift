@@ -4,26 +4,55 @@
 /// cannot settle, fail or write photos it was never given.
 ///
 /// A value type with no I/O, owned by the coordinator's loop thread. It holds only attempts
-/// still out, so it stays as small as the work in flight.
+/// still out, so it stays as small as the work in flight; a photo with one attempt out (the
+/// usual case) costs its dictionary entry and no allocation of its own.
 struct AttemptLedger {
-    private var sent: [PhotoRef: [(attempt: UInt32, worker: String)]] = [:]
+    struct Sent: Equatable {
+        let attempt: UInt32
+        let worker: String
+    }
+
+    /// A photo's attempts out: the first inline, any others (a viewport's cancel, a lost worker)
+    /// after it.
+    private struct Attempts {
+        var first: Sent
+        var others: [Sent] = []
+    }
+
+    private var sent: [PhotoRef: Attempts] = [:]
 
     /// `worker` was sent attempt `attempt` of the photo.
     mutating func recordSent(_ ref: PhotoRef, attempt: UInt32, to worker: String) {
-        sent[ref, default: []].append((attempt, worker))
+        let entry = Sent(attempt: attempt, worker: worker)
+        if sent[ref] == nil {
+            sent[ref] = Attempts(first: entry)
+        } else {
+            sent[ref]!.others.append(entry)
+        }
     }
 
     /// Whether `worker` holds attempt `attempt` of the photo (0: any attempt, for reports of
     /// workers that do not say which).
     func wasSent(_ ref: PhotoRef, attempt: UInt32, to worker: String) -> Bool {
-        sent[ref]?.contains { $0.worker == worker && (attempt == 0 || $0.attempt == attempt) } ?? false
+        guard let attempts = sent[ref] else { return false }
+        let matches = { (entry: Sent) in entry.worker == worker && (attempt == 0 || entry.attempt == attempt) }
+        return matches(attempts.first) || attempts.others.contains(where: matches)
     }
 
     /// The attempt's outcome came back: nothing more is believed about it.
     mutating func ended(_ ref: PhotoRef, attempt: UInt32, on worker: String) {
         guard var attempts = sent[ref] else { return }
-        attempts.removeAll { $0.worker == worker && $0.attempt == attempt }
-        sent[ref] = attempts.isEmpty ? nil : attempts
+        let isIt = { (entry: Sent) in entry.worker == worker && entry.attempt == attempt }
+        if isIt(attempts.first) {
+            guard !attempts.others.isEmpty else {
+                sent.removeValue(forKey: ref)
+                return
+            }
+            attempts.first = attempts.others.removeFirst()
+        } else {
+            attempts.others.removeAll(where: isIt)
+        }
+        sent[ref] = attempts
     }
 
     /// The photo settled: its reports are ignored from now on anyway.
