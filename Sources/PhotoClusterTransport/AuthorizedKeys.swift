@@ -11,7 +11,17 @@ public struct AuthorizedKeys: Sendable, Equatable {
     public struct Entry: Sendable, Equatable {
         public internal(set) var label: String
         /// The roles given for it; empty when it was listed without one.
-        public internal(set) var givenRoles: Set<KeyRole>
+        public internal(set) var givenRoles: Set<KeyRole> {
+            didSet { roleBits = (givenRoles.isEmpty ? [.worker, .client] : givenRoles).reduce(0) { $0 | $1.bit } }
+        }
+        /// `roles` as bits, for the check every message passes.
+        private(set) var roleBits: UInt8 = KeyRole.worker.bit | KeyRole.client.bit
+
+        init(label: String, givenRoles: Set<KeyRole>) {
+            self.label = label
+            self.givenRoles = givenRoles
+            roleBits = (givenRoles.isEmpty ? [.worker, .client] : givenRoles).reduce(0) { $0 | $1.bit }
+        }
 
         /// What it may be: its given roles, or worker and client for a key listed without one.
         public var roles: Set<KeyRole> { givenRoles.isEmpty ? [.worker, .client] : givenRoles }
@@ -39,7 +49,7 @@ public struct AuthorizedKeys: Sendable, Equatable {
     public func roles(of key: String) -> Set<KeyRole> { entries[key]?.roles ?? [] }
 
     /// An admin key may see and act on every job.
-    public func isAdmin(_ key: String) -> Bool { entries[key]?.givenRoles.contains(.admin) ?? false }
+    public func isAdmin(_ key: String) -> Bool { (entries[key]?.roleBits ?? 0) & KeyRole.admin.bit != 0 }
 
     public var keys: Set<String> { Set(entries.keys) }
 
@@ -57,10 +67,11 @@ public struct AuthorizedKeys: Sendable, Equatable {
         }
     }
 
-    /// Why `key` may not connect to `endpoint`, or nil when it may.
+    /// Why `key` may not connect to `endpoint`, or nil when it may. Checked on every message:
+    /// the answer for an admitted key costs a lookup.
     public func refusal(of key: String, at endpoint: ServerEndpoint) -> String? {
         guard let entry = entries[key] else { return "key \(key) is not in the authorized keys" }
-        guard entry.roles.isDisjoint(with: endpoint.admittedRoles) else { return nil }
+        guard entry.roleBits & endpoint.admittedBits == 0 else { return nil }
         let admitted = endpoint.admittedRoles.sorted().map(\.rawValue).joined(separator: " or ")
         return "key \(key) (\(entry.label)) is a \(Self.describe(entry.roles)) key; only \(admitted) keys may connect as a \(endpoint.peerName)"
     }

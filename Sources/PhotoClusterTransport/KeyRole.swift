@@ -11,6 +11,9 @@ public enum KeyRole: String, CaseIterable, Sendable, Comparable {
 
     /// "worker, client or admin", for messages.
     public static var choices: String { "worker, client or admin" }
+
+    /// One bit per role, so a key's roles are checked on every message without building a set.
+    var bit: UInt8 { 1 << UInt8(Self.allCases.firstIndex(of: self)!) }
 }
 
 /// The coordinator's two server sockets. Each has a ZAP domain of its own, so the ZAP handler
@@ -22,6 +25,8 @@ public enum ServerEndpoint: String, CaseIterable, Sendable {
 
     /// The roles whose keys may connect here.
     public var admittedRoles: Set<KeyRole> { self == .workers ? [.worker] : [.client, .admin] }
+
+    var admittedBits: UInt8 { self == .workers ? KeyRole.worker.bit : KeyRole.client.bit | KeyRole.admin.bit }
 
     /// "worker", "client": what a peer of this endpoint is, for messages.
     public var peerName: String { self == .workers ? "worker" : "client" }

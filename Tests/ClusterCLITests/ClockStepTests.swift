@@ -30,7 +30,7 @@ final class ClockStepTests: XCTestCase {
         let coordinator = try RunningCommand(
             binary: URL(fileURLWithPath: "/usr/bin/env"),
             arguments: [Repository.clusterBinary.path, "coordinator", "--insecure", "--bind", workerEndpoint, "--client-bind", clientEndpoint,
-                        "--heartbeat-ms", "200", "--liveness", "5", "--metrics-bind", "off", "--http", "off"],
+                        "--heartbeat-ms", "200", "--liveness", "5", "--metrics-bind", "off", "--http", "off", "--output-root", work.path],
             environment: ["LD_PRELOAD": library, "FAKETIME_TIMESTAMP_FILE": offset.path, "FAKETIME_NO_CACHE": "1", "FAKETIME_DONT_FAKE_MONOTONIC": "1"])
         processes.append(coordinator)
         var workers: [RunningCommand] = []
