@@ -49,7 +49,7 @@ extension CoordinatorNode {
         describeAuthorizedKeys(keys)
         for worker in workers.values {
             guard let key = worker.key, let refusal = keys.refusal(of: key, at: .workers) else { continue }
-            loseWorker(worker.id, reason: "\(refusal); its connection is dropped")
+            loseWorker(worker.id, .keyRemoved(refusal))
             scheduleEviction(of: Data(worker.id.utf8), from: .workers)
         }
         for (identity, client) in clientKeys {

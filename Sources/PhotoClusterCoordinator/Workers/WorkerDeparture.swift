@@ -10,6 +10,8 @@ enum WorkerDeparture {
     case restarted
     /// No heartbeat for this many seconds: dead, stopped or cut off.
     case silent(TimeInterval)
+    /// Its key is no longer authorized as a worker's (the reason says why): its connection is dropped.
+    case keyRemoved(String)
 
     var reason: String {
         switch self {
@@ -17,13 +19,14 @@ enum WorkerDeparture {
         case .reconnected: return "it registered again"
         case .restarted: return "it restarted"
         case .silent(let seconds): return "no heartbeat for \(String(format: "%.1f", seconds)) s"
+        case .keyRemoved(let refusal): return "\(refusal); its connection is dropped"
         }
     }
 
     /// The worker died, or may have: each photo it held is charged the loss.
     var charges: Bool {
         switch self {
-        case .left, .reconnected: return false
+        case .left, .reconnected, .keyRemoved: return false
         case .restarted, .silent: return true
         }
     }
