@@ -32,7 +32,7 @@ final class PluginCluster {
         workerMetrics = ["w1": "http://127.0.0.1:\(base + 3)", "w2": "http://127.0.0.1:\(base + 4)"]
         coordinator = try CommandRunner.start([
             "coordinator", "--insecure", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--http", "127.0.0.1:\(base + 2)",
-            "--metrics-bind", "off", "--heartbeat-ms", "200",
+            "--metrics-bind", "off", "--heartbeat-ms", "200", "--output-root", work.path,
         ])
         for (id, port) in [("w1", base + 3), ("w2", base + 4)] {
             var arguments = [

@@ -17,7 +17,7 @@ final class PoisonPhotoTests: XCTestCase {
         let clientEndpoint = "tcp://127.0.0.1:\(base + 1)"
         let coordinator = try CommandRunner.start([
             "coordinator", "--insecure", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--heartbeat-ms", "200", "--liveness", "10",
-            "--max-worker-losses", "3", "--metrics-bind", "127.0.0.1:\(base + 2)", "--http", "off",
+            "--max-worker-losses", "3", "--metrics-bind", "127.0.0.1:\(base + 2)", "--http", "off", "--output-root", work.path,
         ])
         let supervisor = Supervisor(ids: ["w1", "w2"]) { id in
             try CommandRunner.start(

@@ -105,12 +105,12 @@ final class TrustBoundaryTests: XCTestCase {
         defer { cluster.stop() }
         let rootPath = try XCTUnwrap(realpath(cluster.root.path, nil).map { pointer in defer { free(pointer) }; return String(cString: pointer) })
 
-        // `..` that climbs out of the root.
-        let climbing = try cluster.run(["submit", try cluster.manifest(count: 1).path, "--out", "../../escaped"], as: "alice")
+        // `..` that climbs out of the root (root/../../etc is beside the test's directory).
+        let climbing = try cluster.run(["submit", try cluster.manifest(count: 1).path, "--out", "../../etc"], as: "alice")
         XCTAssertEqual(climbing.status, 2, climbing.stdout)
-        XCTAssertTrue(climbing.stderr.contains("the output directory ../../escaped leaves the coordinator's output root \(rootPath): it climbs out of it with '..'"),
+        XCTAssertTrue(climbing.stderr.contains("the output directory ../../etc leaves the coordinator's output root \(rootPath): it climbs out of it with '..'"),
                       climbing.stderr)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: cluster.work.deletingLastPathComponent().appendingPathComponent("escaped").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: cluster.work.deletingLastPathComponent().appendingPathComponent("etc").path))
 
         // An absolute path elsewhere.
         let elsewhere = try cluster.run(["submit", try cluster.manifest(count: 1).path, "--out", cluster.work.appendingPathComponent("elsewhere").path], as: "alice")
