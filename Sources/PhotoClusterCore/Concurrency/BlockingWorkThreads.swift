@@ -6,13 +6,16 @@ import Foundation
 /// photo pipeline needs: on one core, every `fsync` left the core idle.
 ///
 /// Jobs start in submission order, each on the first free thread; threads are started as jobs
-/// need them, up to `limit`. The condition's lock guards the four variables below it; only the
+/// need them, up to `limit`. The condition's lock guards the five variables below it; only the
 /// threads wait on it, so a new job wakes exactly one of them.
 public final class BlockingWorkThreads: @unchecked Sendable {
     private let name: String
     private let limit: Int
     private let condition = NSCondition()
+    /// Jobs not started, from `head` on: taking one is O(1) however many wait (`removeFirst`
+    /// moved them all, under the lock `submit` needs).
     private var pending: [() -> Void] = []
+    private var head = 0
     private var threads = 0
     private var idleThreads = 0
     private var stopping = false
@@ -68,14 +71,23 @@ public final class BlockingWorkThreads: @unchecked Sendable {
     private func work() {
         condition.lock()
         while true {
-            if pending.isEmpty {
+            if head == pending.count {
                 if stopping { break }
                 idleThreads += 1
                 condition.wait()
                 idleThreads -= 1
                 continue
             }
-            let job = pending.removeFirst()
+            let job = pending[head]
+            pending[head] = {}
+            head += 1
+            if head == pending.count {
+                pending.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head > 1024 && head * 2 > pending.count {
+                pending.removeFirst(head)
+                head = 0
+            }
             condition.unlock()
             job()
             unfinishedJobs.leave()
