@@ -59,6 +59,62 @@ public enum DurableFile {
         }
     }
 
+    /// Writes what `produce` appends to its sink, the same way as `write(_:to:tag:)`: for a file
+    /// too large to hold in memory at once, it leaves in pieces of `Sink.pieceSize` bytes. A
+    /// failure (or an error `produce` throws) leaves the destination as it was.
+    public static func write(to destination: URL, tag: String, produce: (inout Sink) throws -> Void) throws {
+        let directory = destination.deletingLastPathComponent()
+        let temporary = directory.appendingPathComponent(".\(destination.lastPathComponent).\(tag).tmp", isDirectory: false).path
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_CLOEXEC | O_TRUNC, 0o666)
+        guard descriptor >= 0 else { throw Failure(path: destination.path, reason: currentReason()) }
+        var sink = Sink(descriptor: descriptor)
+        var failure: String?
+        do {
+            try produce(&sink)
+            sink.flush()
+            failure = sink.failure
+        } catch {
+            failure = "\(error)"
+        }
+        if failure == nil && fsync(descriptor) != 0 { failure = currentReason() }
+        if close(descriptor) != 0 && failure == nil { failure = currentReason() }
+        if failure == nil && rename(temporary, destination.path) != 0 { failure = currentReason() }
+        if let failure {
+            unlink(temporary)
+            throw Failure(path: destination.path, reason: failure)
+        }
+    }
+
+    /// Bytes on their way into a file written with `write(to:tag:produce:)`.
+    public struct Sink {
+        public static let pieceSize = 64 << 10
+        private let descriptor: Int32
+        private var buffer: [UInt8] = []
+        /// Why a write failed; later appends are dropped.
+        private(set) var failure: String?
+
+        init(descriptor: Int32) {
+            self.descriptor = descriptor
+            buffer.reserveCapacity(Self.pieceSize)
+        }
+
+        public mutating func append(_ text: String) {
+            var text = text
+            text.withUTF8 { append(contentsOf: $0) }
+        }
+
+        public mutating func append<Bytes: Collection>(contentsOf bytes: Bytes) where Bytes.Element == UInt8 {
+            buffer.append(contentsOf: bytes)
+            if buffer.count >= Self.pieceSize { flush() }
+        }
+
+        mutating func flush() {
+            guard failure == nil, !buffer.isEmpty else { return buffer.removeAll(keepingCapacity: true) }
+            if buffer.withUnsafeBytes({ writeAll(descriptor, $0) }) < buffer.count { failure = DurableFile.currentReason() }
+            buffer.removeAll(keepingCapacity: true)
+        }
+    }
+
     /// Writes all of `data` to a new file and flushes it; returns why it could not, having
     /// removed the file it made (a file it could not make is not its own to remove).
     private static func writeAndFlush(_ data: Data, to name: String, in directory: Int32, permissions: mode_t?) -> String? {
@@ -80,5 +136,5 @@ public enum DurableFile {
         return failure
     }
 
-    private static func currentReason() -> String { String(cString: strerror(errno)) }
+    fileprivate static func currentReason() -> String { String(cString: strerror(errno)) }
 }

@@ -12,8 +12,17 @@ public enum OutputNaming {
     static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "jpe"]
 
     public static func stems(for names: [String]) -> [String] {
-        var taken = Set<String>()
-        return names.map { name in
+        var stems = Stems()
+        return names.map { stems.next(for: $0) }
+    }
+
+    /// Gives each name of a manifest, in order, its unique stem; holds only the stems taken.
+    public struct Stems {
+        private var taken = Set<String>()
+
+        public init() {}
+
+        public mutating func next(for name: String) -> String {
             let base = sanitizedStem(name)
             var candidate = base
             var counter = 2
