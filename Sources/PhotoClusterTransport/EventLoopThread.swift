@@ -19,6 +19,7 @@ public final class EventLoopThread: @unchecked Sendable {
     private var sources: [(ZMQSocket, (ZMQSocket) -> Void)] = []
     /// Due times on the monotonic clock: a wall clock stepped back must not stop the timers.
     private var timers: [(interval: TimeInterval, next: MonotonicInstant, body: Tick)] = []
+    private var turnEnds: [Tick] = []
 
     public init(name: String) {
         self.name = name
@@ -32,6 +33,13 @@ public final class EventLoopThread: @unchecked Sendable {
     /// Runs `body` every `interval` seconds on the loop thread. Call before `start()` or from the loop thread.
     public func every(_ interval: TimeInterval, _ body: @escaping Tick) {
         timers.append((interval, MonotonicInstant.now.adding(seconds: interval), body))
+    }
+
+    /// Runs `body` at the end of every turn of the loop (after the posted work, the readable
+    /// sockets and the due timers): the place to send what a turn gathered, so a burst goes out
+    /// as one message and a lone event is not held back. Call before `start()` or from the loop thread.
+    public func atEndOfEachTurn(_ body: @escaping Tick) {
+        turnEnds.append(body)
     }
 
     /// Runs `body` on the loop thread soon.
@@ -90,6 +98,7 @@ public final class EventLoopThread: @unchecked Sendable {
                 source.1(source.0)
             }
             runDueTimers()
+            for body in turnEnds { body() }
         }
     }
 

@@ -79,6 +79,14 @@ public final class ZMQSocket {
         try setOption(ZMQ_RECONNECT_IVL_MAX, maxMs)
     }
 
+    /// Whether a message waits to be received (`ZMQ_EVENTS` has `ZMQ_POLLIN`).
+    public var hasMessageWaiting: Bool {
+        var events: Int32 = 0
+        var size = MemoryLayout<Int32>.size
+        guard zmq_getsockopt(handle, ZMQ_EVENTS, &events, &size) == 0 else { return false }
+        return events & Int32(ZMQ_POLLIN) != 0
+    }
+
     // MARK: - Endpoints
 
     public func bind(_ endpoint: String) throws {
