@@ -367,7 +367,7 @@ public final class ClusterClient: @unchecked Sendable {
             var message = Photocluster_V1_ClientToCoordinator()
             message.requestID = requestID
             // As much as the client first asked for: a watch without it would ask for every photo.
-            message.body = .watch(.with { $0.jobID = job; $0.events = followed.detail })
+            message.body = .watch(.with { $0.jobID = job; $0.events = followed.detail; $0.renewal = true })
             try? socket.send([Envelope.encode(message)], dontWait: true)
         }
     }

@@ -727,6 +727,24 @@ public nonisolated struct Photocluster_V1_AssignGraph: Sendable {
   fileprivate var _graph: Photocluster_V1_PhotoGraph? = nil
 }
 
+/// Graphs for one worker, as many as its credit allows, gathered while the coordinator's loop
+/// takes one turn and sent when the turn ends (an idle cluster's single graph leaves at once).
+public nonisolated struct Photocluster_V1_AssignGraphs: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var graphs: [Photocluster_V1_PhotoGraph] = []
+
+  /// Counts the messages that assign graphs to this worker, as AssignGraph.sequence does (one
+  /// number for the whole batch: every graph of it arrives, or none).
+  public var sequence: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 public nonisolated struct Photocluster_V1_CancelPhotos: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -1033,6 +1051,14 @@ public nonisolated struct Photocluster_V1_CoordinatorToWorker: Sendable {
     set {body = .jobClosed(newValue)}
   }
 
+  public var assignBatch: Photocluster_V1_AssignGraphs {
+    get {
+      if case .assignBatch(let v)? = body {return v}
+      return Photocluster_V1_AssignGraphs()
+    }
+    set {body = .assignBatch(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -1046,6 +1072,7 @@ public nonisolated struct Photocluster_V1_CoordinatorToWorker: Sendable {
     case dropStale(Photocluster_V1_DropStaleWork)
     case heartbeat(Photocluster_V1_Heartbeat)
     case jobClosed(Photocluster_V1_JobClosed)
+    case assignBatch(Photocluster_V1_AssignGraphs)
 
   }
 
@@ -1165,6 +1192,10 @@ public nonisolated struct Photocluster_V1_PhotoResult: Sendable {
 
   public var height: UInt32 = 0
 
+  /// In a WorkerReports batch: the encoded photo is the next frame not yet taken by an earlier
+  /// result of the batch (frames follow the envelope in the order of their results).
+  public var photoInFrame: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1236,6 +1267,85 @@ public nonisolated struct Photocluster_V1_WorkerGoodbye: Sendable {
   // methods supported on all messages.
 
   public var handedBack: [Photocluster_V1_DropStaleWork.PhotoRef] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// One report about a photo or a control message, as a worker's batch carries it.
+public nonisolated struct Photocluster_V1_WorkerReport: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var body: Photocluster_V1_WorkerReport.OneOf_Body? = nil
+
+  public var progress: Photocluster_V1_StageProgress {
+    get {
+      if case .progress(let v)? = body {return v}
+      return Photocluster_V1_StageProgress()
+    }
+    set {body = .progress(newValue)}
+  }
+
+  public var result: Photocluster_V1_PhotoResult {
+    get {
+      if case .result(let v)? = body {return v}
+      return Photocluster_V1_PhotoResult()
+    }
+    set {body = .result(newValue)}
+  }
+
+  public var failure: Photocluster_V1_PhotoFailure {
+    get {
+      if case .failure(let v)? = body {return v}
+      return Photocluster_V1_PhotoFailure()
+    }
+    set {body = .failure(newValue)}
+  }
+
+  public var cancelled: Photocluster_V1_PhotoCancelled {
+    get {
+      if case .cancelled(let v)? = body {return v}
+      return Photocluster_V1_PhotoCancelled()
+    }
+    set {body = .cancelled(newValue)}
+  }
+
+  public var ack: Photocluster_V1_ControlAck {
+    get {
+      if case .ack(let v)? = body {return v}
+      return Photocluster_V1_ControlAck()
+    }
+    set {body = .ack(newValue)}
+  }
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public nonisolated enum OneOf_Body: Equatable, Sendable {
+    case progress(Photocluster_V1_StageProgress)
+    case result(Photocluster_V1_PhotoResult)
+    case failure(Photocluster_V1_PhotoFailure)
+    case cancelled(Photocluster_V1_PhotoCancelled)
+    case ack(Photocluster_V1_ControlAck)
+
+  }
+
+  public init() {}
+}
+
+/// What a worker has to say after one turn of its loop, in the order it happened, and the credit
+/// the photos that ended give back. The coordinator handles each report as if it had come alone,
+/// then spends the credit at once: one message each way for any number of photos.
+public nonisolated struct Photocluster_V1_WorkerReports: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var reports: [Photocluster_V1_WorkerReport] = []
+
+  public var credit: UInt32 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1321,6 +1431,14 @@ public nonisolated struct Photocluster_V1_WorkerToCoordinator: Sendable {
     set {body = .goodbye(newValue)}
   }
 
+  public var reports: Photocluster_V1_WorkerReports {
+    get {
+      if case .reports(let v)? = body {return v}
+      return Photocluster_V1_WorkerReports()
+    }
+    set {body = .reports(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -1333,6 +1451,7 @@ public nonisolated struct Photocluster_V1_WorkerToCoordinator: Sendable {
     case ack(Photocluster_V1_ControlAck)
     case heartbeat(Photocluster_V1_Heartbeat)
     case goodbye(Photocluster_V1_WorkerGoodbye)
+    case reports(Photocluster_V1_WorkerReports)
 
   }
 
@@ -1520,6 +1639,10 @@ public nonisolated struct Photocluster_V1_WatchJob: Sendable {
   public var jobID: String = String()
 
   public var events: Photocluster_V1_EventDetail = .everyPhoto
+
+  /// The client renews a watch it holds (it does so every few seconds, in case the coordinator
+  /// restarted): the answer carries the job's counts, not every photo's status.
+  public var renewal: Bool = false
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -2579,6 +2702,41 @@ nonisolated extension Photocluster_V1_AssignGraph: SwiftProtobuf.Message, SwiftP
   }
 }
 
+nonisolated extension Photocluster_V1_AssignGraphs: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".AssignGraphs"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}t\u{2}graphs\0\u{1}sequence\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 180: try { try decoder.decodeRepeatedMessageField(value: &self.graphs) }()
+      case 181: try { try decoder.decodeSingularUInt64Field(value: &self.sequence) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.graphs.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.graphs, fieldNumber: 180)
+    }
+    if self.sequence != 0 {
+      try visitor.visitSingularUInt64Field(value: self.sequence, fieldNumber: 181)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_AssignGraphs, rhs: Photocluster_V1_AssignGraphs) -> Bool {
+    if lhs.graphs != rhs.graphs {return false}
+    if lhs.sequence != rhs.sequence {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Photocluster_V1_CancelPhotos: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".CancelPhotos"
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{1}epoch\0\u{3}photo_indices\0\u{3}whole_job\0")
@@ -3064,7 +3222,7 @@ nonisolated extension Photocluster_V1_JobClosed: SwiftProtobuf.Message, SwiftPro
 
 nonisolated extension Photocluster_V1_CoordinatorToWorker: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".CoordinatorToWorker"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}welcome\0\u{1}assign\0\u{1}cancel\0\u{1}suspend\0\u{1}resume\0\u{1}reprioritise\0\u{3}please_register\0\u{3}drop_stale\0\u{1}heartbeat\0\u{3}job_closed\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}welcome\0\u{1}assign\0\u{1}cancel\0\u{1}suspend\0\u{1}resume\0\u{1}reprioritise\0\u{3}please_register\0\u{3}drop_stale\0\u{1}heartbeat\0\u{3}job_closed\0\u{4}j\u{2}assign_batch\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3202,6 +3360,19 @@ nonisolated extension Photocluster_V1_CoordinatorToWorker: SwiftProtobuf.Message
           self.body = .jobClosed(v)
         }
       }()
+      case 180: try {
+        var v: Photocluster_V1_AssignGraphs?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .assignBatch(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .assignBatch(v)
+        }
+      }()
       default: break
       }
     }
@@ -3252,6 +3423,10 @@ nonisolated extension Photocluster_V1_CoordinatorToWorker: SwiftProtobuf.Message
     case .jobClosed?: try {
       guard case .jobClosed(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
+    }()
+    case .assignBatch?: try {
+      guard case .assignBatch(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 180)
     }()
     case nil: break
     }
@@ -3462,7 +3637,7 @@ nonisolated extension Photocluster_V1_StageProgress: SwiftProtobuf.Message, Swif
 
 nonisolated extension Photocluster_V1_PhotoResult: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PhotoResult"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}attempt\0\u{1}encoded\0\u{1}format\0\u{1}width\0\u{1}height\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}attempt\0\u{1}encoded\0\u{1}format\0\u{1}width\0\u{1}height\0\u{4}m\u{2}photo_in_frame\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3477,6 +3652,7 @@ nonisolated extension Photocluster_V1_PhotoResult: SwiftProtobuf.Message, SwiftP
       case 5: try { try decoder.decodeSingularEnumField(value: &self.format) }()
       case 6: try { try decoder.decodeSingularUInt32Field(value: &self.width) }()
       case 7: try { try decoder.decodeSingularUInt32Field(value: &self.height) }()
+      case 180: try { try decoder.decodeSingularBoolField(value: &self.photoInFrame) }()
       default: break
       }
     }
@@ -3504,6 +3680,9 @@ nonisolated extension Photocluster_V1_PhotoResult: SwiftProtobuf.Message, SwiftP
     if self.height != 0 {
       try visitor.visitSingularUInt32Field(value: self.height, fieldNumber: 7)
     }
+    if self.photoInFrame != false {
+      try visitor.visitSingularBoolField(value: self.photoInFrame, fieldNumber: 180)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -3515,6 +3694,7 @@ nonisolated extension Photocluster_V1_PhotoResult: SwiftProtobuf.Message, SwiftP
     if lhs.format != rhs.format {return false}
     if lhs.width != rhs.width {return false}
     if lhs.height != rhs.height {return false}
+    if lhs.photoInFrame != rhs.photoInFrame {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -3695,9 +3875,162 @@ nonisolated extension Photocluster_V1_WorkerGoodbye: SwiftProtobuf.Message, Swif
   }
 }
 
+nonisolated extension Photocluster_V1_WorkerReport: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".WorkerReport"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}t\u{2}progress\0\u{1}result\0\u{1}failure\0\u{1}cancelled\0\u{1}ack\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 180: try {
+        var v: Photocluster_V1_StageProgress?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .progress(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .progress(v)
+        }
+      }()
+      case 181: try {
+        var v: Photocluster_V1_PhotoResult?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .result(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .result(v)
+        }
+      }()
+      case 182: try {
+        var v: Photocluster_V1_PhotoFailure?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .failure(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .failure(v)
+        }
+      }()
+      case 183: try {
+        var v: Photocluster_V1_PhotoCancelled?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .cancelled(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .cancelled(v)
+        }
+      }()
+      case 184: try {
+        var v: Photocluster_V1_ControlAck?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .ack(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .ack(v)
+        }
+      }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    switch self.body {
+    case .progress?: try {
+      guard case .progress(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 180)
+    }()
+    case .result?: try {
+      guard case .result(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 181)
+    }()
+    case .failure?: try {
+      guard case .failure(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 182)
+    }()
+    case .cancelled?: try {
+      guard case .cancelled(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 183)
+    }()
+    case .ack?: try {
+      guard case .ack(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 184)
+    }()
+    case nil: break
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_WorkerReport, rhs: Photocluster_V1_WorkerReport) -> Bool {
+    if lhs.body != rhs.body {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Photocluster_V1_WorkerReports: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".WorkerReports"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}t\u{2}reports\0\u{1}credit\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 180: try { try decoder.decodeRepeatedMessageField(value: &self.reports) }()
+      case 181: try { try decoder.decodeSingularUInt32Field(value: &self.credit) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.reports.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.reports, fieldNumber: 180)
+    }
+    if self.credit != 0 {
+      try visitor.visitSingularUInt32Field(value: self.credit, fieldNumber: 181)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_WorkerReports, rhs: Photocluster_V1_WorkerReports) -> Bool {
+    if lhs.reports != rhs.reports {return false}
+    if lhs.credit != rhs.credit {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Photocluster_V1_WorkerToCoordinator: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WorkerToCoordinator"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{1}credit\0\u{1}progress\0\u{1}result\0\u{1}failure\0\u{1}cancelled\0\u{1}ack\0\u{1}heartbeat\0\u{1}goodbye\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{1}credit\0\u{1}progress\0\u{1}result\0\u{1}failure\0\u{1}cancelled\0\u{1}ack\0\u{1}heartbeat\0\u{1}goodbye\0\u{2}k\u{2}reports\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3822,6 +4155,19 @@ nonisolated extension Photocluster_V1_WorkerToCoordinator: SwiftProtobuf.Message
           self.body = .goodbye(v)
         }
       }()
+      case 180: try {
+        var v: Photocluster_V1_WorkerReports?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .reports(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .reports(v)
+        }
+      }()
       default: break
       }
     }
@@ -3868,6 +4214,10 @@ nonisolated extension Photocluster_V1_WorkerToCoordinator: SwiftProtobuf.Message
     case .goodbye?: try {
       guard case .goodbye(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 9)
+    }()
+    case .reports?: try {
+      guard case .reports(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 180)
     }()
     case nil: break
     }
@@ -4227,7 +4577,7 @@ nonisolated extension Photocluster_V1_StatusRequest: SwiftProtobuf.Message, Swif
 
 nonisolated extension Photocluster_V1_WatchJob: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WatchJob"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{1}events\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{1}events\0\u{2}r\u{2}renewal\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -4237,6 +4587,7 @@ nonisolated extension Photocluster_V1_WatchJob: SwiftProtobuf.Message, SwiftProt
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularStringField(value: &self.jobID) }()
       case 2: try { try decoder.decodeSingularEnumField(value: &self.events) }()
+      case 180: try { try decoder.decodeSingularBoolField(value: &self.renewal) }()
       default: break
       }
     }
@@ -4249,12 +4600,16 @@ nonisolated extension Photocluster_V1_WatchJob: SwiftProtobuf.Message, SwiftProt
     if self.events != .everyPhoto {
       try visitor.visitSingularEnumField(value: self.events, fieldNumber: 2)
     }
+    if self.renewal != false {
+      try visitor.visitSingularBoolField(value: self.renewal, fieldNumber: 180)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Photocluster_V1_WatchJob, rhs: Photocluster_V1_WatchJob) -> Bool {
     if lhs.jobID != rhs.jobID {return false}
     if lhs.events != rhs.events {return false}
+    if lhs.renewal != rhs.renewal {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

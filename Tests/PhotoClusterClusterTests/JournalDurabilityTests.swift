@@ -33,7 +33,7 @@ final class JournalDurabilityTests: XCTestCase {
 
         levels = []
         job.markFailed(0, stage: "download", reason: "HTTP 404")
-        try journal.recordPhoto(job.photos[0], of: job)
+        try journal.recordPhotos([job.photos[0]], of: job)
         XCTAssertEqual(levels, [1], "a photo's outcome paid for a full flush")
         XCTAssertEqual(try journal.database.query("PRAGMA synchronous").first?.first?.int, 1, "the connection stays at NORMAL after the accept")
     }

@@ -26,20 +26,26 @@ final class ResultFrameTests: XCTestCase {
         }))
 
         var resultFrames: [Data]?
+        var result: Photocluster_V1_PhotoResult?
         let deadline = Date().addingTimeInterval(30)
         while resultFrames == nil && Date() < deadline {
             guard let frames = try coordinator.router.receive(dontWait: true) else { usleep(2_000); continue }
             let message = try XCTUnwrap(Envelope.decode(Photocluster_V1_WorkerToCoordinator.self, from: frames[1]))
-            if case .failure(let failure) = message.body { return XCTFail("the photo failed: \(failure.reason)") }
-            if case .result = message.body { resultFrames = frames }
+            guard case .reports(let batch) = message.body else { continue }
+            for report in batch.reports {
+                if case .failure(let failure) = report.body { return XCTFail("the photo failed: \(failure.reason)") }
+                if case .result(let reported) = report.body { (resultFrames, result) = (frames, reported) }
+            }
         }
         let frames = try XCTUnwrap(resultFrames, "no result within 30 s")
+        let reported = try XCTUnwrap(result)
         XCTAssertEqual(frames.count, 3, "identity, envelope, photo")
-        guard frames.count == 3, case .result(let result)? = Envelope.decode(Photocluster_V1_WorkerToCoordinator.self, from: frames[1])?.body else { return }
-        XCTAssertTrue(result.encoded.isEmpty, "the photo was also copied into the envelope (\(result.encoded.count) bytes)")
+        XCTAssertTrue(reported.photoInFrame, "the result does not name its frame")
+        XCTAssertTrue(reported.encoded.isEmpty, "the photo was also copied into the envelope (\(reported.encoded.count) bytes)")
+        guard frames.count == 3 else { return }
         let decoded = try ImageCodec.decode(frames[2])
         XCTAssertEqual(decoded.format, .png)
-        XCTAssertEqual([decoded.image.width, decoded.image.height], [Int(result.width), Int(result.height)])
+        XCTAssertEqual([decoded.image.width, decoded.image.height], [Int(reported.width), Int(reported.height)])
     }
 
     func testACoordinatorTakesThePhotoFromInsideTheEnvelopeWhenNoFrameFollows() async throws {

@@ -15,8 +15,10 @@ final class ScriptedWorker: @unchecked Sendable {
     private var socket: ZMQSocket
     /// The process it plays: a restart plays a new one.
     private(set) var incarnation = UUID().uuidString
-    /// The sequence of the last assignment `nextAssignment` returned.
+    /// The sequence of the last assignment `nextAssignment` or `nextBatch` took.
     private(set) var lastAssignSequence: UInt64 = 0
+    /// Graphs of a batch received but not yet taken by `nextAssignment`.
+    private var unclaimed: [Photocluster_V1_PhotoGraph] = []
 
     /// Connects and says hello with `filters`; credit is the test's to grant.
     convenience init(id: String, context: ZMQContext, coordinator: CoordinatorNode, filters: [String] = ["sepia"]) throws {
@@ -83,13 +85,33 @@ final class ScriptedWorker: @unchecked Sendable {
     }
 
     /// The graph of the next assignment, passing over every other message; nil after `timeout`.
+    /// Graphs the coordinator sent together come one by one.
     func nextAssignment(timeout: TimeInterval = 30) -> Photocluster_V1_PhotoGraph? {
-        let assign: Photocluster_V1_AssignGraph? = next(timeout: timeout) { body in
-            if case .assign(let assign) = body { return assign }
-            return nil
+        if unclaimed.isEmpty, let graphs = nextBatch(timeout: timeout) { unclaimed = graphs }
+        return unclaimed.isEmpty ? nil : unclaimed.removeFirst()
+    }
+
+    /// The graphs of the next message that assigns any, passing over every other message; nil
+    /// after `timeout`.
+    func nextBatch(timeout: TimeInterval = 30) -> [Photocluster_V1_PhotoGraph]? {
+        let assigned: (graphs: [Photocluster_V1_PhotoGraph], sequence: UInt64)? = next(timeout: timeout) { body in
+            switch body {
+            case .assign(let assign): return ([assign.graph], assign.sequence)
+            case .assignBatch(let batch): return (batch.graphs, batch.sequence)
+            default: return nil
+            }
         }
-        if let assign { lastAssignSequence = assign.sequence }
-        return assign?.graph
+        if let assigned { lastAssignSequence = assigned.sequence }
+        return assigned?.graphs
+    }
+
+    /// Reports sent together as a worker's batch, with `credit`; `photos` follow the envelope
+    /// as frames, taken by the results whose `photoInFrame` is set.
+    func sendReports(_ reports: [Photocluster_V1_WorkerReport.OneOf_Body], credit: UInt32, photos: [Data] = []) throws {
+        var message = Photocluster_V1_WorkerToCoordinator()
+        message.reports.reports = reports.map { body in .with { $0.body = body } }
+        message.reports.credit = credit
+        try socket.send([Envelope.encode(message)] + photos)
     }
 
     /// The first message `pick` takes something from, passing over the others; nil after `timeout`.

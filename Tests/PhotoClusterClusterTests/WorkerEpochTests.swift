@@ -29,10 +29,11 @@ final class WorkerEpochTests: XCTestCase {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline && !done(bodies) {
             guard let frames = try? coordinator.router.receive(dontWait: true) else { usleep(5_000); continue }
-            guard let message = Envelope.decode(Photocluster_V1_WorkerToCoordinator.self, from: frames[1]), let body = message.body else { continue }
-            switch body {
-            case .credit, .heartbeat, .hello: continue
-            default: bodies.append(body)
+            for body in WorkerMessages.bodies(frames) {
+                switch body {
+                case .credit, .heartbeat, .hello: continue
+                default: bodies.append(body)
+                }
             }
         }
         return bodies

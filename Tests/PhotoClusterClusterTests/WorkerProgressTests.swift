@@ -25,10 +25,11 @@ final class WorkerProgressTests: XCTestCase {
             let deadline = Date().addingTimeInterval(seconds)
             while Date() < deadline && !done() {
                 guard let frames = try? coordinator.router.receive(dontWait: true) else { usleep(2_000); continue }
-                guard let message = Envelope.decode(Photocluster_V1_WorkerToCoordinator.self, from: frames[1]), let body = message.body else { continue }
-                switch body {
-                case .credit, .heartbeat, .hello: continue
-                default: received.append(body)
+                for body in WorkerMessages.bodies(frames) {
+                    switch body {
+                    case .credit, .heartbeat, .hello: continue
+                    default: received.append(body)
+                    }
                 }
             }
         }

@@ -12,6 +12,9 @@ struct JobSubscribers {
 
     private(set) var everyPhoto: Set<Data> = []
     private(set) var countsOnly: Set<Data> = []
+    /// Clients that were sent the finished job's summary: a watch they renew (while the summary
+    /// is on its way) does not bring it again.
+    private(set) var toldTheEnd: Set<Data> = []
     /// When counts-only clients last got the counts (system uptime, seconds).
     private var countsSentAt = -Double.infinity
     /// Newer counts than the last sent are waiting for the timer.
@@ -40,6 +43,10 @@ struct JobSubscribers {
     }
 
     var all: Set<Data> { everyPhoto.union(countsOnly) }
+
+    mutating func noteTheEnd(sentTo clients: Set<Data>) {
+        toldTheEnd.formUnion(clients)
+    }
 
     /// Who gets new counts now: every-photo clients always; counts-only clients when the last
     /// send is `countsInterval` old or `final` (the job's photos are all settled).

@@ -9,10 +9,11 @@ extension Job {
         setState(index, state)
     }
 
-    mutating func markDone(_ index: UInt32, path: String, width: UInt32, height: UInt32) {
+    /// Done, its output written where `outputPath(stem:format:)` puts it.
+    mutating func markDone(_ index: UInt32, format: Photocluster_V1_OutputFormat, width: UInt32, height: UInt32) {
         setState(index, .done)
-        setWorker(index, nil)
-        photos[Int(index)].outputPath = path
+        setWorker(index, .none)
+        photos[Int(index)].outputFormat = format
         photos[Int(index)].width = width
         photos[Int(index)].height = height
         photos[Int(index)].failedStage = ""
@@ -21,7 +22,7 @@ extension Job {
 
     mutating func markFailed(_ index: UInt32, stage: String, reason: String) {
         setState(index, .failed)
-        setWorker(index, nil)
+        setWorker(index, .none)
         photos[Int(index)].failedStage = stage
         photos[Int(index)].reason = reason
     }
@@ -30,7 +31,7 @@ extension Job {
     mutating func markCancelled(_ index: UInt32, reason: String) {
         guard !photos[Int(index)].isSettled else { return }
         setState(index, .cancelled)
-        setWorker(index, nil)
+        setWorker(index, .none)
         photos[Int(index)].reason = reason
     }
 
@@ -38,7 +39,7 @@ extension Job {
     mutating func park(_ index: UInt32) {
         guard !photos[Int(index)].isSettled else { return }
         setState(index, .cancelled, parked: true)
-        setWorker(index, nil)
+        setWorker(index, .none)
         photos[Int(index)].reason = "left the viewport"
     }
 
@@ -61,7 +62,7 @@ extension Job {
         return wasted
     }
 
-    mutating func noteCached(_ index: UInt32, on worker: String?) {
+    mutating func noteCached(_ index: UInt32, on worker: WorkerNumber) {
         photos[Int(index)].cachedOn = worker
     }
 }

@@ -78,7 +78,7 @@ extension Job {
         queue.ordered().map { photos[$0] }.filter(isReady) + readySuspects.map { photos[Int($0)] }
     }
 
-    mutating func assign(_ index: UInt32, to worker: String) -> Photocluster_V1_PhotoGraph {
+    mutating func assign(_ index: UInt32, to worker: WorkerNumber) -> Photocluster_V1_PhotoGraph {
         let plan = planner
         let band = plan.band(of: Int(index))
         setWorker(index, worker, band: band)
@@ -88,9 +88,9 @@ extension Job {
         var graph = Photocluster_V1_PhotoGraph()
         graph.jobID = id
         graph.photoIndex = photo.index
-        graph.name = photo.name
-        graph.url = photo.url
-        graph.filters = photo.filters
+        graph.name = name(of: photo.index)
+        graph.url = url(of: photo.index)
+        graph.filters = filters(of: photo)
         graph.format = format
         graph.quality = quality
         graph.fastDct = fastDCT
@@ -107,19 +107,19 @@ extension Job {
     mutating func requeue(_ index: UInt32) {
         guard !photos[Int(index)].isSettled else { return }
         requeues += 1
-        setWorker(index, nil)
+        setWorker(index, .none)
     }
 
     /// An assignment that never left: the photo is back in the queue as if it had not been taken.
     mutating func unassign(_ index: UInt32) {
-        setWorker(index, nil)
+        setWorker(index, .none)
     }
 
     mutating func scheduleRetry(_ index: UInt32, after delay: TimeInterval, now: MonotonicInstant = .now) {
         retries += 1
         delayed.append((now.adding(seconds: delay), index))
         delayedIndices.insert(index)
-        setWorker(index, nil)
+        setWorker(index, .none)
     }
 
     /// Moves retries whose back-off has passed back into the queue.

@@ -2,13 +2,14 @@ import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
 
-/// What a viewport change asks of the workers, per worker, worked out from the photos in flight.
+/// What a viewport change asks of the workers, per worker (by number, see `WorkerNumber`),
+/// worked out from the photos in flight.
 struct ViewportChange {
     let epoch: UInt64
     /// The viewport the job left, to find the photos whose place changed.
     let previous: ViewportPlanner
-    var cancels: [String: [UInt32]] = [:]
-    var priorities: [String: [Photocluster_V1_PriorityUpdate]] = [:]
+    var cancels: [WorkerNumber: [UInt32]] = [:]
+    var priorities: [WorkerNumber: [Photocluster_V1_PriorityUpdate]] = [:]
 
     var cancelledCount: Int { cancels.values.reduce(0) { $0 + $1.count } }
 }
@@ -31,7 +32,8 @@ extension Job {
         var retold: [(UInt32, PriorityBand)] = []
         defer { for (index, band) in retold { inFlight[index] = band } }
         for (index, told) in inFlight {
-            guard let worker = photos[Int(index)].worker else { continue }
+            let worker = photos[Int(index)].worker
+            guard worker != .none else { continue }
             let position = Int(index)
             if !plan.wants(position) {
                 change.cancels[worker, default: []].append(index)

@@ -8,6 +8,8 @@ struct Job {
     let id: String
     let label: String
     let outputDirectory: URL
+    /// `outputDirectory.path`, made once: a URL's path is parsed anew at every use.
+    let outputDirectoryPath: String
     /// The CURVE key of the client that submitted it: only that key and admin keys may see and
     /// act on it. Nil without CURVE (every client may), and for a job an older journal kept
     /// (only admins may, when the coordinator uses CURVE).
@@ -29,7 +31,12 @@ struct Job {
     /// For each photo that leads, the photos that copy its result.
     private(set) var followersByLeader: [UInt32: [UInt32]] = [:]
     /// The distinct filter sets of the job, for capability checks.
-    private(set) var filterSets: Set<Set<String>> = []
+    /// Every photo's name, URL and output stem (see `name(of:)`).
+    private let strings: ManifestStrings
+    /// The distinct filter chains of the job (a photo holds an index); chain 0 is the job's own.
+    let chains: [[Photocluster_V1_FilterSpec]]
+    /// The filter names of each chain, for capability checks.
+    let chainNames: [Set<String>]
     private(set) var phase: Photocluster_V1_JobPhase = .preparation
     private(set) var finishedAt: Date?
     var requeues: UInt32 = 0
@@ -64,6 +71,7 @@ struct Job {
         self.id = id
         self.label = submit.label
         self.outputDirectory = outputDirectory
+        self.outputDirectoryPath = outputDirectory.path
         self.owner = owner
         self.format = submit.format
         self.quality = submit.quality == 0 ? 90 : submit.quality
@@ -76,25 +84,48 @@ struct Job {
             ? Viewport(from: submit.viewport, count: count)
             : Viewport.everything(count: count)
         queue = ViewportQueue(planner: ViewportPlanner(count: count, viewport: viewport, runsEverything: !submit.viewportMode))
-        let stems = OutputNaming.stems(for: submit.photos.map(\.name))
-        var leaders: [String: UInt32] = [:]
+        // Built photo by photo from the submit, which the caller then lets go: nothing per
+        // photo is kept but the record and its strings' bytes.
+        var strings = ManifestStrings(
+            reservingStrings: 3 * count, bytes: submit.photos.reduce(0) { $0 + $1.name.utf8.count + $1.url.utf8.count })
+        var stems = OutputNaming.Stems()
+        var chainNumbers: [[Photocluster_V1_FilterSpec]: UInt32] = [submit.filters: 0]
+        var chains = [submit.filters]
+        var leaders: [LeaderKey: UInt32] = [:]
         var followers: [UInt32: [UInt32]] = [:]
-        photos = submit.photos.enumerated().map { index, entry in
-            let filters = entry.filters.isEmpty ? submit.filters : entry.filters
-            var photo = PhotoRecord(index: UInt32(index), name: entry.name, url: entry.url, filters: filters, stem: stems[index])
+        var photos: [PhotoRecord] = []
+        photos.reserveCapacity(count)
+        for (index, entry) in submit.photos.enumerated() {
+            var chain: UInt32 = 0
+            if !entry.filters.isEmpty {
+                chain = chainNumbers[entry.filters] ?? UInt32(chains.count)
+                if chain == chains.count {
+                    chainNumbers[entry.filters] = chain
+                    chains.append(entry.filters)
+                }
+            }
+            strings.append(entry.name)
+            strings.append(entry.url)
+            let stem = stems.next(for: entry.name)
+            // Most names are their own stem: an empty string says so.
+            strings.append(stem == entry.name ? "" : stem)
+            var photo = PhotoRecord(index: UInt32(index), chain: chain)
             // Same URL, same filters, same output: compute it once.
-            let identity = entry.url + "\u{0}" + filters.map { (try? $0.serializedData())?.base64EncodedString() ?? "" }.joined(separator: "|")
-            if let leader = leaders[identity] {
+            let key = LeaderKey(url: entry.url, chain: chain)
+            if let leader = leaders[key] {
                 photo.leader = leader
                 followers[leader, default: []].append(UInt32(index))
             } else {
-                leaders[identity] = UInt32(index)
+                leaders[key] = UInt32(index)
             }
-            return photo
+            photos.append(photo)
         }
+        self.photos = photos
+        self.strings = strings
+        self.chains = chains
+        chainNames = chains.map { Set($0.map(\.name)) }
         followersByLeader = followers
         tally.states[.new] = photos.count
-        filterSets = Set(photos.map(\.filterNames))
         rebuildQueue()
     }
 
@@ -105,6 +136,8 @@ struct Job {
     var queuedCount: Int { queue.wantedCount + readySuspects.count + delayed.count }
     var hasDelayedRetries: Bool { !delayed.isEmpty }
     var isSuspended: Bool { suspendedByClient || viewport.scrolling }
+    /// Open, running and with photos queued: dispatch takes photos from it.
+    var isDispatchable: Bool { !isFinished && !isSuspended && hasPending }
     var controlState: JobControlState { JobControlState(jobID: id, epoch: epoch, suspended: isSuspended) }
     var planner: ViewportPlanner { ViewportPlanner(count: photos.count, viewport: viewport, runsEverything: !viewportMode) }
 
@@ -137,9 +170,9 @@ struct Job {
 
     /// The one way a photo's worker changes, so the in-flight index and the queue stay true;
     /// `band` is the priority the worker is told (the viewport's, unless given).
-    mutating func setWorker(_ index: UInt32, _ worker: String?, band: PriorityBand? = nil) {
+    mutating func setWorker(_ index: UInt32, _ worker: WorkerNumber, band: PriorityBand? = nil) {
         photos[Int(index)].worker = worker
-        if worker == nil {
+        if worker == .none {
             inFlight.removeValue(forKey: index)
         } else {
             inFlight[index] = band ?? planner.band(of: Int(index))
@@ -149,6 +182,50 @@ struct Job {
 
     func photo(_ index: UInt32) -> PhotoRecord? {
         Int(index) < photos.count ? photos[Int(index)] : nil
+    }
+
+    // MARK: - A photo's strings
+
+    func name(of index: UInt32) -> String { strings[3 * Int(index)] }
+    func url(of index: UInt32) -> String { strings[3 * Int(index) + 1] }
+
+    /// The safe, unique file name of the photo's output without extension (see `OutputNaming`).
+    func stem(of index: UInt32) -> String {
+        let number = 3 * Int(index) + 2
+        return strings.isEmpty(number) ? name(of: index) : strings[number]
+    }
+
+    func filters(of photo: PhotoRecord) -> [Photocluster_V1_FilterSpec] { chains[Int(photo.chain)] }
+    func filterNames(of photo: PhotoRecord) -> Set<String> { chainNames[Int(photo.chain)] }
+
+    /// Where a photo's output is once it is done: its stem and format in the output directory.
+    func outputPath(of photo: PhotoRecord) -> String {
+        guard photo.state == .done else { return "" }
+        return outputPath(stem: stem(of: photo.index), format: photo.outputFormat)
+    }
+
+    /// The file a result of `format` is written to. Made as a string: appending to a `URL` parses
+    /// it, which costs more than the rest of a photo's handling.
+    func outputPath(stem: String, format: Photocluster_V1_OutputFormat) -> String {
+        let name = OutputNaming.fileName(stem: stem, format: format.fileExtension)
+        return outputDirectoryPath.hasSuffix("/") ? outputDirectoryPath + name : outputDirectoryPath + "/" + name
+    }
+
+    /// The photo as clients see it; `workerID` names the worker holding it.
+    func status(of photo: PhotoRecord, workerID: String = "") -> Photocluster_V1_PhotoStatus {
+        var status = Photocluster_V1_PhotoStatus()
+        status.index = photo.index
+        status.name = name(of: photo.index)
+        status.url = url(of: photo.index)
+        status.state = photo.state.proto
+        status.stage = photo.failedStage
+        status.reason = photo.reason
+        status.outputPath = outputPath(of: photo)
+        status.width = photo.width
+        status.height = photo.height
+        status.attempts = photo.attempts
+        status.workerID = workerID
+        return status
     }
 
     /// The photos that get a copy of `leader`'s outcome: those not settled yet (a follower may
@@ -168,7 +245,8 @@ struct Job {
 
     // MARK: - Reports
 
-    func summary(includePhotos: Bool) -> Photocluster_V1_JobSummary {
+    /// `workerID` names the worker a photo in flight is on.
+    func summary(includePhotos: Bool, workerID: (WorkerNumber) -> String = { _ in "" }) -> Photocluster_V1_JobSummary {
         var summary = Photocluster_V1_JobSummary()
         summary.jobID = id
         summary.label = label
@@ -186,9 +264,26 @@ struct Job {
         summary.bytesWasted = work.wastedBytes
         summary.pixelsProcessed = work.pixels
         summary.pixelsWasted = work.wastedPixels
-        if includePhotos { summary.photos = photos.map { $0.status() } }
+        if includePhotos { summary.photos = photos.map { status(of: $0, workerID: $0.isInFlight ? workerID($0.worker) : "") } }
         return summary
     }
+}
+
+extension Photocluster_V1_OutputFormat {
+    /// The extension of an output file of this format (a result's format is never `keep`).
+    var fileExtension: String {
+        switch self {
+        case .png: return "png"
+        case .webp: return "webp"
+        default: return "jpg"
+        }
+    }
+}
+
+/// Photos with the same URL and filters make the same output.
+private struct LeaderKey: Hashable {
+    let url: String
+    let chain: UInt32
 }
 
 extension Viewport {

@@ -110,13 +110,16 @@ final class Journal {
         try database.query("SELECT id FROM jobs ORDER BY finished_seq IS NOT NULL, finished_seq, seq").map { $0[0].text }
     }
 
-    /// Records a photo that settled (done, failed or cancelled for good).
-    func recordPhoto(_ photo: PhotoRecord, of job: Job) throws {
+    /// Records photos that settled together (done, failed or cancelled for good) in one transaction.
+    func recordPhotos(_ photos: [PhotoRecord], of job: Job) throws {
+        guard !photos.isEmpty else { return }
         try database.transaction {
-            try database.execute(
-                "INSERT OR REPLACE INTO photos (job_id, idx, state, attempts, stage, reason, output_path, width, height) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [.text(job.id), .int(Int64(photo.index)), .text(photo.state.rawValue), .int(Int64(photo.attempts)), .text(photo.failedStage),
-                 .text(photo.reason), .text(photo.outputPath), .int(Int64(photo.width)), .int(Int64(photo.height))])
+            for photo in photos {
+                try database.execute(
+                    "INSERT OR REPLACE INTO photos (job_id, idx, state, attempts, stage, reason, output_path, width, height) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [.text(job.id), .int(Int64(photo.index)), .text(photo.state.rawValue), .int(Int64(photo.attempts)), .text(photo.failedStage),
+                     .text(photo.reason), .text(job.outputPath(of: photo)), .int(Int64(photo.width)), .int(Int64(photo.height))])
+            }
             try recordJobState(job)
         }
     }
@@ -158,7 +161,9 @@ final class Journal {
                 job.photos[index].attempts = UInt32(photo[2].int)
                 job.photos[index].failedStage = photo[3].text
                 job.photos[index].reason = photo[4].text
-                job.photos[index].outputPath = photo[5].text
+                // Where it was written is where the job's stem and format put it.
+                let path = photo[5].text
+                job.photos[index].outputFormat = path.hasSuffix(".png") ? .png : path.hasSuffix(".webp") ? .webp : .jpeg
                 job.photos[index].width = UInt32(photo[6].int)
                 job.photos[index].height = UInt32(photo[7].int)
             }

@@ -28,15 +28,19 @@ extension CoordinatorNode {
         case .watch(let watch):
             guard permitted(watch.jobID, for: requester, client, id), let job = jobs[watch.jobID] else { return }
             subscribers[watch.jobID, default: JobSubscribers()].add(client, detail: watch.events)
-            sendToClient(client, requestID: id, .status(statusReply(for: job.id, for: requester)))
-            // A finished job's summary goes to this client only: the others have had it.
-            if job.isFinished {
-                sendToClient(client, .event(.with { $0.jobID = job.id; $0.body = .finished(job.summary(includePhotos: true)) }))
+            // A renewal's answer is only looked at for an error: every photo's status, built
+            // every few seconds for a job of a million photos, would cost the loop seconds.
+            sendToClient(client, requestID: id, .status(statusReply(for: job.id, includePhotos: !watch.renewal, for: requester)))
+            // A finished job's summary goes to this client only: the others have had it. A
+            // renewal brings it only to a client not sent it yet (the coordinator restarted):
+            // for a million photos it is a message of a hundred megabytes.
+            if job.isFinished && (!watch.renewal || subscribers[job.id]?.toldTheEnd.contains(client) != true) {
+                sendFinishedSummary(of: job.id, to: [client])
             }
         case .cancel(let cancel):
             guard permitted(cancel.jobID, for: requester, client, id) else { return }
             // No copy of the job outlives this check: one held while the job changes would copy its photos.
-            guard let unknown = jobs[cancel.jobID].map({ job in Set(cancel.photoNames).subtracting(job.photos.map(\.name)) }) else {
+            guard let unknown = jobs[cancel.jobID].map({ job in Set(cancel.photoNames).subtracting(job.photos.map { job.name(of: $0.index) }) }) else {
                 return refuse(client, id, noJob(cancel.jobID))
             }
             guard unknown.isEmpty else {
@@ -123,6 +127,7 @@ extension CoordinatorNode {
         }
         jobs[jobID] = job
         jobOrder.append(jobID)
+        openJobs.append(jobID)
         outputDirectories[jobID] = directory
         subscribers[jobID] = JobSubscribers(client, detail: submit.events)
         var accepted = Photocluster_V1_JobAccepted()
@@ -150,7 +155,7 @@ extension CoordinatorNode {
     func statusReply(for jobID: String, includePhotos: Bool? = nil, for requester: Requester = .operator) -> Photocluster_V1_StatusReply {
         var reply = Photocluster_V1_StatusReply()
         let selected = (jobID.isEmpty ? jobOrder : [jobID]).compactMap { jobs[$0] }.filter { may(requester, accessJobOwnedBy: $0.owner) }
-        reply.jobs = selected.map { $0.summary(includePhotos: includePhotos ?? !jobID.isEmpty) }
+        reply.jobs = selected.map { $0.summary(includePhotos: includePhotos ?? !jobID.isEmpty, workerID: { self.workerIDs[$0] ?? "" }) }
         let inFlight = photosInFlightByJob()
         for index in reply.jobs.indices {
             let id = reply.jobs[index].jobID

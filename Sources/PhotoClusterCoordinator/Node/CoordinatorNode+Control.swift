@@ -23,12 +23,13 @@ extension CoordinatorNode {
         let change = jobs[jobID]!.moveViewport(to: viewport)
         controlSentAt[jobID] = (change.epoch, arrivedAt)
         let state = jobs[jobID]!.controlState
-        for id in workers.keys {
-            sendControlState(state, to: id, cancel: change.cancels[id] ?? [], priorities: change.priorities[id] ?? [])
+        for (id, worker) in workers {
+            sendControlState(state, to: id, cancel: change.cancels[worker.number] ?? [], priorities: change.priorities[worker.number] ?? [])
         }
         jobs[jobID]!.settle(change)
-        for (worker, indices) in change.cancels {
-            for index in indices { workers[worker]?.inFlight.remove(PhotoRef(job: jobID, index: index)) }
+        for (number, indices) in change.cancels {
+            guard let worker = workerIDs[number] else { continue }
+            for index in indices { workers[worker]?.release(PhotoRef(job: jobID, index: index)) }
         }
         let parked = change.cancelledCount
         if !viewport.scrolling { metrics.cancelled(parked, reason: "viewport") }
@@ -102,11 +103,11 @@ extension CoordinatorNode {
     /// in-flight ones on the workers that hold them. Cancelling every photo cancels the job.
     func cancelPhotos(of jobID: String, names: Set<String>) {
         guard jobs[jobID]?.isFinished == false else { return }
-        let named = { (photo: PhotoRecord) in names.isEmpty || names.contains(photo.name) }
+        let named = { (photo: PhotoRecord) in names.isEmpty || names.contains(self.jobs[jobID]!.name(of: photo.index)) }
         // The workers hear first: the photos in flight are found without looking at the others.
         var byWorker: [String: [UInt32]] = [:]
         for index in jobs[jobID]!.inFlight.keys {
-            guard let photo = jobs[jobID]!.photo(index), let worker = photo.worker, named(photo) else { continue }
+            guard let photo = jobs[jobID]!.photo(index), let worker = workerIDs[photo.worker], named(photo) else { continue }
             byWorker[worker, default: []].append(index)
         }
         jobs[jobID]!.epoch += 1
@@ -118,7 +119,7 @@ extension CoordinatorNode {
                 $0.photoIndices = indices
                 $0.wholeJob = names.isEmpty
             }))
-            for index in indices { workers[worker]?.inFlight.remove(PhotoRef(job: jobID, index: index)) }
+            for index in indices { workers[worker]?.release(PhotoRef(job: jobID, index: index)) }
         }
         // Followers of a photo cancelled by name no longer wait for it (`markCancelled` sees to it).
         let reason = names.isEmpty ? "the job was cancelled" : "cancelled by the client"

@@ -3,75 +3,83 @@ import PhotoClusterCore
 import PhotoClusterProto
 
 /// Hands queued photos to workers that have credit and every filter the photo needs, preferring
-/// the worker that already holds a photo's intermediate results.
+/// the worker that already holds a photo's intermediate results. A worker's photos of one turn
+/// leave together (see `sendAssignedGraphs`).
 extension CoordinatorNode {
     /// How far down a job's queue to look for a photo with affinity to a worker.
     static let affinityWindow = 64
+    /// Results waiting for the writer threads, at most, before dispatch holds back: a disk slower
+    /// than the workers must not make the coordinator hold every result in memory.
+    static let writeBacklog = (photos: 4096, bytes: 256 << 20)
+
+    /// The writer threads are behind: no graph goes out until they catch up (`resultsWritten`).
+    var writesBacklogged: Bool { writing.count >= Self.writeBacklog.photos || bytesBeingWritten >= Self.writeBacklog.bytes }
 
     func dispatch() {
         if capabilitiesChanged {
             capabilitiesChanged = false
             failPhotosNoWorkerCanRun()
         }
+        guard !writesBacklogged else { return }
         reserveWorkerForSuspects()
         // One graph per worker per round, most credit first, so work spreads evenly.
         let order = workers.values.filter { $0.credits > 0 && !$0.unreachable }.sorted { ($0.credits, $0.id) > ($1.credits, $1.id) }.map(\.id)
         var progressed = true
         while progressed {
             progressed = false
-            for id in order where (workers[id]?.credits ?? 0) > 0 {
-                if assignNext(to: id) { progressed = true }
-            }
+            for id in order where assign(upTo: 1, to: id) > 0 { progressed = true }
         }
     }
 
-    /// Spends the credit of one worker (the common case: it just finished a photo).
+    /// Spends the credit of one worker (the common case: it just finished photos).
     func dispatch(to id: String) {
         if capabilitiesChanged || reservedForSuspects != nil { return dispatch() }
-        while (workers[id]?.credits ?? 0) > 0, assignNext(to: id) {}
+        guard !writesBacklogged else { return }
+        assign(upTo: .max, to: id)
     }
 
-    /// Sends the worker its next photo, if there is one for it.
-    private func assignNext(to id: String) -> Bool {
-        guard let worker = workers[id], !worker.unreachable, let (jobID, photo) = nextPhoto(for: worker) else { return false }
-        let graph = jobs[jobID]!.assign(photo.index, to: id)
-        let ref = PhotoRef(job: jobID, index: photo.index)
-        var assign = Photocluster_V1_AssignGraph()
-        assign.graph = graph
-        assign.sequence = worker.assignSequence + 1
-        guard sendToWorker(id, .assign(assign)) else {
-            // It never left (the worker is gone, or not reading): the photo goes back to its
-            // place at once, for another worker, instead of waiting for this one to be lost.
-            jobs[jobID]?.unassign(photo.index)
-            workers[id]?.unreachable = true
-            return false
+    /// Gives the worker up to `limit` photos, as many as its credit and the queues allow, and
+    /// answers how many. They leave with the other graphs of this turn (`sendAssignedGraphs`).
+    @discardableResult
+    private func assign(upTo limit: Int, to id: String) -> Int {
+        // Read once for the batch; the record is changed only after, so no copy of it is alive
+        // while it changes.
+        guard let worker = workers[id], !worker.unreachable, worker.credits > 0, !holdsSuspect(worker) else { return 0 }
+        var graphs: [Photocluster_V1_PhotoGraph] = []
+        var refs: [PhotoRef] = []
+        while graphs.count < min(limit, worker.credits), let (jobID, photo) = nextPhoto(for: worker, holdsNothing: worker.inFlight.isEmpty && graphs.isEmpty) {
+            graphs.append(jobs[jobID]!.assign(photo.index, to: worker.number))
+            refs.append(PhotoRef(job: jobID, index: photo.index))
+            // A suspect (a photo lost with a worker that died) runs alone.
+            if jobs[jobID]?.isSuspect(photo.index) == true { break }
         }
-        workers[id]?.credits -= 1
-        workers[id]?.inFlight.insert(ref)
-        workers[id]?.assignSequence = assign.sequence
-        workers[id]?.assignedAt[ref] = assign.sequence
-        attemptsSent.recordSent(ref, attempt: graph.attempt, to: id)
-        return true
+        guard !graphs.isEmpty else { return 0 }
+        workers[id]?.spendCredit(holding: refs)
+        graphsToSend[id, default: []].append(contentsOf: graphs)
+        return graphs.count
     }
 
     /// Jobs are served in submission order; suspended jobs start nothing. A photo whose
     /// intermediate results sit on another connected worker is left for that worker.
-    private func nextPhoto(for worker: WorkerRecord) -> (String, PhotoRecord)? {
-        // A suspect (a photo lost with a worker that died) runs alone.
-        if holdsSuspect(worker) { return nil }
-        // A queued photo cached on this worker is among its cached photos and not in flight there;
-        // when there is none, the affinity scan of the queue is skipped.
-        let holdsQueuedPhotos = worker.cached.contains { !worker.inFlight.contains($0) }
-        for id in jobOrder {
-            guard jobs[id].map({ !$0.isFinished && !$0.isSuspended && $0.hasPending }) == true else { continue }
+    /// `holdsNothing`: the worker has no photo, counting those given to it this turn.
+    private func nextPhoto(for worker: WorkerRecord, holdsNothing: Bool) -> (String, PhotoRecord)? {
+        for id in openJobs {
+            // No `let job = jobs[id]`: a copy alive while `takeNext` changes the queue would copy it.
             // Read before `takeNext`, which holds the job for writing while it asks the closures.
-            let losses = jobs[id]!.workerLosses
-            if holdsQueuedPhotos,
-                let photo = jobs[id]?.takeNext(window: Self.affinityWindow, where: { $0.cachedOn == worker.id && self.mayRun($0, losses: losses[$0.index], on: worker) }) {
+            guard jobs[id]?.isDispatchable == true, let chains = jobs[id]?.chainNames, let losses = jobs[id]?.workerLosses else { continue }
+            let mayRun = { (photo: PhotoRecord) in
+                self.mayRun(photo, filters: chains[Int(photo.chain)], losses: losses[photo.index], on: worker, holdsNothing: holdsNothing)
+            }
+            // A queued photo cached on this worker is among its cached photos and not in flight
+            // there; when there is none, the affinity scan of the queue is skipped.
+            if worker.holdsCachedPhotosNotInFlight,
+                let photo = jobs[id]?.takeNext(window: Self.affinityWindow, where: { $0.cachedOn == worker.number && mayRun($0) }) {
                 return (id, photo)
             }
-            let elsewhere = { (photo: PhotoRecord) in photo.cachedOn.map { $0 != worker.id && self.workers[$0] != nil } ?? false }
-            if let photo = jobs[id]?.takeNext(where: { !elsewhere($0) && self.mayRun($0, losses: losses[$0.index], on: worker) }) {
+            let elsewhere = { (photo: PhotoRecord) in
+                photo.cachedOn != .none && photo.cachedOn != worker.number && self.workerIDs[photo.cachedOn] != nil
+            }
+            if let photo = jobs[id]?.takeNext(where: { !elsewhere($0) && mayRun($0) }) {
                 return (id, photo)
             }
         }
@@ -83,16 +91,18 @@ extension CoordinatorNode {
     private func failPhotosNoWorkerCanRun() {
         guard !workers.isEmpty else { return }
         let available = workers.values.reduce(into: Set<String>()) { $0.formUnion($1.filters.keys) }
-        for id in jobOrder where jobs[id]?.isFinished == false {
+        for id in openJobs {
             // Check each distinct chain once, not each photo.
-            let stranded = jobs[id]!.filterSets.filter { set in !workers.values.contains { $0.canRun(set) } }
+            guard let chains = jobs[id].flatMap({ $0.isFinished ? nil : $0.chainNames }) else { continue }
+            let stranded = Set(chains.indices.filter { chain in !workers.values.contains { $0.canRun(chains[chain]) } })
             guard !stranded.isEmpty else { continue }
-            for photo in jobs[id]!.pendingPhotos where stranded.contains(photo.filterNames) {
+            for photo in jobs[id]!.pendingPhotos where stranded.contains(Int(photo.chain)) {
                 // A follower queued on its own may have failed with its leader just before.
                 guard jobs[id]!.photo(photo.index)?.isSettled == false else { continue }
-                let missing = photo.filterNames.subtracting(available).sorted()
+                let names = chains[Int(photo.chain)]
+                let missing = names.subtracting(available).sorted()
                 let reason = missing.isEmpty
-                    ? "no connected worker has all of the filters \(photo.filterNames.sorted().joined(separator: ", "))"
+                    ? "no connected worker has all of the filters \(names.sorted().joined(separator: ", "))"
                     : "no connected worker has the filter \(missing.joined(separator: ", "))"
                 for index in [photo.index] + jobs[id]!.followers(of: photo.index) {
                     jobs[id]?.markFailed(index, stage: "schedule", reason: reason)

@@ -14,6 +14,12 @@ extension CoordinatorNode {
         }
     }
 
+    /// A photo's status, to the clients that asked for every photo (made only if there is one).
+    func publishStatus(of photo: PhotoRecord, in jobID: String) {
+        guard subscribers[jobID]?.everyPhoto.isEmpty == false, let job = jobs[jobID] else { return }
+        publish(jobID, .photo(job.status(of: photo)))
+    }
+
     /// The job's counts after a photo settled: at once to every-photo clients, paced for
     /// counts-only ones.
     func publishProgress(of jobID: String) {
@@ -37,9 +43,17 @@ extension CoordinatorNode {
 
     private func send(_ body: Photocluster_V1_JobEvent.OneOf_Body, of jobID: String, to clients: Set<Data>) {
         guard !clients.isEmpty else { return }
-        var event = Photocluster_V1_JobEvent()
-        event.jobID = jobID
-        event.body = body
-        for client in clients { sendToClient(client, .event(event)) }
+        var message = Photocluster_V1_CoordinatorToClient()
+        message.event.jobID = jobID
+        message.event.body = body
+        let encoded = Envelope.encode(message)
+        for client in clients { sendToClient(client, encoded: encoded) }
+    }
+
+    /// The finished job's summary, with every photo, to `clients` (see `Job.encodedFinishedEvent`).
+    func sendFinishedSummary(of jobID: String, to clients: Set<Data>) {
+        guard !clients.isEmpty, let encoded = jobs[jobID]?.encodedFinishedEvent() else { return }
+        for client in clients { sendToClient(client, encoded: encoded) }
+        subscribers[jobID]?.noteTheEnd(sentTo: clients)
     }
 }

@@ -49,8 +49,9 @@ extension CoordinatorNode {
             history.photoSucceeded(job: job, worker: worker)
         case .failed:
             metrics.photoEnded(outcome: "failed")
-            recentFailures.record(job: job, photo: photo)
-            log(.notice, "photo \(photo.index) (\(photo.name)) failed at \(photo.failedStage): \(photo.reason)", job: job, photo: photo.index)
+            let name = jobs[job]?.name(of: photo.index) ?? ""
+            recentFailures.record(job: job, photo: photo, name: name)
+            log(.notice, "photo \(photo.index) (\(name)) failed at \(photo.failedStage): \(photo.reason)", job: job, photo: photo.index)
         default:
             metrics.photoEnded(outcome: "cancelled")
         }

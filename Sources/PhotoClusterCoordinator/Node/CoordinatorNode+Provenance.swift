@@ -24,7 +24,7 @@ extension CoordinatorNode {
             return false
         }
         guard !photo.isSettled else {
-            if report.isOutcome { workers[worker]?.inFlight.remove(ref) }
+            if report.isOutcome { workers[worker]?.release(ref) }
             return false
         }
         guard attemptsSent.wasSent(ref, attempt: attempt, to: worker) else {

@@ -29,8 +29,8 @@ extension CoordinatorNode {
     /// Where a finished photo's file is, if it succeeded.
     public func outputFile(of jobID: String, photo index: UInt32) async -> URL? {
         await onLoop {
-            guard let photo = self.jobs[jobID]?.photo(index), photo.state == .done, !photo.outputPath.isEmpty else { return nil }
-            return URL(fileURLWithPath: photo.outputPath)
+            guard let job = self.jobs[jobID], let photo = job.photo(index), photo.state == .done else { return nil }
+            return URL(fileURLWithPath: job.outputPath(of: photo))
         }
     }
 

@@ -29,11 +29,11 @@ extension CoordinatorNode {
             workers[id]!.assignedAt = worker.assignedAt.filter { worker.inFlight.contains($0.key) }
         }
         for ref in lost.sorted(by: { ($0.job, $0.index) < ($1.job, $1.index) }) {
-            workers[id]!.inFlight.remove(ref)
+            workers[id]!.release(ref)
             workers[id]!.assignedAt.removeValue(forKey: ref)
             // Its credit was spent on a graph the worker never got (or whose end never came).
             workers[id]!.credits += 1
-            if jobs[ref.job]?.photo(ref.index)?.worker == id {
+            if jobs[ref.job]?.photo(ref.index)?.worker == worker.number {
                 jobs[ref.job]?.requeue(ref.index)
                 metrics.requeued()
             }

@@ -43,7 +43,7 @@ extension CoordinatorNode {
     /// The photo has been on too many workers that died: it fails, with its copies, for good.
     private func failPoisonPhoto(_ ref: PhotoRef, _ losses: WorkerLosses) {
         let reason = "worker lost \(losses.count) times while processing this photo; it may crash workers"
-        let name = jobs[ref.job]?.photo(ref.index)?.name ?? "?"
+        let name = jobs[ref.job]?.name(of: ref.index) ?? "?"
         metrics.poisonPhoto()
         log(.warning, "photo \(ref.index) (\(name)) failed: \(reason) (workers lost: \(losses.workers.joined(separator: ", ")))",
             job: ref.job, photo: ref.index, worker: losses.workers.last)
@@ -75,12 +75,13 @@ extension CoordinatorNode {
 
     /// Whether `worker` may be sent this queued photo: it has the photo's filters; a suspect needs
     /// the worker to itself and keeps off the workers it was lost on while another could take it;
-    /// a worker kept for suspects takes nothing else. `losses`: the photo's, nil for none (it
-    /// reads no job: it is asked while a job's queue is being changed).
-    func mayRun(_ photo: PhotoRecord, losses: WorkerLosses?, on worker: WorkerRecord) -> Bool {
-        guard worker.canRun(photo.filterNames) else { return false }
+    /// a worker kept for suspects takes nothing else. `filters` and `losses`: the photo's, nil for
+    /// none (it reads no job: it is asked while a job's queue is being changed). `holdsNothing`:
+    /// the worker has no photo, those given to it this turn counted.
+    func mayRun(_ photo: PhotoRecord, filters: Set<String>, losses: WorkerLosses?, on worker: WorkerRecord, holdsNothing: Bool) -> Bool {
+        guard worker.canRun(filters) else { return false }
         guard let losses else { return reservedForSuspects != worker.id }
-        return worker.inFlight.isEmpty && suits(worker, losses, filters: photo.filterNames)
+        return holdsNothing && suits(worker, losses, filters: filters)
     }
 
     /// A suspect runs alone: a worker holding one is sent nothing more until it ends.
@@ -92,15 +93,17 @@ extension CoordinatorNode {
     /// a suspect gets it to itself. Without it, a busy cluster would keep every worker busy
     /// with other photos and a suspect would wait as long as new work comes.
     func reserveWorkerForSuspects() {
-        let waiting = jobOrder.lazy.compactMap { id in self.jobs[id].map { job in job.queuedSuspects.map { (job.photos[Int($0)], job.workerLosses[$0]!) } } }
-            .first { !$0.isEmpty }
-        guard let waiting, let (photo, losses) = waiting.first else {
+        let waiting = jobOrder.lazy.compactMap { id in
+            self.jobs[id].map { job in job.queuedSuspects.map { (job.filterNames(of: job.photos[Int($0)]), job.workerLosses[$0]!) } }
+        }
+        .first { !$0.isEmpty }
+        guard let waiting, let (filters, losses) = waiting.first else {
             reservedForSuspects = nil
             return
         }
-        if let reserved = reservedForSuspects.flatMap({ workers[$0] }), suits(reserved, losses, filters: photo.filterNames) { return }
+        if let reserved = reservedForSuspects.flatMap({ workers[$0] }), suits(reserved, losses, filters: filters) { return }
         // The worker that will empty soonest: the one holding the fewest photos.
-        reservedForSuspects = workers.values.filter { suits($0, losses, filters: photo.filterNames) }
+        reservedForSuspects = workers.values.filter { suits($0, losses, filters: filters) }
             .min { ($0.inFlight.count, $0.id) < ($1.inFlight.count, $1.id) }?.id
     }
 

@@ -4,11 +4,13 @@ import PhotoClusterProto
 
 /// Messages from workers, and what becomes of their photos.
 extension CoordinatorNode {
-    /// `frames`: the worker's identity, the envelope, and for a result the encoded photo; `key`:
-    /// the CURVE key the message came with (nil without CURVE).
+    /// `frames`: the worker's identity, the envelope, and the encoded photos of its results (one
+    /// for a lone result, any number for a batch of reports); `key`: the CURVE key the message
+    /// came with (nil without CURVE).
     func receiveFromWorker(_ frames: [Data], key: String?) {
-        guard frames.count == 2 || frames.count == 3, let id = String(data: frames[0], encoding: .utf8),
-            let message = Envelope.decode(Photocluster_V1_WorkerToCoordinator.self, from: frames[1])
+        guard frames.count >= 2, let id = String(data: frames[0], encoding: .utf8),
+            let message = Envelope.decode(Photocluster_V1_WorkerToCoordinator.self, from: frames[1]),
+            frames.count <= 3 || isBatch(message)
         else {
             droppedFrames += 1
             metrics.droppedFrame()
@@ -34,20 +36,18 @@ extension CoordinatorNode {
             workers[id]?.credits += Int(credit.grant)
             dispatch(to: id)
         case .progress(let progress):
-            guard admitReport(.progress, job: progress.jobID, photo: progress.photoIndex, attempt: progress.attempt, from: id) else { return }
-            stageFinished(progress, on: id)
+            handle(.progress(progress), from: id)
         case .result(let result):
-            guard admitReport(.result, job: result.jobID, photo: result.photoIndex, attempt: result.attempt, from: id) else { return }
             // A worker sends the photo as a frame of its own; a result without one carries it inside.
-            resultReceived(result, photo: frames.count == 3 ? frames[2] : result.encoded, from: id)
+            handle(.result(result), photo: frames.count == 3 ? frames[2] : result.encoded, from: id)
         case .failure(let failure):
-            guard admitReport(.failure, job: failure.jobID, photo: failure.photoIndex, attempt: failure.attempt, from: id) else { return }
-            photoFailed(failure, from: id)
+            handle(.failure(failure), from: id)
         case .cancelled(let cancelled):
-            guard admitReport(.cancelled, job: cancelled.jobID, photo: cancelled.photoIndex, attempt: cancelled.attempt, from: id) else { return }
-            photoCancelled(cancelled, from: id)
+            handle(.cancelled(cancelled), from: id)
         case .ack(let ack):
             controlAcknowledged(ack, by: id)
+        case .reports(let batch):
+            receiveReports(batch, photos: frames[2...], from: id)
         case .goodbye:
             loseWorker(id, .left)
         case .heartbeat(let beat):
@@ -56,6 +56,54 @@ extension CoordinatorNode {
         case .hello, .none:
             break
         }
+    }
+
+    private func isBatch(_ message: Photocluster_V1_WorkerToCoordinator) -> Bool {
+        if case .reports = message.body { return true }
+        return false
+    }
+
+    /// A worker's batch: each report handled in order exactly as if it had come alone, then the
+    /// credit spent at once (the graphs it frees leave together when the loop's turn ends).
+    private func receiveReports(_ batch: Photocluster_V1_WorkerReports, photos: ArraySlice<Data>, from id: String) {
+        var photos = photos
+        var handedBack = false
+        for report in batch.reports {
+            guard let body = report.body else { continue }
+            var photo = Data()
+            // A missing frame makes an empty photo, which fails the attempt (and retries it).
+            if case .result(let result) = body { photo = result.photoInFrame ? photos.popFirst() ?? Data() : result.encoded }
+            if handle(body, photo: photo, from: id, dispatching: false) { handedBack = true }
+        }
+        if batch.credit > 0 {
+            workers[id]?.credits += Int(batch.credit)
+            dispatch(to: id)
+        }
+        if handedBack { dispatch() }
+    }
+
+    /// One report about a photo, alone or from a batch: believed only from the worker its attempt
+    /// was sent to (`admitReport`), then handled. `photo`: a result's encoded bytes. Answers
+    /// whether it handed a photo back to the queue (and, `dispatching`, on to a worker).
+    @discardableResult
+    private func handle(_ report: Photocluster_V1_WorkerReport.OneOf_Body, photo: Data = Data(), from id: String, dispatching: Bool = true) -> Bool {
+        switch report {
+        case .progress(let progress):
+            guard admitReport(.progress, job: progress.jobID, photo: progress.photoIndex, attempt: progress.attempt, from: id) else { return false }
+            stageFinished(progress, on: id)
+        case .result(let result):
+            guard admitReport(.result, job: result.jobID, photo: result.photoIndex, attempt: result.attempt, from: id) else { return false }
+            resultReceived(result, photo: photo, from: id)
+        case .failure(let failure):
+            guard admitReport(.failure, job: failure.jobID, photo: failure.photoIndex, attempt: failure.attempt, from: id) else { return false }
+            photoFailed(failure, from: id)
+        case .cancelled(let cancelled):
+            guard admitReport(.cancelled, job: cancelled.jobID, photo: cancelled.photoIndex, attempt: cancelled.attempt, from: id) else { return false }
+            return photoCancelled(cancelled, from: id, dispatching: dispatching)
+        case .ack(let ack):
+            controlAcknowledged(ack, by: id)
+        }
+        return false
     }
 
     private func register(_ id: String, _ hello: Photocluster_V1_WorkerHello, key: String?) {
@@ -68,13 +116,15 @@ extension CoordinatorNode {
         // moment must not have its work dropped and redone, over and over under load).
         let stillHeld = Set(hello.inFlight.map { PhotoRef(job: $0.jobID, index: $0.photoIndex) })
         var kept: Set<PhotoRef> = []
+        var previousNumber = WorkerNumber.none
         if let previous = workers[id] {
+            previousNumber = previous.number
             // Same identity again: it reconnected or restarted. What it no longer holds goes back
             // to the queue; what it holds but we did not give it, it drops. A restarted process
             // (another incarnation) holds nothing: the old one died with its photos.
             let restarted = !hello.incarnation.isEmpty && hello.incarnation != previous.incarnation
             kept = restarted ? [] : previous.inFlight.intersection(stillHeld)
-            workers[id]!.inFlight = previous.inFlight.subtracting(kept)
+            workers[id]!.replaceInFlight(previous.inFlight.subtracting(kept))
             // No dispatch in between: without this worker, photos only it can run would fail.
             loseWorker(id, restarted ? .restarted : .reconnected, dispatching: false)
         } else {
@@ -86,22 +136,30 @@ extension CoordinatorNode {
                 drop.photos = stale.map { ref in .with { $0.jobID = ref.job; $0.photoIndex = ref.index } }
             }))
         }
+        // Same identity, same number: the photos it kept stay in flight on it.
+        let number = previousNumber != .none ? previousNumber : newWorkerNumber()
         workers[id] = WorkerRecord(
-            id: id, key: key, host: hello.host, concurrency: hello.concurrency, incarnation: hello.incarnation,
+            id: id, number: number, key: key, host: hello.host, concurrency: hello.concurrency, incarnation: hello.incarnation,
             filters: Dictionary(hello.filters.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }), lastSeen: .now)
-        workers[id]!.inFlight = kept
+        workerIDs[number] = id
+        workers[id]!.replaceInFlight(kept)
         var welcome = Photocluster_V1_Welcome()
         welcome.coordinatorID = coordinatorID
         welcome.heartbeatIntervalMs = UInt32(configuration.heartbeatInterval * 1000)
         welcome.heartbeatLiveness = UInt32(configuration.heartbeatLiveness)
-        let openJobs = jobOrder.compactMap { jobs[$0] }.filter { !$0.isFinished }
-        welcome.openJobs.jobIds = openJobs.map(\.id)
+        let open = openJobs.compactMap { jobs[$0] }
+        welcome.openJobs.jobIds = open.map(\.id)
         sendToWorker(id, .welcome(welcome))
         // Bring it up to date with every open job's control state.
-        for job in openJobs { sendControlState(job.controlState, to: id) }
+        for job in open { sendControlState(job.controlState, to: id) }
         metrics.workers(inFlight: workers.mapValues { $0.inFlight.count })
         log("worker \(id) joined from \(hello.host) (concurrency \(hello.concurrency), filters: \(hello.filters.map(\.name).sorted().joined(separator: ", ")))", worker: id)
         capabilitiesChanged = true
+    }
+
+    private func newWorkerNumber() -> WorkerNumber {
+        lastWorkerNumber += 1
+        return WorkerNumber(value: lastWorkerNumber)
     }
 
     /// Removes a worker and puts every photo it held back in the queue (and, `dispatching`,
@@ -110,8 +168,9 @@ extension CoordinatorNode {
     /// nothing, and its photos go back to the front of the queue.
     func loseWorker(_ id: String, _ departure: WorkerDeparture, dispatching: Bool = true) {
         guard let worker = workers.removeValue(forKey: id) else { return }
+        workerIDs.removeValue(forKey: worker.number)
         if reservedForSuspects == id { reservedForSuspects = nil }
-        let held = worker.inFlight.filter { jobs[$0.job]?.photo($0.index)?.worker == id }.sorted { ($0.job, $0.index) < ($1.job, $1.index) }
+        let held = worker.inFlight.filter { jobs[$0.job]?.photo($0.index)?.worker == worker.number }.sorted { ($0.job, $0.index) < ($1.job, $1.index) }
         log(.warning, "worker \(id) lost (\(departure.reason)); \(held.count) it held \(held.count) photo(s)", worker: id)
         if departure.charges {
             chargeLosses(held, lostWith: worker, forgivable: departure.mayComeBack)
@@ -121,8 +180,8 @@ extension CoordinatorNode {
                 metrics.requeued()
             }
         }
-        for ref in worker.cached where jobs[ref.job]?.photo(ref.index)?.cachedOn == id {
-            jobs[ref.job]?.noteCached(ref.index, on: nil)
+        for ref in worker.cached where jobs[ref.job]?.photo(ref.index)?.cachedOn == worker.number {
+            jobs[ref.job]?.noteCached(ref.index, on: .none)
         }
         capabilitiesChanged = true
         metrics.workers(inFlight: workers.mapValues { $0.inFlight.count })
@@ -132,15 +191,16 @@ extension CoordinatorNode {
     /// The outcome is for the attempt the coordinator is waiting for, on the worker it sent it to.
     /// A settled photo waits for none: settling clears its worker.
     private func isCurrent(_ worker: String, _ job: String, _ index: UInt32, attempt: UInt32) -> Bool {
-        guard let photo = jobs[job]?.photo(index) else { return false }
-        return photo.worker == worker && photo.attempts == attempt
+        guard let photo = jobs[job]?.photo(index), let number = workers[worker]?.number else { return false }
+        return photo.worker == number && photo.attempts == attempt
     }
 
     /// The worker no longer holds this attempt. A ref names no attempt, so an outcome of an
     /// earlier attempt (cancelled, then sent again to the same worker) leaves the current one's.
     private func release(_ worker: String, _ job: String, _ index: UInt32, attempt: UInt32) {
-        if let photo = jobs[job]?.photo(index), photo.worker == worker, photo.attempts != attempt { return }
-        workers[worker]?.inFlight.remove(PhotoRef(job: job, index: index))
+        guard let number = workers[worker]?.number else { return }
+        if let photo = jobs[job]?.photo(index), photo.worker == number, photo.attempts != attempt { return }
+        workers[worker]?.release(PhotoRef(job: job, index: index))
     }
 
     private func stageFinished(_ progress: Photocluster_V1_StageProgress, on worker: String) {
@@ -149,7 +209,7 @@ extension CoordinatorNode {
         let wasted = jobs[progress.jobID]?.account(progress) ?? false
         metrics.stageReported(progress.stage.metricLabel, seconds: progress.seconds, bytes: progress.bytes, pixels: progress.pixels, wasted: wasted)
         if progress.stage == .decode { history.decoded(pixels: progress.pixels, job: progress.jobID, worker: worker) }
-        guard photo.worker == worker else { return }
+        guard photo.worker == workers[worker]?.number else { return }
         switch progress.stage {
         case .download: jobs[progress.jobID]?.markStage(progress.photoIndex, .downloaded)
         case .filter: jobs[progress.jobID]?.markStage(progress.photoIndex, .filtered)
@@ -161,10 +221,11 @@ extension CoordinatorNode {
     /// has one holder, and only until it settles (progress can arrive after a cancel): a ref left
     /// in a worker's `cached` is never removed, and keeps the affinity scan running for it.
     private func noteCached(_ photo: PhotoRecord, of jobID: String, on worker: String) {
+        guard let number = workers[worker]?.number else { return }
         let ref = PhotoRef(job: jobID, index: photo.index)
-        if let previous = photo.cachedOn, previous != worker { workers[previous]?.cached.remove(ref) }
-        jobs[jobID]?.noteCached(photo.index, on: worker)
-        workers[worker]?.cached.insert(ref)
+        if photo.cachedOn != number, let previous = workerIDs[photo.cachedOn] { workers[previous]?.forgetCached(ref) }
+        jobs[jobID]?.noteCached(photo.index, on: number)
+        workers[worker]?.noteCached(ref)
     }
 
     private func resultReceived(_ result: Photocluster_V1_PhotoResult, photo: Data, from worker: String) {
@@ -186,50 +247,16 @@ extension CoordinatorNode {
         // Results are idempotent: a photo already finished or being written (say, after a
         // requeue) is not written twice. A result from an earlier attempt is still a good result.
         // Copy out what is needed: a `Job` held while `jobs` is changed would copy all its photos.
-        guard let (photo, followers) = jobs[result.jobID].flatMap({ job in
-            job.photo(result.photoIndex).map { ($0, job.followers(of: result.photoIndex)) }
-        }), !photo.isSettled, !writing.contains(PhotoRef(job: result.jobID, index: result.photoIndex)) else { return }
-        if photo.worker == worker { workers[worker]?.completed += 1 }
-        let fileExtension = result.format == .png ? "png" : "jpg"
+        guard let photo = jobs[result.jobID]?.photo(result.photoIndex), !photo.isSettled,
+            !writing.contains(PhotoRef(job: result.jobID, index: result.photoIndex)),
+            let followers = jobs[result.jobID]?.followers(of: result.photoIndex)
+        else { return }
+        if photo.worker == workers[worker]?.number { workers[worker]?.completed += 1 }
         let targets: [(index: UInt32, name: String)] = ([result.photoIndex] + followers).compactMap { index in
-            guard let target = jobs[result.jobID]?.photo(index), !target.isSettled else { return nil }
-            return (index, OutputNaming.fileName(stem: target.stem, format: fileExtension))
+            guard let job = jobs[result.jobID], let target = job.photo(index), !target.isSettled else { return nil }
+            return (index, OutputNaming.fileName(stem: job.stem(of: index), format: result.format.fileExtension))
         }
-        guard let directory = outputDirectories[result.jobID] else {
-            let reason = outputProblems[result.jobID] ?? "the job's output directory is not open"
-            return resultsWritten(result, from: worker, targets.map { ($0.index, $0.name, nil, DurableFile.Failure(path: $0.name, reason: reason)) })
-        }
-        for target in targets { writing.insert(PhotoRef(job: result.jobID, index: target.index)) }
-        let tag = "\(result.jobID)-\(result.attempt)"
-        writers.submit { [weak self] in
-            let outcomes = targets.map { target -> (UInt32, String, JobDirectory?, Error?) in
-                do {
-                    try directory.write(encoded, named: target.name, tag: tag)
-                    return (target.index, target.name, directory, nil)
-                } catch {
-                    return (target.index, target.name, directory, error)
-                }
-            }
-            self?.loop.post { self?.resultsWritten(result, from: worker, outcomes) }
-        }
-    }
-
-    /// Back on the loop thread: the files are in place (or could not be written).
-    private func resultsWritten(_ result: Photocluster_V1_PhotoResult, from worker: String, _ outcomes: [(UInt32, String, JobDirectory?, Error?)]) {
-        for (index, name, directory, error) in outcomes {
-            writing.remove(PhotoRef(job: result.jobID, index: index))
-            guard let photo = jobs[result.jobID]?.photo(index), !photo.isSettled else {
-                // Cancelled for good while its file was written: leave no file that looks finished.
-                if error == nil { directory?.remove(named: name) }
-                continue
-            }
-            if let error {
-                jobs[result.jobID]?.markFailed(index, stage: "write", reason: "\(error)")
-            } else if let directory {
-                jobs[result.jobID]?.markDone(index, path: directory.file(name).path, width: result.width, height: result.height)
-            }
-            photoFinished(result.jobID, index, worker: worker)
-        }
+        queueWrite(ResultWrite(result: result, worker: worker, encoded: encoded, directory: outputDirectories[result.jobID], targets: targets))
     }
 
     private func photoFailed(_ failure: Photocluster_V1_PhotoFailure, from worker: String) {
@@ -256,14 +283,16 @@ extension CoordinatorNode {
         }
     }
 
-    private func photoCancelled(_ cancelled: Photocluster_V1_PhotoCancelled, from worker: String) {
+    /// Whether the photo went back to the queue (and, `dispatching`, to a worker).
+    private func photoCancelled(_ cancelled: Photocluster_V1_PhotoCancelled, from worker: String, dispatching: Bool) -> Bool {
         release(worker, cancelled.jobID, cancelled.photoIndex, attempt: cancelled.attempt)
-        guard isCurrent(worker, cancelled.jobID, cancelled.photoIndex, attempt: cancelled.attempt) else { return }
+        guard isCurrent(worker, cancelled.jobID, cancelled.photoIndex, attempt: cancelled.attempt) else { return false }
         // The worker gave it up without being asked (it is shutting down, or the graph came from
         // an older viewport): run it again.
         jobs[cancelled.jobID]?.requeue(cancelled.photoIndex)
         metrics.requeued()
-        dispatch()
+        if dispatching { dispatch() }
+        return true
     }
 
     /// A photo reached a terminal state: tell the clients, and finish the job when it was the last.
@@ -271,20 +300,29 @@ extension CoordinatorNode {
         photosFinished(jobID, [index], worker: worker)
     }
 
-    /// Photos settled together (a cancel): every photo's status, then the counts once, then the
-    /// job's end, so a client hears of each photo before the job's summary.
+    /// Photos settled together (a cancel, a batch of results): every photo's status, then the
+    /// counts once, then the job's end, so a client hears of each photo before the job's summary.
     func photosFinished(_ jobID: String, _ indices: [UInt32], worker: String? = nil) {
-        guard jobs[jobID] != nil else { return }
-        for index in indices {
+        photosFinished(jobID, indices.map { ($0, worker) })
+    }
+
+    /// As above, each photo with the worker whose result settled it.
+    func photosFinished(_ jobID: String, _ ends: [(index: UInt32, worker: String?)]) {
+        guard jobs[jobID] != nil, !ends.isEmpty else { return }
+        var settled: [PhotoRecord] = []
+        for (index, worker) in ends {
             guard let photo = jobs[jobID]?.photo(index) else { continue }
             // Settled: no longer a reason to send it back to the worker that holds its stages,
             // and no report about it is believed any more.
-            if let holder = photo.cachedOn { workers[holder]?.cached.remove(PhotoRef(job: jobID, index: index)) }
+            if photo.cachedOn != .none, let holder = workerIDs[photo.cachedOn] {
+                workers[holder]?.forgetCached(PhotoRef(job: jobID, index: index))
+            }
             attemptsSent.forget(PhotoRef(job: jobID, index: index))
             recordEnd(of: photo, job: jobID, worker: worker)
-            journaling("photo \(index) of job \(jobID)") { try $0.recordPhoto(photo, of: jobs[jobID]!) }
-            publish(jobID, .photo(photo.status()))
+            settled.append(photo)
         }
+        journaling("\(settled.count) photo(s) of job \(jobID)") { try $0.recordPhotos(settled, of: jobs[jobID]!) }
+        for photo in settled { publishStatus(of: photo, in: jobID) }
         publishProgress(of: jobID)
         if jobs[jobID]!.allSettled && !jobs[jobID]!.isFinished { finish(jobID) }
     }

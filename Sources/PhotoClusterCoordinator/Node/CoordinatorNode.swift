@@ -25,6 +25,8 @@ public final class CoordinatorNode: @unchecked Sendable {
     var clientSocket: ZMQSocket!
     var jobs: [String: Job] = [:]
     var jobOrder: [String] = []
+    /// The jobs not finished yet, in submission order: the ones dispatch looks at.
+    var openJobs: [String] = []
     /// Finished jobs, the first to finish first: the oldest are forgotten (see `forgetOldFinishedJobs`).
     var finishedOrder: [String] = []
     /// Who hears about each job, and how much.
@@ -34,6 +36,14 @@ public final class CoordinatorNode: @unchecked Sendable {
     /// Messages for clients whose connections are full, sent as they read.
     var clientOutbox = ClientOutbox()
     var workers: [String: WorkerRecord] = [:]
+    /// The worker table: connected workers by number (photo records hold numbers, not ids).
+    var workerIDs: [WorkerNumber: String] = [:]
+    var lastWorkerNumber: UInt32 = 0
+    /// Graphs assigned during this turn of the loop, per worker id, sent when the turn ends (see
+    /// `sendToWorker`).
+    var graphsToSend: [String: [Photocluster_V1_PhotoGraph]] = [:]
+    /// When every message from workers had last been read (see `tick`).
+    var workerMessagesReadAt = MonotonicInstant.now
     /// Workers declared lost for their silence, with the photos charged for them: forgiven if
     /// the same process comes back (see `CoordinatorNode+WorkerLosses`).
     var recentLosses: [String: RecentLoss] = [:]
@@ -42,6 +52,10 @@ public final class CoordinatorNode: @unchecked Sendable {
     var droppedFrames = 0
     /// Photos whose result file is being written (loop-owned): a second result for one is ignored.
     var writing: Set<PhotoRef> = []
+    /// Bytes of results handed to the writer threads and not written yet.
+    var bytesBeingWritten = 0
+    /// Results of this turn, handed to the writer threads when it ends.
+    var writesToSubmit: [ResultWrite] = []
     /// Which worker each attempt in flight was sent to: the reports believed (see `admitReport`).
     var attemptsSent = AttemptLedger()
     /// Rejected reports, logged at most once per worker per interval.
@@ -99,6 +113,7 @@ public final class CoordinatorNode: @unchecked Sendable {
                 jobs[job.id] = job
                 jobOrder.append(job.id)
                 if !job.isFinished {
+                    openJobs.append(job.id)
                     log("job \(job.id) restored from the journal: \(job.progress.done)/\(job.total) photos settled", job: job.id)
                     reopenOutputDirectory(of: job)
                 }
@@ -150,7 +165,20 @@ public final class CoordinatorNode: @unchecked Sendable {
             while let message = try? socket.receiveWithUserID(dontWait: true) { receiveFromClient(message.frames, key: message.userID, arrivedAt: .now) }
         }
         loop.watch(workerSocket) { [unowned self] socket in
-            while let message = try? socket.receiveWithUserID(dontWait: true) { receiveFromWorker(message.frames, key: message.userID) }
+            // A bounded drain, so the graphs these messages free leave with the turn's end even
+            // while workers keep sending; what is left is read on the next turn.
+            for _ in 0..<Self.workerMessagesPerTurn {
+                guard let message = try? socket.receiveWithUserID(dontWait: true) else {
+                    workerMessagesReadAt = .now
+                    break
+                }
+                receiveFromWorker(message.frames, key: message.userID)
+            }
+        }
+        // What a turn gathered leaves together when it ends: no timer holds it back.
+        loop.atEndOfEachTurn { [unowned self] in
+            submitQueuedWrites()
+            sendAssignedGraphs()
         }
         loop.every(configuration.heartbeatInterval) { [unowned self] in tick() }
         // Retry back-offs are shorter than a heartbeat: release them on a finer clock.
@@ -217,7 +245,11 @@ public final class CoordinatorNode: @unchecked Sendable {
     private func tick() {
         let now = MonotonicInstant.now
         let deadline = configuration.heartbeatInterval * Double(configuration.heartbeatLiveness)
-        for worker in workers.values where now.seconds(since: worker.lastSeen) > deadline {
+        // A worker is lost when it was silent while everything workers sent had been read. After
+        // the loop was held up (a job of a million photos built), their messages wait unread,
+        // and reading them takes more than one turn: silence then proves nothing yet.
+        if !workerSocket.hasMessageWaiting { workerMessagesReadAt = now }
+        for worker in workers.values where workerMessagesReadAt.seconds(since: worker.lastSeen) > deadline {
             metrics.heartbeatMissed()
             loseWorker(worker.id, .silent(now.seconds(since: worker.lastSeen)))
         }
@@ -245,14 +277,59 @@ public final class CoordinatorNode: @unchecked Sendable {
 
     // MARK: - Sending
 
-    /// Whether the message left. One that did not (the worker is unreachable or not reading)
-    /// is dropped; the heartbeat check decides whether the worker is lost.
+    /// Messages a worker reads in one turn of the loop, at most.
+    static let workerMessagesPerTurn = 256
+
+    /// Sends a message to a worker, after the graphs assigned to it so far this turn, so it hears
+    /// everything in the order the coordinator decided it. Whether the message left: one that did
+    /// not (the worker is unreachable or not reading) is dropped; the heartbeat check decides
+    /// whether the worker is lost.
     @discardableResult
     func sendToWorker(_ id: String, _ body: Photocluster_V1_CoordinatorToWorker.OneOf_Body) -> Bool {
+        if !graphsToSend.isEmpty, let graphs = graphsToSend.removeValue(forKey: id) { send(graphs, to: id) }
+        return send(body, to: id)
+    }
+
+    /// Sends every worker the graphs assigned to it during this turn, each batch as one message.
+    /// Graphs a worker could not be sent are back in the queue: they go to the others at once.
+    func sendAssignedGraphs() {
+        while !graphsToSend.isEmpty {
+            let batches = graphsToSend
+            graphsToSend.removeAll(keepingCapacity: true)
+            var refused = false
+            for (id, graphs) in batches where !send(graphs, to: id) { refused = true }
+            guard refused else { return }
+            dispatch()
+        }
+    }
+
+    /// One `AssignGraphs` message, numbered for `reconcile`. When it cannot leave, its photos go
+    /// back to their places at once (not after the worker is declared lost), their credit back to
+    /// the worker, and the worker is sent nothing more until it is heard from.
+    @discardableResult
+    private func send(_ graphs: [Photocluster_V1_PhotoGraph], to id: String) -> Bool {
+        // A worker lost this turn: its photos went back to the queue with it.
+        guard let worker = workers[id].map({ (number: $0.number, sequence: $0.assignSequence + 1) }) else { return false }
+        var batch = Photocluster_V1_AssignGraphs()
+        batch.graphs = graphs
+        batch.sequence = worker.sequence
+        let refs = graphs.map { PhotoRef(job: $0.jobID, index: $0.photoIndex) }
+        guard send(.assignBatch(batch), to: id) else {
+            for ref in refs where jobs[ref.job]?.photo(ref.index)?.worker == worker.number { jobs[ref.job]?.unassign(ref.index) }
+            workers[id]?.refundCredit(releasing: refs)
+            workers[id]?.unreachable = true
+            return false
+        }
+        workers[id]?.noteAssigned(refs, sequence: worker.sequence)
+        for graph in graphs { attemptsSent.recordSent(PhotoRef(job: graph.jobID, index: graph.photoIndex), attempt: graph.attempt, to: id) }
+        return true
+    }
+
+    private func send(_ body: Photocluster_V1_CoordinatorToWorker.OneOf_Body, to id: String) -> Bool {
         var message = Photocluster_V1_CoordinatorToWorker()
         message.body = body
         do {
-            try workerSocket.send([Data(id.utf8), Envelope.encode(message)], dontWait: true)
+            try workerSocket.send([workers[id]?.identity ?? Data(id.utf8), Envelope.encode(message)], dontWait: true)
             return true
         } catch {
             return false
@@ -265,7 +342,13 @@ public final class CoordinatorNode: @unchecked Sendable {
         var message = Photocluster_V1_CoordinatorToClient()
         message.requestID = requestID
         message.body = body
-        if !clientOutbox.send([identity, Envelope.encode(message)], to: identity, via: deliverToClient) {
+        sendToClient(identity, encoded: Envelope.encode(message))
+    }
+
+    /// Sends an encoded `CoordinatorToClient`, as `sendToClient(_:requestID:_:)` does: one
+    /// encoding serves every client an event goes to.
+    func sendToClient(_ identity: Data, encoded: Data) {
+        if !clientOutbox.send([identity, encoded], to: identity, via: deliverToClient) {
             for job in subscribers.keys { subscribers[job]?.remove(identity) }
             log(.warning, "a client stopped reading: \(ClientOutbox.limit) messages waited for it; it no longer hears about its jobs (it can watch them again)")
         }

@@ -6,11 +6,11 @@ struct RecentFailures {
     static let capacity = 50
     private(set) var newestFirst: [Photocluster_V1_RecentFailure] = []
 
-    mutating func record(job: String, photo: PhotoRecord, at now: Date = Date()) {
+    mutating func record(job: String, photo: PhotoRecord, name: String, at now: Date = Date()) {
         var failure = Photocluster_V1_RecentFailure()
         failure.jobID = job
         failure.index = photo.index
-        failure.name = photo.name
+        failure.name = name
         failure.stage = photo.failedStage
         failure.reason = photo.reason
         failure.atUnixSeconds = now.timeIntervalSince1970

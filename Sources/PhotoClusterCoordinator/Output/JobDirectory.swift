@@ -27,13 +27,19 @@ final class JobDirectory: @unchecked Sendable {
         try DurableFile.write(data, named: name, in: descriptor, path: file(name).path, tag: tag)
     }
 
+    /// Writes `name` durably from what `produce` appends, piece by piece (see `DurableFile`).
+    func write(named name: String, tag: String, produce: (inout DurableFile.Sink) throws -> Void) throws {
+        try DurableFile.write(named: name, in: descriptor, path: file(name).path, tag: tag, produce: produce)
+    }
+
     /// Removes the file `name` (a link goes, never what it points to).
     func remove(named name: String) {
         unlinkat(descriptor, name, 0)
     }
 
-    /// The names in the directory.
-    func names() -> [String] {
+    /// The names in the directory; `hiddenOnly`, those that start with a dot (the others, a
+    /// million outputs perhaps, are passed over without being made into strings).
+    func names(hiddenOnly: Bool = false) -> [String] {
         let copy = dup(descriptor)
         guard copy >= 0, let stream = fdopendir(copy) else {
             if copy >= 0 { close(copy) }
@@ -43,6 +49,7 @@ final class JobDirectory: @unchecked Sendable {
         rewinddir(stream)
         var names: [String] = []
         while let entry = readdir(stream) {
+            if hiddenOnly && entry.pointee.d_name.0 != CChar(bitPattern: UInt8(ascii: ".")) { continue }
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }

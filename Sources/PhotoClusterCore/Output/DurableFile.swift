@@ -42,8 +42,35 @@ public enum DurableFile {
     /// errors), as `write(_:to:tag:permissions:)` does: the name is taken in that directory
     /// whatever has become of the path that led to it.
     public static func write(_ data: Data, named name: String, in directory: Int32, path: String, tag: String, permissions: mode_t? = nil) throws {
+        try write(named: name, in: directory, path: path, tag: tag, permissions: permissions) { descriptor in
+            data.withUnsafeBytes { writeAll(descriptor, $0) } < data.count ? currentReason() : nil
+        }
+    }
+
+    /// Writes what `produce` appends to its sink as the file `name` of the open directory, as
+    /// `write(_:named:in:path:tag:permissions:)` does: for a file too large to hold in memory at
+    /// once, it leaves in pieces of `Sink.pieceSize` bytes. An error `produce` throws is a
+    /// failure like any other: the destination stays as it was.
+    public static func write(named name: String, in directory: Int32, path: String, tag: String, produce: (inout Sink) throws -> Void) throws {
+        try write(named: name, in: directory, path: path, tag: tag, permissions: nil) { descriptor in
+            var sink = Sink(descriptor: descriptor)
+            do {
+                try produce(&sink)
+            } catch {
+                return "\(error)"
+            }
+            sink.flush()
+            return sink.failure
+        }
+    }
+
+    /// The one way a file is written: `content` fills a new temporary file (it answers why it
+    /// could not), which is flushed, renamed into place and its directory flushed.
+    private static func write(
+        named name: String, in directory: Int32, path: String, tag: String, permissions: mode_t?, content: (Int32) -> String?
+    ) throws {
         let temporary = ".\(name).\(tag).tmp"
-        if let reason = writeAndFlush(data, to: temporary, in: directory, permissions: permissions) {
+        if let reason = writeAndFlush(to: temporary, in: directory, permissions: permissions, content: content) {
             throw Failure(path: path, reason: reason)
         }
         if renameat(directory, temporary, directory, name) != 0 {
@@ -59,33 +86,28 @@ public enum DurableFile {
         }
     }
 
-    /// Writes what `produce` appends to its sink, the same way as `write(_:to:tag:)`: for a file
-    /// too large to hold in memory at once, it leaves in pieces of `Sink.pieceSize` bytes. A
-    /// failure (or an error `produce` throws) leaves the destination as it was.
-    public static func write(to destination: URL, tag: String, produce: (inout Sink) throws -> Void) throws {
-        let directory = destination.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(destination.lastPathComponent).\(tag).tmp", isDirectory: false).path
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_CLOEXEC | O_TRUNC, 0o666)
-        guard descriptor >= 0 else { throw Failure(path: destination.path, reason: currentReason()) }
-        var sink = Sink(descriptor: descriptor)
-        var failure: String?
-        do {
-            try produce(&sink)
-            sink.flush()
-            failure = sink.failure
-        } catch {
-            failure = "\(error)"
+    /// Makes a new file, has `content` write it, and flushes it; returns why it could not, having
+    /// removed the file it made (a file it could not make is not its own to remove).
+    private static func writeAndFlush(to name: String, in directory: Int32, permissions: mode_t?, content: (Int32) -> String?) -> String? {
+        let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+        var descriptor = openat(directory, name, flags, permissions ?? 0o666)
+        if descriptor < 0 && errno == EEXIST && permissions == nil {
+            // Left by a writer that was killed: remove it (a link goes, never what it points to).
+            unlinkat(directory, name, 0)
+            descriptor = openat(directory, name, flags, 0o666)
         }
+        guard descriptor >= 0 else { return currentReason() }
+        var failure: String?
+        // The umask may have narrowed the bits asked for: set them exactly.
+        if let permissions, fchmod(descriptor, permissions) != 0 { failure = currentReason() }
+        if failure == nil { failure = content(descriptor) }
         if failure == nil && fsync(descriptor) != 0 { failure = currentReason() }
         if close(descriptor) != 0 && failure == nil { failure = currentReason() }
-        if failure == nil && rename(temporary, destination.path) != 0 { failure = currentReason() }
-        if let failure {
-            unlink(temporary)
-            throw Failure(path: destination.path, reason: failure)
-        }
+        if failure != nil { unlinkat(directory, name, 0) }
+        return failure
     }
 
-    /// Bytes on their way into a file written with `write(to:tag:produce:)`.
+    /// Bytes on their way into a file written with `write(named:in:path:tag:produce:)`.
     public struct Sink {
         public static let pieceSize = 64 << 10
         private let descriptor: Int32
@@ -113,27 +135,6 @@ public enum DurableFile {
             if buffer.withUnsafeBytes({ writeAll(descriptor, $0) }) < buffer.count { failure = DurableFile.currentReason() }
             buffer.removeAll(keepingCapacity: true)
         }
-    }
-
-    /// Writes all of `data` to a new file and flushes it; returns why it could not, having
-    /// removed the file it made (a file it could not make is not its own to remove).
-    private static func writeAndFlush(_ data: Data, to name: String, in directory: Int32, permissions: mode_t?) -> String? {
-        let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
-        var descriptor = openat(directory, name, flags, permissions ?? 0o666)
-        if descriptor < 0 && errno == EEXIST && permissions == nil {
-            // Left by a writer that was killed: remove it (a link goes, never what it points to).
-            unlinkat(directory, name, 0)
-            descriptor = openat(directory, name, flags, 0o666)
-        }
-        guard descriptor >= 0 else { return currentReason() }
-        var failure: String?
-        // The umask may have narrowed the bits asked for: set them exactly.
-        if let permissions, fchmod(descriptor, permissions) != 0 { failure = currentReason() }
-        if failure == nil && data.withUnsafeBytes({ writeAll(descriptor, $0) }) < data.count { failure = currentReason() }
-        if failure == nil && fsync(descriptor) != 0 { failure = currentReason() }
-        if close(descriptor) != 0 && failure == nil { failure = currentReason() }
-        if failure != nil { unlinkat(directory, name, 0) }
-        return failure
     }
 
     fileprivate static func currentReason() -> String { String(cString: strerror(errno)) }

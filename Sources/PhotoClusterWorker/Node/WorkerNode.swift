@@ -9,8 +9,10 @@ import PhotoClusterTransport
 /// it receives.
 ///
 /// The socket belongs to the loop thread. Engine callbacks arrive on operation threads and are
-/// posted to the loop, which sends them; messages that cannot be sent yet (no connection) wait
-/// in `unsent`, also loop-owned. Stage progress is not worth a wake-up of its own: it waits in
+/// posted to the loop, which gathers what they report in `reports` and sends it as one
+/// `WorkerReports` message when its turn ends (so a burst of outcomes costs one message, and a
+/// lone outcome waits for nothing); messages that cannot be sent yet (no connection) wait in
+/// `unsent`. Both are loop-owned. Stage progress is not worth a wake-up of its own: it waits in
 /// `pendingProgress` (behind its lock) for the loop's next tick or the photo's outcome.
 public final class WorkerNode: @unchecked Sendable {
     public let configuration: WorkerConfiguration
@@ -20,8 +22,10 @@ public final class WorkerNode: @unchecked Sendable {
 
     // Loop-thread state.
     private var socket: ZMQSocket?
-    /// Messages not sent yet, each as its frames: the envelope, then a result's encoded photo.
+    /// Messages not sent yet, each as its frames: the envelope, then results' encoded photos.
     private var unsent: [[Data]] = []
+    /// Reports gathered during this turn of the loop, sent when it ends.
+    private var reports = ReportBatch()
     /// On the monotonic clock, as every deadline: a wall clock step must not silence a peer.
     private var lastHeardFromCoordinator = MonotonicInstant.now
     private var heartbeatSequence: UInt64 = 0
@@ -91,6 +95,7 @@ public final class WorkerNode: @unchecked Sendable {
             if lastHeartbeatSent.map({ MonotonicInstant.now.seconds(since: $0) >= heartbeatInterval }) ?? true { heartbeat() }
         }
         loop.post { [unowned self] in sayHello() }
+        loop.atEndOfEachTurn { [unowned self] in sendReports() }
         loop.start { [unowned self] in
             // Give the goodbye and the handed-back photos a moment to leave before closing.
             try? self.socket?.setLinger(milliseconds: 1000)
@@ -146,13 +151,10 @@ public final class WorkerNode: @unchecked Sendable {
         switch message.body {
         case .assign(let assign):
             assignSequenceSeen = max(assignSequenceSeen, assign.sequence)
-            let graph = assign.graph
-            if let newest = newestEpoch[graph.jobID], graph.epoch < newest {
-                // Sent under an older viewport: do not start it, hand it straight back.
-                finished(PhotoWork(graph: graph, filters: []), .cancelled(lastFinished: .unspecified))
-            } else {
-                engine.submit(graph)
-            }
+            start(assign.graph)
+        case .assignBatch(let batch):
+            assignSequenceSeen = max(assignSequenceSeen, batch.sequence)
+            for graph in batch.graphs { start(graph) }
         case .cancel(let cancel):
             guard acceptEpoch(cancel.epoch, job: cancel.jobID) else { return }
             engine.cancel(job: cancel.jobID, photos: cancel.wholeJob ? nil : Set(cancel.photoIndices))
@@ -199,6 +201,15 @@ public final class WorkerNode: @unchecked Sendable {
         }
     }
 
+    private func start(_ graph: Photocluster_V1_PhotoGraph) {
+        if let newest = newestEpoch[graph.jobID], graph.epoch < newest {
+            // Sent under an older viewport: do not start it, hand it straight back.
+            finished(PhotoWork(graph: graph, filters: []), .cancelled(lastFinished: .unspecified))
+        } else {
+            engine.submit(graph)
+        }
+    }
+
     /// Control messages older than the newest seen for their job are ignored, so a late or
     /// reordered message cannot bring cancelled work back.
     private func acceptEpoch(_ epoch: UInt64, job: String) -> Bool {
@@ -211,7 +222,9 @@ public final class WorkerNode: @unchecked Sendable {
         var ack = Photocluster_V1_ControlAck()
         ack.jobID = job
         ack.epoch = epoch
-        send(.ack(ack))
+        // Control is timed by its acknowledgement: it leaves now, not when the turn ends.
+        reports.add(.ack(ack))
+        sendReports()
     }
 
     private func heartbeat() {
@@ -254,12 +267,22 @@ public final class WorkerNode: @unchecked Sendable {
         }
     }
 
-    /// Sends a message; `photo`, a result's encoded bytes, follows the envelope as a frame of
-    /// its own, so it is never copied into (and out of) a protobuf message.
-    private func send(_ body: Photocluster_V1_WorkerToCoordinator.OneOf_Body, photo: Data? = nil) {
+    /// Sends a message after the reports gathered so far, so the coordinator hears everything in
+    /// the order it happened.
+    private func send(_ body: Photocluster_V1_WorkerToCoordinator.OneOf_Body) {
+        sendReports()
         var message = Photocluster_V1_WorkerToCoordinator()
         message.body = body
-        unsent.append([Envelope.encode(message)] + (photo.map { [$0] } ?? []))
+        unsent.append([Envelope.encode(message)])
+        flushUnsent()
+    }
+
+    /// Sends the reports gathered during this turn as one message (the loop calls it as each turn
+    /// ends); encoded photos follow the envelope as frames of their own, so they are never copied
+    /// into (and out of) a protobuf message.
+    private func sendReports() {
+        guard let frames = reports.take() else { return }
+        unsent.append(frames)
         flushUnsent()
     }
 
@@ -270,7 +293,7 @@ public final class WorkerNode: @unchecked Sendable {
             defer { pending.removeAll(keepingCapacity: true) }
             return pending
         }
-        for progress in batch { send(.progress(progress)) }
+        for progress in batch { reports.add(.progress(progress)) }
     }
 
     private func flushUnsent() {
@@ -324,7 +347,7 @@ public final class WorkerNode: @unchecked Sendable {
 
     private func finished(_ work: PhotoWork, _ outcome: PhotoWork.Outcome) {
         let graph = work.graph
-        let body: Photocluster_V1_WorkerToCoordinator.OneOf_Body
+        let body: Photocluster_V1_WorkerReport.OneOf_Body
         let photo: Data?
         switch outcome {
         case .encoded(let data, let format, let width, let height):
@@ -363,10 +386,8 @@ public final class WorkerNode: @unchecked Sendable {
         }
         loop.post { [unowned self] in
             sendPendingProgress()
-            send(body, photo: photo)
-            var credit = Photocluster_V1_Credit()
-            credit.grant = 1
-            send(.credit(credit))
+            reports.add(body, photo: photo)
+            reports.credit += 1
         }
     }
 }
