@@ -7,10 +7,16 @@ import PhotoClusterTransport
 // sockets in this process that take graphs and answer at once with a tiny result), and a job
 // of N photos. Prints photo graphs per second dispatched and tracked end to end (submit →
 // every result written → summary), and the coordinator's peak memory.
-// Usage: dispatch-benchmark [--cluster PATH] [--workers N] [--photos N[,N...]]
+// Usage: dispatch-benchmark [--cluster PATH] [--workers N] [--credit N] [--photos N[,N...]]
+//                           [--events counts|every-photo]
+// The client asks for the job's counts, as `cluster submit` does; `--events every-photo` has it
+// hear of every photo as `cluster watch` does (two more messages a photo for the coordinator).
+// Figures are noisy while anything else runs: each row carries the load average it ran under.
 
 var clusterPath = ".build/release/cluster"
 var workerCount = 1000
+var credit: UInt32 = 4
+var events = EventDetail.counts
 var sizes = [10_000, 100_000]
 var rest = CommandLine.arguments.dropFirst()
 while let flag = rest.popFirst() {
@@ -18,6 +24,8 @@ while let flag = rest.popFirst() {
     switch flag {
     case "--cluster": clusterPath = value
     case "--workers": workerCount = Int(value) ?? workerCount
+    case "--credit": credit = UInt32(value) ?? credit
+    case "--events": events = value == "every-photo" ? .everyPhoto : .counts
     case "--photos": sizes = value.split(separator: ",").compactMap { Int($0) }
     default:
         FileHandle.standardError.write(Data("unknown option \(flag)\n".utf8))
@@ -28,6 +36,11 @@ func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").ut
 guard FileManager.default.isExecutableFile(atPath: clusterPath) else {
     note("\(clusterPath) is missing: build it with `swift build -c release --product cluster` (or run `make bench`)")
     exit(1)
+}
+
+/// The one-minute load average, from /proc: a figure taken while other work runs is noisy.
+func loadAverage() -> Double {
+    Double((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first ?? "") ?? .nan
 }
 
 /// Peak resident memory of a process, from /proc.
@@ -62,8 +75,11 @@ final class SimulatedWorkers: @unchecked Sendable {
     private let stopFlag = LockedBoxFlag()
     private var thread: Thread?
     private(set) var answered = 0
+    /// Graphs each simulated worker takes at once.
+    private let credit: UInt32
 
-    init(count: Int, endpoint: String) throws {
+    init(count: Int, credit: UInt32, endpoint: String) throws {
+        self.credit = credit
         context = try ZMQContext(ioThreads: 1, maxSockets: Int32(count + 16))
         for index in 0..<count {
             let socket = try ZMQSocket(context: context, kind: .dealer)
@@ -102,33 +118,24 @@ final class SimulatedWorkers: @unchecked Sendable {
                 $0.concurrency = 1
                 $0.filters = [.with { $0.name = "sepia"; $0.version = "1" }]
             }))
-            send(socket, .credit(.with { $0.grant = 4 }))
+            send(socket, .credit(.with { $0.grant = credit }))
         }
         var poller = ZMQPoller(sockets.map { .socket($0) })
         var lastBeat = Date()
-        let result = Data(repeating: 0xAB, count: 64)
+        let photo = Data(repeating: 0xAB, count: 64)
         while !stopFlag.isSet {
             guard let ready = try? poller.poll(timeoutMs: 100) else { continue }
             for (index, isReady) in ready.enumerated() where isReady {
                 let socket = sockets[index]
                 while let frames = try? socket.receive(dontWait: true) {
                     guard let message = Envelope.decode(Photocluster_V1_CoordinatorToWorker.self, from: frames.last ?? Data()) else { continue }
-                    if case .assign(let assign) = message.body {
-                        let graph = assign.graph
-                        send(socket, .result(.with {
-                            $0.jobID = graph.jobID
-                            $0.photoIndex = graph.photoIndex
-                            $0.attempt = graph.attempt
-                            $0.encoded = result
-                            $0.format = .jpeg
-                            $0.width = 1
-                            $0.height = 1
-                        }))
-                        send(socket, .credit(.with { $0.grant = 1 }))
-                        answered += 1
-                    } else if case .pleaseRegister = message.body {
+                    switch message.body {
+                    case .assign(let assign): answer([assign.graph], on: socket, photo: photo)
+                    case .assignBatch(let batch): answer(batch.graphs, on: socket, photo: photo)
+                    case .pleaseRegister:
                         send(socket, .hello(.with { $0.protocolVersion = 1; $0.concurrency = 1; $0.filters = [.with { $0.name = "sepia" }] }))
-                        send(socket, .credit(.with { $0.grant = 4 }))
+                        send(socket, .credit(.with { $0.grant = credit }))
+                    default: break
                     }
                 }
             }
@@ -137,6 +144,28 @@ final class SimulatedWorkers: @unchecked Sendable {
                 for socket in sockets { send(socket, .heartbeat(.with { $0.sequence = 1 })) }
             }
         }
+    }
+
+    /// Every graph done at once, told as a real worker tells it: one batch of results (each
+    /// photo a frame of its own), giving the credit back.
+    private func answer(_ graphs: [Photocluster_V1_PhotoGraph], on socket: ZMQSocket, photo: Data) {
+        var message = Photocluster_V1_WorkerToCoordinator()
+        message.reports.reports = graphs.map { graph in
+            .with {
+                $0.result = .with {
+                    $0.jobID = graph.jobID
+                    $0.photoIndex = graph.photoIndex
+                    $0.attempt = graph.attempt
+                    $0.format = .jpeg
+                    $0.width = 1
+                    $0.height = 1
+                    $0.photoInFrame = true
+                }
+            }
+        }
+        message.reports.credit = UInt32(graphs.count)
+        try? socket.send([Envelope.encode(message)] + Array(repeating: photo, count: graphs.count), dontWait: true)
+        answered += graphs.count
     }
 }
 
@@ -161,9 +190,16 @@ for photos in sizes {
         "coordinator", "--insecure", "--bind", "tcp://127.0.0.1:\(port)", "--client-bind", "tcp://127.0.0.1:\(port + 1)", "--metrics-bind", "off", "--http", "off",
         "--output-root", scratch.path,
     ]
-    coordinator.standardError = FileHandle.nullDevice
+    // DISPATCH_BENCH_COORDINATOR_LOG=FILE keeps the coordinator's log (at debug level) there.
+    if let log = ProcessInfo.processInfo.environment["DISPATCH_BENCH_COORDINATOR_LOG"],
+        FileManager.default.createFile(atPath: log, contents: nil), let handle = FileHandle(forWritingAtPath: log) {
+        coordinator.arguments! += ["--log-level", "debug"]
+        coordinator.standardError = handle
+    } else {
+        coordinator.standardError = FileHandle.nullDevice
+    }
     try coordinator.run()
-    let workers = try SimulatedWorkers(count: workerCount, endpoint: "tcp://127.0.0.1:\(port)")
+    let workers = try SimulatedWorkers(count: workerCount, credit: credit, endpoint: "tcp://127.0.0.1:\(port)")
     workers.start()
     let client = try ClusterClient(endpoint: "tcp://127.0.0.1:\(port + 1)")
     var joined = 0
@@ -177,6 +213,7 @@ for photos in sizes {
     submit.label = "dispatch-\(photos)"
     submit.outputDir = out.path
     submit.filters = [.with { $0.name = "sepia" }]
+    submit.events = events
     submit.photos = (0..<photos).map { index in .with { $0.name = "p\(index)"; $0.url = "http://127.0.0.1:9/p\(index).jpg" } }
     let started = Date()
     let loopBefore = loopCPUSeconds(coordinator.processIdentifier)
@@ -195,15 +232,17 @@ for photos in sizes {
     try? FileManager.default.removeItem(at: out)
     let succeeded = Int(summary?.progress.succeeded ?? 0)
     let rate = Double(succeeded) / elapsed
+    let load = loadAverage()
+    let bytesPerPhoto = memory * 1024 * 1024 / Double(photos)
     let row = String(
-        format: "| %d | %d | %d | %.2f s | %.0f | %.0f%% | %.0f | %.0f MB |", photos, joined, succeeded, elapsed, rate, loopBusy * 100,
-        rate / loopBusy, memory)
+        format: "| %d | %d | %d | %.2f s | %.0f | %.0f%% | %.0f | %.0f MB | %.0f B | %.1f |", photos, joined, succeeded, elapsed, rate, loopBusy * 100,
+        rate / loopBusy, memory, bytesPerPhoto, load)
     note(row)
     rows.append(row)
     figures.append([
-        "photos": photos, "simulated_workers": joined, "done": succeeded, "elapsed_seconds": elapsed,
+        "photos": photos, "simulated_workers": joined, "credit": Int(credit), "events": events == .counts ? "counts" : "every-photo", "done": succeeded, "elapsed_seconds": elapsed,
         "graphs_per_second": rate, "loop_busy": loopBusy, "loop_limit_graphs_per_second": rate / loopBusy,
-        "coordinator_peak_rss_mb": memory,
+        "coordinator_peak_rss_mb": memory, "coordinator_peak_rss_bytes_per_photo": bytesPerPhoto, "load_average_1min": load,
     ])
 }
 // bench/run puts these figures in its report.
@@ -214,6 +253,6 @@ try JSONSerialization.data(withJSONObject: ["outputs_on": ProcessInfo.processInf
 note("wrote bench/results/dispatch.json")
 // "loop busy": the coordinator's loop thread's share of one core during the job; "loop limit":
 // graphs/s it would reach busy all the time (the rate divided by that share).
-print("| photos | simulated workers | done | elapsed | graphs/s end to end | loop busy | loop limit, graphs/s | coordinator peak RSS |")
-print("|---|---|---|---|---|---|---|---|")
+print("| photos | simulated workers | done | elapsed | graphs/s end to end | loop busy | loop limit, graphs/s | coordinator peak RSS | per photo | load average |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for row in rows { print(row) }
