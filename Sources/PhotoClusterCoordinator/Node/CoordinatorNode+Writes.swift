@@ -65,7 +65,9 @@ extension CoordinatorNode {
     private func resultsWritten(_ writes: [ResultWrite]) {
         let wasBacklogged = writesBacklogged
         defer { if wasBacklogged && !writesBacklogged { dispatch() } }
-        // Told per job once the piece is through: the statuses, then the counts once.
+        // Told per job once the piece is through: the statuses, then the counts once. A client
+        // that hears of every photo is promised the counts after each (`EventDetail`): its job's
+        // photos are told one by one.
         var ends: [String: [(index: UInt32, worker: String?)]] = [:]
         defer { for (jobID, settled) in ends { photosFinished(jobID, settled) } }
         for write in writes {
@@ -83,7 +85,11 @@ extension CoordinatorNode {
                 } else {
                     jobs[result.jobID]?.markDone(target.index, format: result.format, width: result.width, height: result.height)
                 }
-                ends[result.jobID, default: []].append((target.index, write.worker))
+                if subscribers[result.jobID]?.everyPhoto.isEmpty == false {
+                    photoFinished(result.jobID, target.index, worker: write.worker)
+                } else {
+                    ends[result.jobID, default: []].append((target.index, write.worker))
+                }
             }
         }
     }
