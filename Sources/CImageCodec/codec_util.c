@@ -56,3 +56,8 @@ void *ic_alloc_pixels(size_t byte_count) {
 #endif
     return pixels;
 }
+
+int ic_wants_reduction(const ic_decode_options *options, uint32_t width, uint32_t height) {
+    uint32_t w = options->reduce_width, h = options->reduce_height;
+    return w > 0 && h > 0 && w <= width && h <= height && (w < width || h < height);
+}

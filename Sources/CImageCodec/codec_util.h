@@ -25,4 +25,7 @@ ic_status ic_check_size(uint64_t width, uint64_t height, uint64_t max_pixels,
  */
 void *ic_alloc_pixels(size_t byte_count);
 
+/* Whether the options ask to shrink a width × height image (see ic_decode_options). */
+int ic_wants_reduction(const ic_decode_options *options, uint32_t width, uint32_t height);
+
 #endif

@@ -1,6 +1,8 @@
 #include "codec_util.h"
+#include "reduce.h"
 
 #include <png.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,17 +37,10 @@ static ic_status precheck_header(const uint8_t *data, size_t size, uint64_t max_
     return IC_OK;
 }
 
-ic_status ic_decode_png(const uint8_t *data, size_t size, const ic_decode_options *options,
-                        ic_image *out, char *message, size_t message_size) {
-    uint64_t max_pixels = options->max_pixels;
-    memset(out, 0, sizeof *out);
-    ic_set_message(message, message_size, "%s", "");
-    if (data == NULL || size == 0) {
-        ic_set_message(message, message_size, "image data is empty");
-        return IC_EMPTY;
-    }
-    ic_status status = precheck_header(data, size, max_pixels, message, message_size);
-    if (status != IC_OK) return status;
+/* The whole image through libpng's simplified API (every colour type and depth to RGBA8). */
+static ic_status decode_whole(const uint8_t *data, size_t size, uint64_t max_pixels,
+                              ic_image *out, char *message, size_t message_size) {
+    ic_status status;
 
     /* The simplified API does its own setjmp/longjmp internally and reports through `message`. */
     png_image image;
@@ -86,4 +81,133 @@ ic_status ic_decode_png(const uint8_t *data, size_t size, const ic_decode_option
     out->height = image.height;
     out->gray = gray;
     return IC_OK;
+}
+
+/* libpng's errors longjmp back here; its warnings are dropped. */
+typedef struct {
+    char message[IC_MESSAGE_SIZE];
+} png_errors;
+
+static void on_png_error(png_structp png, png_const_charp text) {
+    png_errors *errors = png_get_error_ptr(png);
+    snprintf(errors->message, sizeof errors->message, "%s", text);
+    png_longjmp(png, 1);
+}
+
+static void on_png_warning(png_structp png, png_const_charp text) {
+    (void)png;
+    (void)text;
+}
+
+typedef struct {
+    const uint8_t *data;
+    size_t size, offset;
+} png_source;
+
+static void read_source(png_structp png, png_bytep target, size_t length) {
+    png_source *source = png_get_io_ptr(png);
+    if (length > source->size - source->offset) png_error(png, "PNG data is truncated");
+    memcpy(target, source->data + source->offset, length);
+    source->offset += length;
+}
+
+/*
+ * Row by row into the reduction: libpng expands every colour type and depth to 8-bit RGBA one
+ * row at a time (16-bit samples scaled with rounding, as the simplified API does for sRGB).
+ * Returns 1 when done, 0 on a libpng error (its message in `errors`).
+ */
+static int read_rows_reduced(png_structp png, png_infop info, png_source *source, ic_reducer *reducer,
+                             uint8_t **row, const ic_decode_options *options) {
+    if (setjmp(png_jmpbuf(png))) return 0;
+    png_set_read_fn(png, source, read_source);
+    png_read_info(png, info);
+    png_set_expand(png);
+    png_set_scale_16(png);
+    png_set_gray_to_rgb(png);
+    png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
+    png_read_update_info(png, info);
+    uint32_t width = png_get_image_width(png, info), height = png_get_image_height(png, info);
+    if (png_get_rowbytes(png, info) != (size_t)width * 4) png_error(png, "unexpected row layout");
+    if (ic_reducer_init(reducer, width, height, options->reduce_width, options->reduce_height) != IC_OK ||
+        (*row = malloc((size_t)width * 4)) == NULL)
+        png_error(png, "no memory for the reduction");
+    for (uint32_t y = 0; y < height; y++) {
+        png_read_row(png, *row, NULL);
+        ic_reducer_push(reducer, *row);
+    }
+    return 1;
+}
+
+static ic_status decode_reduced(const uint8_t *data, size_t size, const ic_decode_options *options,
+                                ic_image *out, char *message, size_t message_size) {
+    png_errors errors;
+    memset(&errors, 0, sizeof errors);
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &errors, on_png_error, on_png_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (info == NULL) {
+        png_destroy_read_struct(&png, NULL, NULL);
+        ic_set_message(message, message_size, "no memory for libpng");
+        return IC_TOO_LARGE;
+    }
+    png_source source = {data, size, 0};
+    ic_reducer reducer;
+    memset(&reducer, 0, sizeof reducer);
+    uint8_t *row = NULL;
+    int ok = read_rows_reduced(png, info, &source, &reducer, &row, options);
+    png_destroy_read_struct(&png, &info, NULL);
+    free(row);
+    uint8_t *pixels = ok ? ic_reducer_take(&reducer) : NULL;
+    ic_reducer_free(&reducer);
+    if (pixels == NULL) {
+        ic_set_message(message, message_size, "PNG data is corrupt: %s", errors.message[0] ? errors.message : "rows are missing");
+        return IC_CORRUPT;
+    }
+    out->pixels = pixels;
+    out->width = options->reduce_width;
+    out->height = options->reduce_height;
+    out->reduced = 1;
+    return IC_OK;
+}
+
+/* Interlaced files: decoded whole, then reduced row by row. */
+static ic_status reduce_whole(ic_image *image, const ic_decode_options *options, char *message, size_t message_size) {
+    ic_reducer reducer;
+    if (ic_reducer_init(&reducer, image->width, image->height, options->reduce_width, options->reduce_height) != IC_OK) {
+        ic_set_message(message, message_size, "no memory to reduce a %ux%u PNG", image->width, image->height);
+        free(image->pixels);
+        memset(image, 0, sizeof *image);
+        return IC_TOO_LARGE;
+    }
+    for (uint32_t y = 0; y < image->height; y++) ic_reducer_push(&reducer, image->pixels + (size_t)y * image->width * 4);
+    free(image->pixels);
+    image->pixels = ic_reducer_take(&reducer);
+    image->width = options->reduce_width;
+    image->height = options->reduce_height;
+    image->reduced = 1;
+    ic_reducer_free(&reducer);
+    return IC_OK;
+}
+
+ic_status ic_decode_png(const uint8_t *data, size_t size, const ic_decode_options *options,
+                        ic_image *out, char *message, size_t message_size) {
+    memset(out, 0, sizeof *out);
+    ic_set_message(message, message_size, "%s", "");
+    if (data == NULL || size == 0) {
+        ic_set_message(message, message_size, "image data is empty");
+        return IC_EMPTY;
+    }
+    ic_status status = precheck_header(data, size, options->max_pixels, message, message_size);
+    if (status != IC_OK) return status;
+    /* IHDR: width, height, bit depth, colour type (byte 25), ..., interlace method (byte 28). */
+    uint32_t width = read_be32(data + 16), height = read_be32(data + 20);
+    if (!ic_wants_reduction(options, width, height)) return decode_whole(data, size, options->max_pixels, out, message, message_size);
+    int interlaced = size > 28 && data[28] != 0;
+    int gray = size > 25 && (data[25] & 2) == 0; /* no colour bit: gray or gray + alpha */
+    if (interlaced) {
+        status = decode_whole(data, size, options->max_pixels, out, message, message_size);
+        return status == IC_OK ? reduce_whole(out, options, message, message_size) : status;
+    }
+    status = decode_reduced(data, size, options, out, message, message_size);
+    if (status == IC_OK) out->gray = gray;
+    return status;
 }

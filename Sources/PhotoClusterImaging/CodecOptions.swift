@@ -8,10 +8,16 @@ public struct DecodeOptions: Sendable, Hashable {
     public var maxPixels: Int
     /// JPEG: libjpeg-turbo's fast integer DCT and chroma upsampling by replication.
     public var fastDCT: Bool
+    /// Shrink while decoding to exactly this size (as stored, before orientation), by area
+    /// averaging as rows arrive and without a full-size image; JPEG is first decoded at the
+    /// largest DCT scale that leaves at least twice this size. Ignored unless it is smaller than
+    /// the photo on one side and not larger on the other (`DecodedImage.isReduced` says).
+    public var reduceTo: ImageSize?
 
-    public init(maxPixels: Int = ImageCodec.defaultMaxPixels, fastDCT: Bool = false) {
+    public init(maxPixels: Int = ImageCodec.defaultMaxPixels, fastDCT: Bool = false, reduceTo: ImageSize? = nil) {
         self.maxPixels = maxPixels
         self.fastDCT = fastDCT
+        self.reduceTo = reduceTo
     }
 }
 
@@ -22,6 +28,8 @@ public struct DecodedImage: @unchecked Sendable {
     public let header: ImageHeader
     /// Stored with one colour channel (gray, or gray and alpha).
     public let isGray: Bool
+    /// Shrunk while decoding to the options' `reduceTo`.
+    public let isReduced: Bool
 
     public var format: ImageFormat { header.format }
     public var metadata: ImageMetadata { header.metadata }

@@ -41,6 +41,10 @@ public enum ImageCodec {
         var c = ic_decode_options()
         c.max_pixels = UInt64(max(0, options.maxPixels))
         c.fast_dct = options.fastDCT ? 1 : 0
+        if let size = options.reduceTo, size.width > 0, size.height > 0, size.width <= UInt32.max, size.height <= UInt32.max {
+            c.reduce_width = UInt32(size.width)
+            c.reduce_height = UInt32(size.height)
+        }
         try CodecCall.check { message, messageSize in
             data.withUnsafeBytes { raw in
                 let bytes = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
@@ -51,7 +55,7 @@ public enum ImageCodec {
             }
         }
         let image = RGBAImage(width: Int(decoded.width), height: Int(decoded.height), adoptingMallocedPixels: decoded.pixels)
-        return DecodedImage(image: image, header: header, isGray: decoded.gray != 0)
+        return DecodedImage(image: image, header: header, isGray: decoded.gray != 0, isReduced: decoded.reduced != 0)
     }
 
     /// Decodes a JPEG or PNG to RGBA8 as stored. `fastDCT` decodes JPEG with libjpeg-turbo's fast

@@ -41,6 +41,7 @@ typedef struct {
     uint32_t width;
     uint32_t height;
     int gray; /* stored with one colour channel (gray, or gray and alpha) */
+    int reduced; /* shrunk while decoding to the options' reduce_width × reduce_height */
 } ic_image;
 
 /* Bytes owned by the caller; `size` 0 means absent. */
@@ -54,6 +55,14 @@ typedef struct {
     uint64_t max_pixels;
     /* JPEG: libjpeg-turbo's fast integer DCT and chroma upsampling by replication. */
     int fast_dct;
+    /*
+     * Shrink while decoding to exactly this size (both nonzero, neither larger than the image,
+     * one smaller), by area averaging as rows arrive, without a full-size image: JPEG is first
+     * decoded at the largest DCT scale (1/2, 1/4, 1/8) that still leaves at least twice this size
+     * (less would alias the 8×8 blocks), PNG row by row (interlaced PNG is decoded whole first).
+     * Otherwise ignored, and `reduced` says which happened.
+     */
+    uint32_t reduce_width, reduce_height;
 } ic_decode_options;
 
 /* What an encoder writes besides the pixels. */

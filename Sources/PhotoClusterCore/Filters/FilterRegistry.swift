@@ -10,7 +10,7 @@ public struct FilterRegistry: Sendable {
     public static var builtIn: FilterRegistry {
         FilterRegistry([
             SepiaFilter(), GrayscaleFilter(), BrightnessFilter(), BlurFilter(), SharpenFilter(), VignetteFilter(),
-            FogFilter(), PosterizeFilter(), ResizeFilter(), CropFilter(), RotateFilter(), FlipFilter(),
+            FogFilter(), PosterizeFilter(), ResizeFilter(), ThumbnailFilter(), CropFilter(), RotateFilter(), FlipFilter(),
         ])
     }
 

@@ -3,7 +3,7 @@
 /// round(side·scale) (halves up), at least 1. Each axis shrinks by exact area averaging or grows
 /// bilinearly (see `ResampleAxis`); all four channels are resampled as stored, not premultiplied.
 /// Returns a new image.
-public struct ResizeFilter: FilterStage {
+public struct ResizeFilter: ReducingFilter {
     public init() {}
 
     public var descriptor: FilterDescriptor {
@@ -24,10 +24,19 @@ public struct ResizeFilter: FilterStage {
         return (min(bw, max(1, (2 * w * bh + h) / (2 * h))), bh)
     }
 
-    public func apply(to image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage {
-        let size = Self.fittedSize(width: image.width, height: image.height, boxWidth: Int(parameters["width"]), boxHeight: Int(parameters["height"]))
+    public func plan(for size: ImageSize, parameters: FilterParameters) -> ReductionPlan {
+        let fitted = Self.fittedSize(width: size.width, height: size.height, boxWidth: Int(parameters["width"]), boxHeight: Int(parameters["height"]))
+        return ReductionPlan(scaled: ImageSize(width: fitted.width, height: fitted.height))
+    }
+}
+
+/// Resampling a whole image to a new size, axis by axis (see `ResampleAxis`).
+public enum Resample {
+    /// Each axis shrinks by exact area averaging or grows bilinearly; checks `isCancelled` between
+    /// bands of output rows.
+    public static func area(_ image: RGBAImage, to size: ImageSize, filter: String, isCancelled: () -> Bool) throws -> RGBAImage {
         guard let output = RGBAImage(width: size.width, height: size.height) else {
-            throw FilterFailure(filter: "resize", reason: "cannot allocate a \(size.width)x\(size.height) image")
+            throw FilterFailure(filter: filter, reason: "cannot allocate a \(size.width)x\(size.height) image")
         }
         let xs = ResampleAxis(from: image.width, to: size.width), ys = ResampleAxis(from: image.height, to: size.height)
         // One row of vertically combined input, padded for the zero-weight taps past its end.

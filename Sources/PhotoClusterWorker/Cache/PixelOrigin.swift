@@ -23,9 +23,13 @@ public struct PixelVariant: Hashable, Sendable {
     public var fastDCT: Bool
     /// Turned upright by the EXIF orientation (not with `--no-auto-orient`).
     public var upright: Bool
+    /// The chain's first filter was applied while decoding, shrinking as rows arrived: its
+    /// result is a stage result of its own, never mixed with a whole decode's.
+    public var reducedOnLoad: Bool
 
-    public init(fastDCT: Bool = false, upright: Bool = true) {
+    public init(fastDCT: Bool = false, upright: Bool = true, reducedOnLoad: Bool = false) {
         self.fastDCT = fastDCT
         self.upright = upright
+        self.reducedOnLoad = reducedOnLoad
     }
 }

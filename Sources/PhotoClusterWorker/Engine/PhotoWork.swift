@@ -34,8 +34,12 @@ final class PhotoWork: @unchecked Sendable {
     let filters: [ConfiguredFilter]
     var key: Key { Key(job: graph.jobID, photo: graph.photoIndex) }
 
+    /// The chain starts with `resize` or `thumbnail`, which the decode applies while shrinking
+    /// (see `DecodeOperation`): the decode's result is the first filter's.
+    var reducesOnLoad: Bool { filters.first?.stage is ReducingFilter }
+
     /// How this photo's pixels are decoded.
-    var variant: PixelVariant { PixelVariant(fastDCT: graph.fastDct, upright: !graph.image.noAutoOrient) }
+    var variant: PixelVariant { PixelVariant(fastDCT: graph.fastDct, upright: !graph.image.noAutoOrient, reducedOnLoad: reducesOnLoad) }
 
     /// The cache key of the pixels after the first `filtersDone` filters: the decoded image for 0.
     func pixelsKey(filtersDone: Int) -> StageCache.Key {

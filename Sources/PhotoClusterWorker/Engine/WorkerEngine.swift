@@ -198,6 +198,7 @@ public final class WorkerEngine: @unchecked Sendable {
                 chain.append(DownloadOperation(work: work, downloads: downloads, cache: cache, report: reporter))
             }
             chain.append(DecodeOperation(work: work, maxPixels: configuration.maxPixels, cache: cache, report: reporter))
+            if work.reducesOnLoad { firstFilter = 1 }
         }
         // Trailing point filters run inside the encode, band by band (see EncodeOperation).
         let fusedStart = max(firstFilter, work.filters.pointFilterTailStart)
@@ -228,7 +229,8 @@ public final class WorkerEngine: @unchecked Sendable {
 
     /// The decoded image with the most of the chain already applied, if the cache has one.
     private func longestCachedPrefix(of work: PhotoWork) -> (filtersDone: Int, image: RGBAImage, origin: PixelOrigin)? {
-        for count in stride(from: work.filters.count, through: 0, by: -1) {
+        // A chain that reduces on load has no whole decode of its own to resume from.
+        for count in stride(from: work.filters.count, through: work.reducesOnLoad ? 1 : 0, by: -1) {
             if case .image(let image, let origin)? = cache.get(work.pixelsKey(filtersDone: count)) { return (count, image, origin) }
         }
         return nil

@@ -5,6 +5,11 @@ import PhotoClusterImaging
 /// Turns the downloaded bytes into RGBA pixels (the pixel cap is checked from the header
 /// first) and turns them upright by their EXIF orientation, so every filter sees the photo as
 /// it is shown (unless the job keeps the stored pixels).
+///
+/// When the chain starts with `resize` or `thumbnail`, the decode applies it: the photo shrinks
+/// while it is decoded (JPEG at a reduced DCT scale, then area averaging as rows arrive; no
+/// full-size image), is turned upright (cheap once small) and cut as the filter says. The result
+/// is the first filter's, cached under its own key.
 final class DecodeOperation: Operation, @unchecked Sendable {
     private let work: PhotoWork
     private let maxPixels: Int
@@ -27,14 +32,22 @@ final class DecodeOperation: Operation, @unchecked Sendable {
         #endif
         let started = Date()
         do {
-            let decoded = try ImageCodec.decode(bytes, options: DecodeOptions(maxPixels: maxPixels, fastDCT: work.graph.fastDct))
+            var options = DecodeOptions(maxPixels: maxPixels, fastDCT: work.graph.fastDct)
+            let reduction = try work.reducesOnLoad ? plan(for: bytes) : nil
+            options.reduceTo = reduction?.storedTarget
+            let decoded = try ImageCodec.decode(bytes, options: options)
             let orientation = decoded.metadata.orientation
             let orient = work.variant.upright && orientation != .up
-            guard let image = orient ? decoded.image.upright(orientation) : decoded.image else {
+            guard var image = orient ? decoded.image.upright(orientation) : decoded.image else {
                 return work.fail(stage: .decode, name: "decode", reason: "no memory to turn a \(decoded.image.width)x\(decoded.image.height) photo upright")
             }
+            if let reduction {
+                // Reduced: only the cut is left. Not reduced (a photo smaller than the box): all of it.
+                let check = { [unowned self] in self.isCancelled || self.work.isCancelled }
+                image = try reduction.filter.finish(reduction.plan, from: image, isCancelled: check)
+            }
             let origin = PixelOrigin(format: decoded.format, metadata: decoded.metadata, isGray: decoded.isGray, orientationApplied: orient)
-            cache.put(work.pixelsKey(filtersDone: 0), .image(image, origin))
+            cache.put(work.pixelsKey(filtersDone: reduction == nil ? 0 : 1), .image(image, origin))
             work.update {
                 $0.image = image
                 $0.imageIsShared = true
@@ -42,9 +55,30 @@ final class DecodeOperation: Operation, @unchecked Sendable {
                 $0.downloaded = nil
                 $0.lastFinished = .decode
             }
-            report.stageFinished(work, .decode, bytes: 0, pixels: UInt64(image.pixelCount), seconds: Date().timeIntervalSince(started))
+            let sourcePixels = decoded.header.width * decoded.header.height
+            report.stageFinished(work, .decode, bytes: 0, pixels: UInt64(max(sourcePixels, image.pixelCount)), seconds: Date().timeIntervalSince(started))
+        } catch is FilterCancelled {
+            return
         } catch {
-            work.fail(stage: .decode, name: "decode", reason: "\(error)")
+            work.fail(stage: .decode, name: reduction(failed: error), reason: "\(error)")
         }
+    }
+
+    /// The chain's first filter's plan for this photo, from its header: the size to shrink to
+    /// as stored (before the orientation turns it).
+    private func plan(for bytes: Data) throws -> (filter: ReducingFilter, plan: ReductionPlan, storedTarget: ImageSize) {
+        let first = work.filters[0]
+        let filter = first.stage as! ReducingFilter  // `reducesOnLoad` checked the type
+        let header = try ImageCodec.inspect(bytes)
+        let orientation = work.variant.upright ? header.metadata.orientation : .up
+        let upright = orientation.uprightSize(width: header.width, height: header.height)
+        let plan = filter.plan(for: ImageSize(width: upright.width, height: upright.height), parameters: first.parameters)
+        let target = orientation.swapsAxes ? ImageSize(width: plan.scaled.height, height: plan.scaled.width) : plan.scaled
+        return (filter, plan, target)
+    }
+
+    /// A failure of the first filter's part is the filter's, as it would be in its own stage.
+    private func reduction(failed error: Error) -> String {
+        error is FilterFailure ? "filter:\(work.filters[0].name)" : "decode"
     }
 }

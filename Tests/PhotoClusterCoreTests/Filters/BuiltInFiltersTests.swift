@@ -5,7 +5,7 @@ import XCTest
 final class BuiltInFiltersTests: XCTestCase {
     func testTheBuiltInNames() {
         XCTAssertEqual(FilterRegistry.builtIn.names, [
-            "blur", "brightness", "crop", "flip", "fog", "grayscale", "posterize", "resize", "rotate", "sepia", "sharpen", "vignette",
+            "blur", "brightness", "crop", "flip", "fog", "grayscale", "posterize", "resize", "rotate", "sepia", "sharpen", "thumbnail", "vignette",
         ])
     }
 

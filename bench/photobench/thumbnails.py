@@ -1,0 +1,175 @@
+"""The thumbnail benchmark's measuring: the photo sets (samples upscaled to 12 and 24 MP), and
+each tool run on one core (taskset) and on all cores. bench/thumbnails.py reads the options;
+thumbnail_report.py writes the results."""
+import json
+import math
+import os
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from photobench import thumbnail_report
+from photobench.machine import loadavg, log
+
+QUALITY = 85
+WORKS = {"thumb-256": 256, "thumb-512": 512}
+SETS = {"12mp": 12e6, "24mp": 24e6}
+TOOLS = [
+    ("embedded", "PhotoCluster `cluster submit` (whole command, downloads included)"),
+    ("pyvips", "pyvips `thumbnail` in-process"),
+    ("vips", "`vips thumbnail` command"),
+    ("pillow", "Pillow `draft` + `thumbnail` in-process"),
+    ("magick", "ImageMagick `-thumbnail`"),
+]
+
+
+class Thumbnails:
+    def __init__(self, args):
+        self.args = args
+        self.root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        self.tmp = tempfile.mkdtemp(prefix="photocluster-thumbs-", dir=args.scratch or None)
+        self.cores = os.cpu_count() or 1
+        self.results = []
+        self.notes = []
+        self.server = None
+
+    # ---------- photos ----------
+
+    def make_sets(self):
+        """The first N JPEG samples upscaled with Lanczos to 12 and 24 MP, saved at quality 90."""
+        from PIL import Image
+        photos = os.path.join(self.root, "samples", "photos")
+        names = sorted(f for f in os.listdir(photos) if f.endswith(".jpg"))[: self.args.photos]
+        self.serve = os.path.join(self.tmp, "serve")
+        os.makedirs(self.serve)
+        self.sets = {}
+        for key, pixels in SETS.items():
+            files = []
+            for name in names:
+                image = Image.open(os.path.join(photos, name)).convert("RGB")
+                scale = math.sqrt(pixels / (image.width * image.height))
+                target = os.path.join(self.serve, f"{key}-{name}")
+                image.resize((round(image.width * scale), round(image.height * scale)), Image.LANCZOS).save(target, quality=90)
+                files.append(target)
+            self.sets[key] = files
+            log(f"  set {key}: {len(files)} photos, {self.megapixels(files):.1f} MP")
+
+    def megapixels(self, files):
+        from PIL import Image
+        return sum(Image.open(f).size[0] * Image.open(f).size[1] for f in files) / 1e6
+
+    def start_server(self):
+        self.server = subprocess.Popen([self.args.pipeline, "serve", self.serve], stdout=subprocess.PIPE, text=True)
+        self.base_url = self.server.stdout.readline().strip()
+
+    # ---------- measuring ----------
+
+    def pin(self, cores):
+        return ["taskset", "-c", "0"] if cores == 1 else []
+
+    def timed(self, command, stdin=None):
+        start = time.perf_counter()
+        done = subprocess.run(command, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wall = time.perf_counter() - start
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(command[:4])}… exited {done.returncode}: {done.stderr.strip()[-300:]}")
+        return wall, done.stdout
+
+    def record(self, work, set_key, tool, cores, seconds, photos, megapixels):
+        wall = statistics.median(seconds)
+        entry = {"work": work, "set": set_key, "tool": tool, "cores": cores, "runs": len(seconds), "seconds": seconds,
+                 "photos": photos, "megapixels": megapixels, "photos_per_s": photos / wall,
+                 "mp_per_s_per_core": megapixels / wall / cores}
+        self.results.append(entry)
+        log(f"    {tool:9} {cores} core{'s' if cores > 1 else ' '}  {entry['photos_per_s']:7.1f} photos/s  "
+            f"{entry['mp_per_s_per_core']:7.1f} MP/s/core  ({len(seconds)} runs)")
+
+    def embedded(self, work, set_key, files, cores):
+        """A job holding the set enough times for 48 photos, each copy with URLs of its own."""
+        size, copies = WORKS[work], max(1, math.ceil(48 / len(files)))
+        seconds = []
+        for run in range(self.args.runs):
+            entries = [{"name": f"{c}-{os.path.basename(p)}", "url": f"{self.base_url}/{os.path.basename(p)}?run={work}{set_key}{cores}{run}-{c}"}
+                       for c in range(copies) for p in files]
+            manifest = os.path.join(self.tmp, "manifest.json")
+            with open(manifest, "w") as f:
+                json.dump(entries, f)
+            out = os.path.join(self.tmp, "out-embedded")
+            shutil.rmtree(out, ignore_errors=True)
+            wall, stdout = self.timed(self.pin(cores) + [self.args.cluster, "submit", manifest, "--filter", f"thumbnail:width={size},height={size}",
+                                                         "--format", "jpeg", "--quality", str(QUALITY), "--out", out, "--json", "--workers", str(cores)])
+            report = json.loads(stdout)
+            if report["succeeded"] != len(entries):
+                raise RuntimeError(f"cluster submit: {report['failed']}")
+            seconds.append(wall)
+        self.record(work, set_key, "embedded", cores, seconds, len(files) * copies, self.megapixels(files) * copies)
+
+    def in_process(self, work, set_key, files, tool, cores):
+        command = self.pin(cores) + [sys.executable, os.path.join(self.root, "bench", "thumbnail_inprocess.py"), "--library", tool,
+                                     "--size", str(WORKS[work]), "--quality", str(QUALITY), "--processes", str(cores),
+                                     "--runs", str(self.args.runs)] + files * max(1, math.ceil(16 / len(files)))
+        _, stdout = self.timed(command)
+        result = json.loads(stdout.strip().splitlines()[-1])
+        self.record(work, set_key, tool, cores, result["seconds"], result["photos"], result["megapixels"])
+
+    def per_photo(self, work, set_key, files, tool, cores):
+        """One process per photo, `cores` at a time (xargs -P), as scripts use the commands."""
+        size, out = WORKS[work], os.path.join(self.tmp, "out-cmd")
+        lines = []
+        for path in files * max(1, math.ceil(16 / len(files))):
+            target = os.path.join(out, f"{len(lines)}.jpg")
+            if tool == "vips":
+                command = [self.args.vips, "thumbnail", path, f"{target}[Q={QUALITY}]", str(size), "--height", str(size)]
+            else:
+                command = [self.args.magick, path, "-thumbnail", f"{size}x{size}", "-quality", str(QUALITY), target]
+            lines.append(" ".join(shlex.quote(a) for a in command))
+        listing = os.path.join(self.tmp, "commands")
+        with open(listing, "w") as f:
+            f.write("\0".join(lines) + "\0")
+        seconds = []
+        for _ in range(self.args.runs):
+            shutil.rmtree(out, ignore_errors=True)
+            os.makedirs(out)
+            with open(listing) as stdin:
+                wall, _ = self.timed(self.pin(cores) + ["xargs", "-0", "-P", str(cores), "-n", "1", "sh", "-c"], stdin=stdin)
+            seconds.append(wall)
+        self.record(work, set_key, tool, cores, seconds, len(lines), self.megapixels(files) * len(lines) / len(files))
+
+    def measure(self, work, set_key, files, tool, cores):
+        try:
+            if tool == "embedded":
+                self.embedded(work, set_key, files, cores)
+            elif tool in ("pyvips", "pillow"):
+                self.in_process(work, set_key, files, tool, cores)
+            elif tool == "vips" and self.args.vips or tool == "magick" and self.args.magick:
+                self.per_photo(work, set_key, files, tool, cores)
+        except Exception as error:
+            self.notes.append(f"{tool} on {set_key} {work}, {cores} cores: {error}")
+            log(f"    {tool:9} failed: {error}")
+
+    def run(self):
+        self.load_before = loadavg()
+        started = time.time()
+        log(f"PhotoCluster thumbnail benchmark: {self.cores} cores, load average {self.load_before:.2f}")
+        self.make_sets()
+        self.start_server()
+        tools = [t for t, _ in TOOLS if not self.args.tools or t in self.args.tools.split(",")]
+        works = [w for w in WORKS if not self.args.works or w in self.args.works.split(",")]
+        try:
+            for set_key, files in self.sets.items():
+                for work in works:
+                    log(f"• {set_key} → {WORKS[work]} px  [{time.time() - started:.0f} s]")
+                    for tool in tools:
+                        for cores in sorted({1, self.cores}):
+                            self.measure(work, set_key, files, tool, cores)
+        finally:
+            if self.server:
+                self.server.kill()
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        self.elapsed = time.time() - started
+        self.load_after = loadavg()
+        thumbnail_report.write(self, os.path.join(self.root, "bench", "results"))

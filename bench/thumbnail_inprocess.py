@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Thumbnails in-process, on photos held in memory: pyvips `thumbnail_buffer` or Pillow's
+`draft` + `thumbnail`, each JPEG written at the given quality.
+
+    thumbnail_inprocess.py --library pyvips|pillow --size N [--quality Q] [--processes P]
+                           [--runs R] [--budget SECONDS] FILE...
+
+pyvips shrinks on load as libvips' `thumbnail` does (JPEG at 1/2, 1/4 or 1/8 in the DCT, then
+its reducers); Pillow's `draft` asks libjpeg for the same DCT scaling and `thumbnail` finishes
+(bicubic with its reducing gap, Pillow's defaults). With P > 1 a pool of P processes, started
+before timing, shares the photos. Prints one JSON object: seconds per run, photos, megapixels.
+"""
+import argparse
+import io
+import json
+import multiprocessing
+import os
+import time
+
+# One libvips thread per process (set before pyvips loads libvips): the pool gives the cores.
+os.environ.setdefault("VIPS_CONCURRENCY", "1")
+
+_inputs = []
+_options = {}
+
+
+def _init(inputs, options):
+    global _inputs, _options
+    _inputs, _options = inputs, options
+    if options["library"] == "pyvips":
+        import pyvips
+        pyvips.cache_set_max(0)  # every run decodes again, as the other tools do
+
+
+def thumbnail(index):
+    size, quality = _options["size"], _options["quality"]
+    if _options["library"] == "pyvips":
+        import pyvips
+        image = pyvips.Image.thumbnail_buffer(_inputs[index], size, height=size)
+        return len(image.write_to_buffer(".jpg", Q=quality))
+    from PIL import Image
+    image = Image.open(io.BytesIO(_inputs[index]))
+    image.draft("RGB", (size, size))
+    image = image.convert("RGB")
+    image.thumbnail((size, size))
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=quality)
+    return out.tell()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--library", choices=["pyvips", "pillow"], required=True)
+    parser.add_argument("--size", type=int, default=512)
+    parser.add_argument("--quality", type=int, default=85)
+    parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--budget", type=float, default=60.0)
+    parser.add_argument("files", nargs="+")
+    args = parser.parse_args()
+    inputs = [open(path, "rb").read() for path in args.files]
+    from PIL import Image
+    megapixels = sum(Image.open(io.BytesIO(data)).size[0] * Image.open(io.BytesIO(data)).size[1] for data in inputs) / 1e6
+    options = {"library": args.library, "size": args.size, "quality": args.quality}
+    _init(inputs, options)
+    pool = multiprocessing.Pool(args.processes, _init, (inputs, options)) if args.processes > 1 else None
+    if pool:
+        pool.map(thumbnail, range(len(inputs)))  # warm: processes started, libraries loaded
+    else:
+        thumbnail(0)
+    seconds, started = [], time.perf_counter()
+    for _ in range(args.runs):
+        start = time.perf_counter()
+        if pool:
+            pool.map(thumbnail, range(len(inputs)), chunksize=1)
+        else:
+            for index in range(len(inputs)):
+                thumbnail(index)
+        seconds.append(time.perf_counter() - start)
+        if time.perf_counter() - started > args.budget:
+            break
+    if pool:
+        pool.close()
+    print(json.dumps({"seconds": seconds, "photos": len(inputs), "megapixels": megapixels}))
+
+
+if __name__ == "__main__":
+    main()
