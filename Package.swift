@@ -56,7 +56,10 @@ let package = Package(
         ),
         .target(
             name: "CImageCodec",
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("z")]
+            linkerSettings: [
+                .linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("z"), .linkedLibrary("webp"), .linkedLibrary("webpmux"),
+                .linkedLibrary("lcms2"),
+            ]
         ),
 
         // The versioned C ABI of filter plugins, and the loader that turns plugins into filters.

@@ -1,4 +1,5 @@
 #include "codec_util.h"
+#include "colour.h"
 #include "jpeg_error.h"
 #include "reduce.h"
 
@@ -17,6 +18,7 @@ typedef struct {
     uint8_t *pixels;
     ic_reducer reducer; /* when shrinking while decoding */
     uint8_t *band;      /* rows decoded before they go into the reducer */
+    ic_colour *colour;  /* a CMYK photo's profile, converting it to sRGB */
     char *message;
     size_t message_size;
     int reading_rows; /* inside the jpeg_read_scanlines loop of a single-scan file */
@@ -88,6 +90,12 @@ static void cmyk_to_rgba(uint8_t *p, size_t pixel_count, int adobe_inverted) {
     }
 }
 
+/* CMYK to sRGB: by the photo's profile when it has a CMYK one, else by formula. */
+static void cmyk_to_srgb(decode_job *job, uint8_t *pixels, size_t pixel_count) {
+    if (job->colour != NULL) ic_colour_apply(job->colour, pixels, pixel_count);
+    else cmyk_to_rgba(pixels, pixel_count, job->cinfo.saw_Adobe_marker);
+}
+
 static ic_status failure_status(decode_job *job) {
     struct jpeg_error_mgr *pub = &job->err.pub;
     if (job->truncated) {
@@ -146,7 +154,7 @@ static ic_status read_reduced(decode_job *job, const ic_decode_options *options,
             ic_set_message(job->message, job->message_size, "JPEG decoder stopped early");
             return IC_CORRUPT;
         }
-        if (cmyk) cmyk_to_rgba(job->band, (size_t)count * cinfo->output_width, cinfo->saw_Adobe_marker);
+        if (cmyk) cmyk_to_srgb(job, job->band, (size_t)count * cinfo->output_width);
         for (JDIMENSION i = 0; i < count; i++) ic_reducer_push(&job->reducer, rows[i]);
     }
     job->rows_done = 1;
@@ -187,6 +195,12 @@ static ic_status decode(decode_job *job, const uint8_t *data, size_t size,
     case JCS_YCCK:
         cinfo->out_color_space = JCS_CMYK; /* libjpeg turns YCCK into CMYK */
         cmyk = 1;
+        out->cmyk = 1;
+        job->colour = ic_colour_open(options->icc, cinfo->saw_Adobe_marker);
+        if (job->colour != NULL && ic_colour_kind(job->colour) != IC_PROFILE_CMYK) {
+            ic_colour_close(job->colour);
+            job->colour = NULL;
+        }
         break;
     default:
         ic_set_message(job->message, job->message_size,
@@ -241,7 +255,7 @@ static ic_status decode(decode_job *job, const uint8_t *data, size_t size,
     job->rows_done = 1;
     jpeg_finish_decompress(cinfo);
 
-    if (cmyk) cmyk_to_rgba(job->pixels, byte_count / 4, cinfo->saw_Adobe_marker);
+    if (cmyk) cmyk_to_srgb(job, job->pixels, byte_count / 4);
     out->pixels = job->pixels;
     out->width = cinfo->output_width;
     out->height = cinfo->output_height;
@@ -270,5 +284,7 @@ ic_status ic_decode_jpeg(const uint8_t *data, size_t size, const ic_decode_optio
     free(job.pixels); /* non-NULL only on failure */
     free(job.band);
     ic_reducer_free(&job.reducer);
+    ic_colour_close(job.colour);
+    if (status != IC_OK) memset(out, 0, sizeof *out);
     return status;
 }

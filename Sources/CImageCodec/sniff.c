@@ -10,5 +10,8 @@ ic_format ic_sniff(const uint8_t *data, size_t size) {
         return IC_FORMAT_JPEG;
     if (size >= sizeof png_magic && memcmp(data, png_magic, sizeof png_magic) == 0)
         return IC_FORMAT_PNG;
+    /* RIFF, the file's size, WEBP. */
+    if (size >= 12 && memcmp(data, "RIFF", 4) == 0 && memcmp(data + 8, "WEBP", 4) == 0)
+        return IC_FORMAT_WEBP;
     return IC_FORMAT_UNKNOWN;
 }

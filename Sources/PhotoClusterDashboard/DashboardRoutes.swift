@@ -51,7 +51,7 @@ public enum DashboardRoutes {
             guard let file = await coordinator.outputFile(of: id, photo: index), let data = try? Data(contentsOf: file) else {
                 return problem(.notFound, "photo \(index) of job \(id) has no output (yet)")
             }
-            let type = file.pathExtension.lowercased() == "png" ? "image/png" : "image/jpeg"
+            let type = ["png": "image/png", "webp": "image/webp"][file.pathExtension.lowercased()] ?? "image/jpeg"
             return Response(
                 status: .ok, headers: [.contentType: type, .cacheControl: "max-age=3600"],
                 body: .init(byteBuffer: ByteBuffer(bytes: data)))

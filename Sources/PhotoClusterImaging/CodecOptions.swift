@@ -13,11 +13,15 @@ public struct DecodeOptions: Sendable, Hashable {
     /// largest DCT scale that leaves at least twice this size. Ignored unless it is smaller than
     /// the photo on one side and not larger on the other (`DecodedImage.isReduced` says).
     public var reduceTo: ImageSize?
+    /// Convert RGB and gray pixels to sRGB by the photo's ICC profile (Little CMS), when it has
+    /// one that converts. CMYK photos are always converted (by their profile, else by formula).
+    public var toSRGB: Bool
 
-    public init(maxPixels: Int = ImageCodec.defaultMaxPixels, fastDCT: Bool = false, reduceTo: ImageSize? = nil) {
+    public init(maxPixels: Int = ImageCodec.defaultMaxPixels, fastDCT: Bool = false, reduceTo: ImageSize? = nil, toSRGB: Bool = false) {
         self.maxPixels = maxPixels
         self.fastDCT = fastDCT
         self.reduceTo = reduceTo
+        self.toSRGB = toSRGB
     }
 }
 
@@ -30,6 +34,9 @@ public struct DecodedImage: @unchecked Sendable {
     public let isGray: Bool
     /// Shrunk while decoding to the options' `reduceTo`.
     public let isReduced: Bool
+    /// The pixels are sRGB, no longer in the space of the photo's profile (CMYK photos, and
+    /// converted ones).
+    public let isConverted: Bool
 
     public var format: ImageFormat { header.format }
     public var metadata: ImageMetadata { header.metadata }
@@ -43,16 +50,22 @@ public struct EncodeOptions: Sendable, Hashable {
     public var fastDCT: Bool
     /// JPEG and PNG: one colour channel, taken from red; for images whose r = g = b everywhere.
     public var gray: Bool
+    /// WebP: lossless, `quality` then setting how hard it tries.
+    public var lossless: Bool
     /// The ICC profile, EXIF and XMP to embed (orientation is not read from here: write the EXIF
     /// you mean).
     public var iccProfile: Data?
     public var exif: Data?
     public var xmp: Data?
 
-    public init(quality: Int = 90, fastDCT: Bool = false, gray: Bool = false, iccProfile: Data? = nil, exif: Data? = nil, xmp: Data? = nil) {
+    public init(
+        quality: Int = 90, fastDCT: Bool = false, gray: Bool = false, lossless: Bool = false, iccProfile: Data? = nil, exif: Data? = nil,
+        xmp: Data? = nil
+    ) {
         self.quality = quality
         self.fastDCT = fastDCT
         self.gray = gray
+        self.lossless = lossless
         self.iccProfile = iccProfile
         self.exif = exif
         self.xmp = xmp
@@ -67,6 +80,7 @@ public struct EncodeOptions: Sendable, Hashable {
                     c.quality = Int32(clamping: quality)
                     c.fast_dct = fastDCT ? 1 : 0
                     c.gray = gray ? 1 : 0
+                    c.lossless = lossless ? 1 : 0
                     c.icc = icc
                     c.exif = exif
                     c.xmp = xmp
@@ -76,7 +90,7 @@ public struct EncodeOptions: Sendable, Hashable {
         }
     }
 
-    private static func withBlob<T>(_ data: Data?, _ body: (ic_blob) throws -> T) rethrows -> T {
+    static func withBlob<T>(_ data: Data?, _ body: (ic_blob) throws -> T) rethrows -> T {
         guard let data, !data.isEmpty else { return try body(ic_blob(bytes: nil, size: 0)) }
         return try data.withUnsafeBytes { raw in
             try body(ic_blob(bytes: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), size: raw.count))

@@ -2,7 +2,8 @@ import CImageCodec
 import Foundation
 import PhotoClusterCore
 
-/// JPEG and PNG decoding to, and encoding from, 8-bit RGBA, backed by libjpeg-turbo and libpng.
+/// JPEG, PNG and WebP decoding to, and encoding from, 8-bit RGBA, backed by libjpeg-turbo, libpng
+/// and libwebp.
 public enum ImageCodec {
     /// The default cap on decoded pixels (100 megapixels, 400 MB of RGBA).
     public static let defaultMaxPixels = 100_000_000
@@ -15,6 +16,7 @@ public enum ImageCodec {
         switch format {
         case IC_FORMAT_JPEG: return .jpeg
         case IC_FORMAT_PNG: return .png
+        case IC_FORMAT_WEBP: return .webp
         default: return nil
         }
     }
@@ -28,11 +30,12 @@ public enum ImageCodec {
             switch format {
             case .jpeg: return JPEGSegments.header(of: window)
             case .png: return PNGChunks.header(of: window)
+            case .webp: return WebPChunks.header(of: window)
             }
         }
     }
 
-    /// Decodes a JPEG or PNG to RGBA8, as stored (no orientation is applied), with its header.
+    /// Decodes a JPEG, PNG or WebP to RGBA8, as stored (no orientation is applied), with its header.
     /// The header's size is checked against `options.maxPixels` before any pixel memory is
     /// allocated.
     public static func decode(_ data: Data, options: DecodeOptions) throws -> DecodedImage {
@@ -46,19 +49,30 @@ public enum ImageCodec {
             c.reduce_height = UInt32(size.height)
         }
         try CodecCall.check { message, messageSize in
-            data.withUnsafeBytes { raw in
+            EncodeOptions.withBlob(header.metadata.iccProfile) { icc in
+                c.icc = icc
+                return data.withUnsafeBytes { raw in
                 let bytes = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
                 switch header.format {
                 case .jpeg: return ic_decode_jpeg(bytes, raw.count, &c, &decoded, message, messageSize)
                 case .png: return ic_decode_png(bytes, raw.count, &c, &decoded, message, messageSize)
+                case .webp: return ic_decode_webp(bytes, raw.count, &c, &decoded, message, messageSize)
+                }
                 }
             }
         }
         let image = RGBAImage(width: Int(decoded.width), height: Int(decoded.height), adoptingMallocedPixels: decoded.pixels)
-        return DecodedImage(image: image, header: header, isGray: decoded.gray != 0, isReduced: decoded.reduced != 0)
+        var converted = decoded.cmyk != 0
+        if options.toSRGB, !converted, let profile = header.metadata.iccProfile {
+            // A profile Little CMS cannot use is taken for sRGB, as viewers take a photo without one.
+            converted = EncodeOptions.withBlob(profile) { icc in
+                ic_convert_to_srgb(image.pixels, image.pixelCount, icc, nil, 0) == IC_OK
+            }
+        }
+        return DecodedImage(image: image, header: header, isGray: decoded.gray != 0, isReduced: decoded.reduced != 0, isConverted: converted)
     }
 
-    /// Decodes a JPEG or PNG to RGBA8 as stored. `fastDCT` decodes JPEG with libjpeg-turbo's fast
+    /// Decodes a JPEG, PNG or WebP to RGBA8 as stored. `fastDCT` decodes JPEG with libjpeg-turbo's fast
     /// integer DCT and chroma upsampling by replication: faster, a little less accurate.
     public static func decode(
         _ data: Data, maxPixels: Int = defaultMaxPixels, fastDCT: Bool = false
@@ -71,13 +85,14 @@ public enum ImageCodec {
         guard !data.isEmpty else { throw ImageCodecError(kind: .empty, message: "image data is empty") }
         guard let format = sniff(data) else {
             let start = data.prefix(4).map { String(format: "%02X", $0) }.joined(separator: " ")
-            throw ImageCodecError(kind: .unsupportedFormat, message: "not a JPEG or PNG (starts with \(start))")
+            throw ImageCodecError(kind: .unsupportedFormat, message: "not a JPEG, PNG or WebP (starts with \(start))")
         }
         return format
     }
 
     /// Encodes RGBA8 pixels. JPEG drops alpha, subsamples chroma 4:2:0 and clamps `quality`
-    /// to 1...100; PNG is lossless (RGB when fully opaque) and ignores `quality`.
+    /// to 1...100; PNG is lossless (RGB when fully opaque) and ignores `quality`; WebP is lossy at
+    /// `quality` with alpha kept.
     public static func encode(
         _ image: RGBAImage, as format: ImageFormat, quality: Int = 90, fastDCT: Bool = false,
         transform: PixelTransform? = nil, shouldStop: (() -> Bool)? = nil
@@ -114,6 +129,8 @@ public enum ImageCodec {
                             status = ic_encode_jpeg(image.pixels, width, height, &c, &hooks, &output, &outputSize, message, messageSize)
                         case .png:
                             status = ic_encode_png(image.pixels, width, height, &c, &hooks, &output, &outputSize, message, messageSize)
+                        case .webp:
+                            status = ic_encode_webp(image.pixels, width, height, &c, &hooks, &output, &outputSize, message, messageSize)
                         }
                         bandSaidStop = status == IC_STOPPED
                         return bandSaidStop ? IC_OK : status

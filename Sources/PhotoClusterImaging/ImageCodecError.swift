@@ -5,7 +5,7 @@ public struct ImageCodecError: Error, Sendable, Equatable, CustomStringConvertib
     public enum Kind: String, Sendable {
         /// No bytes at all.
         case empty
-        /// Neither JPEG nor PNG, or a variant of them that is not handled.
+        /// Not JPEG, PNG or WebP, or a variant of them that is not handled (an animated WebP).
         case unsupportedFormat
         /// Malformed, truncated or failing a checksum.
         case corrupt

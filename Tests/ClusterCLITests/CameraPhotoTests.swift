@@ -41,10 +41,12 @@ final class CameraPhotoTests: XCTestCase {
     }
 
     /// What Pillow reads in `file`, compared with `against` (cut to `crop`) when given.
-    private func inspect(_ file: URL, against: String? = nil, crop: String? = nil) throws -> [String: Any] {
+    private func inspect(_ file: URL, against: String? = nil, resize: String? = nil, crop: String? = nil, convertFrom: String? = nil) throws -> [String: Any] {
         var arguments = [helper.path, "inspect", file.path]
         if let against { arguments += ["--against", photos.appendingPathComponent(against).path] }
+        if let resize { arguments += ["--resize", resize] }
         if let crop { arguments += ["--crop", crop] }
+        if let convertFrom { arguments += ["--convert-from", photos.appendingPathComponent(convertFrom).path] }
         let run = try Tool.run(python.path, arguments)
         XCTAssertEqual(run.status, 0, run.output)
         let line = try XCTUnwrap(run.output.split(separator: "\n").last, run.output)
@@ -121,5 +123,66 @@ final class CameraPhotoTests: XCTestCase {
         XCTAssertEqual(png["icc_sha256"] as? String, profile, "iCCP read and written: \(png)")
         XCTAssertTrue(isUpright(png), "eXIf orientation applied: \(png)")
         XCTAssertEqual(difference(png).max, 0, "PNG is lossless and upright: \(png)")
+    }
+
+    func testThumbnailsShrinkWhileDecodingAndStayUpright() throws {
+        // 451×300 upright; stored on its side: the JPEGs are decoded at half scale first.
+        let fit = try submit(["o6.jpg", "o8.jpg", "o6-p3.png"], ["--filter", "thumbnail:width=64,height=64", "--quality", "95"])
+        for name in ["o6.jpg", "o8.jpg", "o6-p3.png"] {
+            let report = try inspect(fit.appendingPathComponent(name), against: "upright.png", resize: "64,43")
+            XCTAssertEqual([report["width"] as? Int, report["height"] as? Int], [64, 43], "\(name): \(report)")
+            XCTAssertTrue(isUpright(report), "\(name): \(report)")
+            XCTAssertLessThan(difference(report).mean, 4, "\(name) is the photo, upright, averaged down: \(report)")
+        }
+        let fill = try submit(["o6.jpg"], ["--filter", "thumbnail:width=64,height=64,fill=1", "--quality", "95"])
+        let filled = try inspect(fill.appendingPathComponent("o6.jpg"), against: "upright.png", resize: "96,64", crop: "16,0,64,64")
+        XCTAssertEqual([filled["width"] as? Int, filled["height"] as? Int], [64, 64], "\(filled)")
+        XCTAssertLessThan(difference(filled).mean, 4, "the middle of the photo: \(filled)")
+    }
+
+    func testColourConvertsToSRGBOnRequestAndCMYKByItsProfile() throws {
+        let srgb = try submit(["p3.jpg", "o6-p3.png"], ["--filter", "brightness", "--colour", "srgb", "--quality", "95"])
+        for name in ["p3.jpg", "o6-p3.png"] {
+            // The photo's numbers were Display P3 colours: in sRGB they are what Little CMS (in Pillow) makes of them.
+            let report = try inspect(srgb.appendingPathComponent(name), against: "upright.png", convertFrom: "display-p3.icc")
+            XCTAssertTrue(report["icc_sha256"] is NSNull, "no profile: sRGB is what viewers assume: \(report)")
+            XCTAssertLessThan(difference(report).mean, 2.5, "\(name): \(report)")
+        }
+        let unconverted = try inspect(srgb.appendingPathComponent("p3.jpg"), against: "upright.png")
+        XCTAssertGreaterThan(difference(unconverted).mean, 3, "the conversion changed the pixels: \(unconverted)")
+
+        guard FileManager.default.fileExists(atPath: photos.appendingPathComponent("cmyk.jpg").path) else {
+            return XCTFail("Ghostscript's CMYK profile is missing: scripts/install-test-tools installs libgs-common")
+        }
+        let cmyk = try inspect(try submit(["cmyk.jpg"], ["--filter", "brightness", "--quality", "95"]).appendingPathComponent("cmyk.jpg"), against: "cmyk.jpg", convertFrom: "cmyk.icc")
+        XCTAssertEqual(cmyk["mode"] as? String, "RGB", "\(cmyk)")
+        XCTAssertTrue(cmyk["icc_sha256"] is NSNull, "the CMYK profile does not describe RGB pixels: \(cmyk)")
+        XCTAssertLessThan(difference(cmyk).mean, 3, "converted by its profile, as Little CMS does: \(cmyk)")
+    }
+
+    func testGrayStaysGrayWhileTheFiltersKeepItGray() throws {
+        let gray = try inspect(try submit(["gray.jpg"], ["--filter", "brightness:contrast=1.1"]).appendingPathComponent("gray.jpg"))
+        XCTAssertEqual(gray["mode"] as? String, "L", "\(gray)")
+        let png = try inspect(try submit(["gray.jpg"], ["--filter", "posterize", "--format", "png"]).appendingPathComponent("gray.png"))
+        XCTAssertEqual(png["mode"] as? String, "L", "\(png)")
+        let toned = try inspect(try submit(["gray.jpg"], ["--filter", "sepia"]).appendingPathComponent("gray.jpg"))
+        XCTAssertEqual(toned["mode"] as? String, "RGB", "sepia makes it colour: \(toned)")
+    }
+
+    func testWebPInAndOutKeepsAlpha() throws {
+        // A lossless WebP with alpha, on its side: upright, lossless, alpha kept.
+        let lossless = try submit(["o6-alpha.webp"], ["--filter", "brightness", "--lossless", "--format", "webp"])
+        let exact = try inspect(lossless.appendingPathComponent("o6-alpha.webp"), against: "translucent.png")
+        XCTAssertEqual(exact["format"] as? String, "WEBP", "\(exact)")
+        XCTAssertEqual(exact["has_alpha"] as? Bool, true, "\(exact)")
+        XCTAssertTrue(isUpright(exact), "\(exact)")
+        XCTAssertEqual(difference(exact).max, 0, "lossless: \(exact)")
+        XCTAssertEqual(exact["alpha_difference"] as? Int, 0, "\(exact)")
+        // Lossy WebP from a PNG with alpha: close, alpha kept.
+        let lossy = try submit(["translucent.png"], ["--filter", "brightness", "--format", "webp", "--quality", "90"])
+        let close = try inspect(lossy.appendingPathComponent("translucent.webp"), against: "translucent.png")
+        XCTAssertEqual(close["format"] as? String, "WEBP", "\(close)")
+        XCTAssertLessThan(difference(close).mean, 3, "\(close)")
+        XCTAssertLessThanOrEqual(close["alpha_difference"] as? Int ?? 255, 8, "alpha kept: \(close)")
     }
 }

@@ -4,10 +4,11 @@ independent decoder the camera-photo tests (Tests/ClusterCLITests/CameraPhotoTes
 PhotoCluster's outputs against. Run with the test tools' venv (scripts/install-test-tools).
 
     camera_photos.py make SOURCE DIR      writes the photos and upright.png (what they show) into DIR
-    camera_photos.py inspect FILE [--against REFERENCE] [--crop X,Y,W,H] [--convert-from PROFILE]
+    camera_photos.py inspect FILE [--against REFERENCE] [--resize W,H] [--crop X,Y,W,H] [--convert-from PROFILE]
         prints one JSON object: the stored size and mode, the EXIF orientation and tags, the ICC
-        profile's SHA-256, the XMP, and the mean and largest RGB difference from REFERENCE (cut
-        to the rectangle, and its pixels converted from PROFILE to sRGB first, when given)
+        profile's SHA-256, the XMP, and the mean and largest RGB (and alpha) difference from
+        REFERENCE (its pixels converted from PROFILE to sRGB first, resized by area averaging and
+        cut to the rectangle, when given)
 """
 import ctypes
 import hashlib
@@ -86,9 +87,23 @@ def make(source, out):
     upright.save(out / "p3.jpg", quality=95, icc_profile=p3, exif=camera_exif(1))
     stored = upright.transpose(STORED[6])
     stored.save(out / "o6-p3.png", icc_profile=p3, exif=camera_exif(6))
+    # CMYK as print shops send it: converted with Ghostscript's CMYK profile, which it carries.
+    cmyk_profile = Path("/usr/share/color/icc/ghostscript/default_cmyk.icc")
+    if cmyk_profile.exists():
+        cmyk = ImageCms.profileToProfile(upright, ImageCms.createProfile("sRGB"), str(cmyk_profile), outputMode="CMYK")
+        cmyk.save(out / "cmyk.jpg", quality=95, icc_profile=cmyk_profile.read_bytes())
+        (out / "cmyk.icc").write_bytes(cmyk_profile.read_bytes())
+    upright.convert("L").save(out / "gray.jpg", quality=95)
+    # WebP with alpha: an alpha ramp over the photo, stored on its side with its EXIF.
+    # Never quite transparent: encoders may drop the colour of pixels whose alpha is 0.
+    alpha = Image.linear_gradient("L").resize(upright.size).point(lambda v: 32 + v * 223 // 255)
+    translucent = upright.copy()
+    translucent.putalpha(alpha)
+    translucent.save(out / "translucent.png")
+    translucent.transpose(STORED[6]).save(out / "o6-alpha.webp", lossless=True, exact=True, exif=camera_exif(6))
 
 
-def inspect(path, against=None, crop=None, convert_from=None):
+def inspect(path, against=None, crop=None, convert_from=None, resize=None):
     image = Image.open(path)
     image.load()
     exif = image.getexif()
@@ -101,13 +116,18 @@ def inspect(path, against=None, crop=None, convert_from=None):
         "has_alpha": image.mode in ("RGBA", "LA"),
     }
     if against:
-        reference = Image.open(against).convert("RGB")
-        if crop:
-            x, y, w, h = (int(v) for v in crop.split(","))
-            reference = reference.crop((x, y, x + w, y + h))
+        reference = Image.open(against)
         if convert_from:
             reference = ImageCms.profileToProfile(reference, ImageCms.ImageCmsProfile(io.BytesIO(Path(convert_from).read_bytes())),
                                                   ImageCms.createProfile("sRGB"), outputMode="RGB")
+        if reference.mode == "RGBA":
+            report["alpha_difference"] = alpha_difference(image, reference)
+        reference = reference.convert("RGB")
+        if resize:
+            reference = reference.resize(tuple(int(v) for v in resize.split(",")), Image.Resampling.BOX)
+        if crop:
+            x, y, w, h = (int(v) for v in crop.split(","))
+            reference = reference.crop((x, y, x + w, y + h))
         pixels = image.convert("RGB")
         if reference.size != pixels.size:
             report["difference"] = {"error": f"size {pixels.size} against {reference.size}"}
@@ -118,12 +138,19 @@ def inspect(path, against=None, crop=None, convert_from=None):
     print(json.dumps(report))
 
 
+def alpha_difference(image, reference):
+    """The largest difference between the alpha channels (255 when the output has none)."""
+    if image.mode not in ("RGBA", "LA") or image.size != reference.size:
+        return 255
+    return ImageChops.difference(image.getchannel("A"), reference.getchannel("A")).getextrema()[1]
+
+
 def main(arguments):
     if len(arguments) >= 3 and arguments[0] == "make":
         return make(arguments[1], arguments[2])
     if len(arguments) >= 2 and arguments[0] == "inspect":
         options = dict(zip(arguments[2::2], arguments[3::2]))
-        return inspect(arguments[1], options.get("--against"), options.get("--crop"), options.get("--convert-from"))
+        return inspect(arguments[1], options.get("--against"), options.get("--crop"), options.get("--convert-from"), options.get("--resize"))
     sys.exit(__doc__)
 
 

@@ -90,6 +90,7 @@ final class RoundTripTests: XCTestCase {
     func testFormatNames() {
         XCTAssertEqual(ImageFormat.jpeg.fileExtension, "jpg")
         XCTAssertEqual(ImageFormat.png.fileExtension, "png")
-        XCTAssertEqual(ImageFormat.allCases.map(\.rawValue), ["jpeg", "png"])
+        XCTAssertEqual(ImageFormat.webp.fileExtension, "webp")
+        XCTAssertEqual(ImageFormat.allCases.map(\.rawValue), ["jpeg", "png", "webp"])
     }
 }

@@ -29,5 +29,14 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     // Touch both ends of the buffer the C decoder handed over: under AddressSanitizer an
     // allocation smaller than width * height * 4 is reported here.
     sink &+= image.pixels[0] &+ image.pixels[image.byteCount - 1]
+    // Again, shrinking while decoding (JPEG's DCT scaling and the area reduction, PNG row by row).
+    let target = ImageSize(width: max(1, image.width / 3), height: max(1, image.height / 3))
+    if let reduced = try? ImageCodec.decode(data, options: DecodeOptions(maxPixels: maxPixels, reduceTo: target)).image {
+        let expected = target.width < image.width || target.height < image.height ? target : ImageSize(width: image.width, height: image.height)
+        if reduced.width != expected.width || reduced.height != expected.height {
+            fatalError("reduced to \(reduced.width)x\(reduced.height), asked for \(target) of \(image.width)x\(image.height)")
+        }
+        sink &+= reduced.pixels[0] &+ reduced.pixels[reduced.byteCount - 1]
+    }
     return 0
 }

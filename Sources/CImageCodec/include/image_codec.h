@@ -42,6 +42,7 @@ typedef struct {
     uint32_t height;
     int gray; /* stored with one colour channel (gray, or gray and alpha) */
     int reduced; /* shrunk while decoding to the options' reduce_width × reduce_height */
+    int cmyk;    /* stored as CMYK: the pixels are now sRGB (by the given profile, else by formula) */
 } ic_image;
 
 /* Bytes owned by the caller; `size` 0 means absent. */
@@ -63,6 +64,8 @@ typedef struct {
      * Otherwise ignored, and `reduced` says which happened.
      */
     uint32_t reduce_width, reduce_height;
+    /* JPEG: the photo's own ICC profile; a CMYK photo is converted to sRGB by it (by formula without). */
+    ic_blob icc;
 } ic_decode_options;
 
 /* What an encoder writes besides the pixels. */
@@ -70,6 +73,7 @@ typedef struct {
     int quality;  /* JPEG and lossy WebP: 1...100 (clamped) */
     int fast_dct; /* JPEG: the fast integer DCT at quality 90 or less */
     int gray;     /* JPEG and PNG: one colour channel, taken from red (the caller checked r = g = b) */
+    int lossless; /* WebP: lossless (quality then sets the effort) */
     ic_blob icc;  /* an ICC profile: JPEG APP2 chunks, PNG iCCP */
     ic_blob exif; /* TIFF-structured EXIF (starting II or MM): JPEG APP1, PNG eXIf */
     ic_blob xmp;  /* an XMP packet: JPEG APP1, PNG iTXt XML:com.adobe.xmp */
@@ -90,6 +94,25 @@ ic_status ic_decode_jpeg(const uint8_t *data, size_t size, const ic_decode_optio
                          ic_image *out, char *message, size_t message_size);
 ic_status ic_decode_png(const uint8_t *data, size_t size, const ic_decode_options *options,
                         ic_image *out, char *message, size_t message_size);
+/* WebP: lossy or lossless, with or without alpha; animated files are refused. */
+ic_status ic_decode_webp(const uint8_t *data, size_t size, const ic_decode_options *options,
+                         ic_image *out, char *message, size_t message_size);
+
+/* The colour space an ICC profile describes; NONE when Little CMS cannot read it. */
+typedef enum {
+    IC_PROFILE_NONE = 0,
+    IC_PROFILE_RGB,
+    IC_PROFILE_GRAY,
+    IC_PROFILE_CMYK
+} ic_profile_kind;
+
+ic_profile_kind ic_profile_kind_of(ic_blob icc);
+
+/*
+ * Converts decoded RGBA pixels in place from an RGB or gray ICC profile to sRGB (gray to sRGB's
+ * gray, so gray stays gray), with Little CMS, perceptual intent, alpha kept.
+ */
+ic_status ic_convert_to_srgb(uint8_t *pixels, size_t pixel_count, ic_blob icc, char *message, size_t message_size);
 
 /*
  * Inflates zlib data (a PNG iCCP profile, a compressed iTXt) into a malloc'd buffer of at most
@@ -132,6 +155,15 @@ ic_status ic_encode_jpeg(const uint8_t *rgba, uint32_t width, uint32_t height,
 ic_status ic_encode_png(const uint8_t *rgba, uint32_t width, uint32_t height,
                         const ic_encode_options *options, const ic_encode_hooks *hooks,
                         uint8_t **out, size_t *out_size, char *message, size_t message_size);
+/*
+ * WebP: lossy at `quality` or lossless, alpha kept when any pixel is not opaque; the ICC profile,
+ * EXIF and XMP go in chunks of an extended file. libwebp compresses the whole picture at the end,
+ * so besides one call per band while the picture is filled, `hooks->band` is called as libwebp
+ * reports progress with no rows (NULL buffers, row_count 0): only a chance to stop.
+ */
+ic_status ic_encode_webp(const uint8_t *rgba, uint32_t width, uint32_t height,
+                         const ic_encode_options *options, const ic_encode_hooks *hooks,
+                         uint8_t **out, size_t *out_size, char *message, size_t message_size);
 
 /* Frees a buffer returned by this library. */
 void ic_free(void *buffer);

@@ -12,17 +12,23 @@ struct JobOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Directory for the filtered photos. With --coordinator, a directory on the coordinator's host under its --output-root: relative to that root (or absolute inside it).", valueName: "dir"))
     var out: String = "out"
 
-    @Option(help: ArgumentHelp("Output format: jpeg or png (default: the input's format).", valueName: "format"))
+    @Option(help: ArgumentHelp("Output format: jpeg, png or webp (default: the input's format).", valueName: "format"))
     var format: String?
 
-    @Option(help: ArgumentHelp("JPEG quality, 1…100.", valueName: "n"))
+    @Option(help: ArgumentHelp("JPEG and WebP quality, 1…100 (for lossless WebP: how hard it compresses).", valueName: "n"))
     var quality: Int = 90
 
     @Flag(help: "JPEG: decode, and encode at quality 90 or less, with libjpeg-turbo's fast DCT (faster; pixels differ by a few levels).")
     var fastDCT = false
 
+    @Flag(help: "WebP: lossless instead of lossy (PNG is always lossless).")
+    var lossless = false
+
     @Flag(help: "Keep the stored pixels instead of turning photos upright by their EXIF orientation (the output keeps the orientation tag; filter coordinates are then in stored pixels).")
     var noAutoOrient = false
+
+    @Option(name: [.customLong("colour"), .customLong("color")], help: ArgumentHelp("keep: the pixels and ICC profile as they came; srgb: converted to sRGB by the photo's profile (Little CMS), no profile written. CMYK photos are converted to sRGB either way.", valueName: "keep|srgb"))
+    var colour: String = "keep"
 
     @Option(help: ArgumentHelp("What outputs keep of the inputs' EXIF and XMP: strip (none: no GPS positions or serial numbers in published photos), copyright (EXIF Artist and Copyright), keep (all, orientation reset to 1). The ICC profile is kept in every case.", valueName: "policy"))
     var metadata: String = "strip"
@@ -55,8 +61,14 @@ struct JobOptions: ParsableArguments {
 
     func validate() throws {
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be between 1 and 100, got \(quality)") }
-        if let format, !["jpeg", "jpg", "png"].contains(format.lowercased()) {
-            throw ValidationError("--format must be jpeg or png, got \"\(format)\"")
+        if let format, !["jpeg", "jpg", "png", "webp"].contains(format.lowercased()) {
+            throw ValidationError("--format must be jpeg, png or webp, got \"\(format)\"")
+        }
+        if lossless && format?.lowercased() != "webp" {
+            throw ValidationError("--lossless is for --format webp (PNG is always lossless; JPEG never is)")
+        }
+        guard ["keep", "srgb"].contains(colour.lowercased()) else {
+            throw ValidationError("--colour must be keep or srgb, got \"\(colour)\"")
         }
         guard ["strip", "copyright", "keep"].contains(metadata.lowercased()) else {
             throw ValidationError("--metadata must be strip, copyright or keep, got \"\(metadata)\"")
@@ -72,6 +84,7 @@ struct JobOptions: ParsableArguments {
         switch format?.lowercased() {
         case "jpeg", "jpg": return .jpeg
         case "png": return .png
+        case "webp": return .webp
         default: return .keep
         }
     }
@@ -80,6 +93,8 @@ struct JobOptions: ParsableArguments {
     var imageOptions: Photocluster_V1_ImageOptions {
         .with {
             $0.noAutoOrient = noAutoOrient
+            $0.lossless = lossless
+            $0.colour = colour.lowercased() == "srgb" ? .srgb : .keep
             switch metadata.lowercased() {
             case "keep": $0.metadata = .keep
             case "copyright": $0.metadata = .copyright

@@ -71,7 +71,12 @@ enum JPEGSegments {
 }
 
 /// Checks on an ICC profile's header, so a broken one is left out rather than written on.
-enum ICCProfile {
+public enum ICCProfile {
+    /// The colour space signature of the profile's header ("RGB ", "GRAY", "CMYK", ...).
+    public static func colourSpace(of profile: Data) -> String? {
+        profile.withByteWindow { window in window.slice(16, 4).map { String(decoding: $0.bytes, as: UTF8.self) } }
+    }
+
     /// The size field matches and the `acsp` signature is where the format puts it.
     static func isPlausible(_ profile: Data) -> Bool {
         profile.withByteWindow { window in

@@ -8,12 +8,18 @@ public struct PixelOrigin: Sendable {
     public var metadata: ImageMetadata
     public var isGray: Bool
     public var orientationApplied: Bool
+    /// The pixels were converted to sRGB: the input's profile no longer describes them.
+    public var colourConverted: Bool
 
-    public init(format: ImageFormat, metadata: ImageMetadata = ImageMetadata(), isGray: Bool = false, orientationApplied: Bool = false) {
+    public init(
+        format: ImageFormat, metadata: ImageMetadata = ImageMetadata(), isGray: Bool = false, orientationApplied: Bool = false,
+        colourConverted: Bool = false
+    ) {
         self.format = format
         self.metadata = metadata
         self.isGray = isGray
         self.orientationApplied = orientationApplied
+        self.colourConverted = colourConverted
     }
 }
 
@@ -26,10 +32,13 @@ public struct PixelVariant: Hashable, Sendable {
     /// The chain's first filter was applied while decoding, shrinking as rows arrived: its
     /// result is a stage result of its own, never mixed with a whole decode's.
     public var reducedOnLoad: Bool
+    /// Converted to sRGB by the photo's profile (`--colour srgb`).
+    public var srgb: Bool
 
-    public init(fastDCT: Bool = false, upright: Bool = true, reducedOnLoad: Bool = false) {
+    public init(fastDCT: Bool = false, upright: Bool = true, reducedOnLoad: Bool = false, srgb: Bool = false) {
         self.fastDCT = fastDCT
         self.upright = upright
         self.reducedOnLoad = reducedOnLoad
+        self.srgb = srgb
     }
 }

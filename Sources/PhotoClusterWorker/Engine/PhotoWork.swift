@@ -39,7 +39,8 @@ final class PhotoWork: @unchecked Sendable {
     var reducesOnLoad: Bool { filters.first?.stage is ReducingFilter }
 
     /// How this photo's pixels are decoded.
-    var variant: PixelVariant { PixelVariant(fastDCT: graph.fastDct, upright: !graph.image.noAutoOrient, reducedOnLoad: reducesOnLoad) }
+    var variant: PixelVariant { PixelVariant(
+            fastDCT: graph.fastDct, upright: !graph.image.noAutoOrient, reducedOnLoad: reducesOnLoad, srgb: graph.image.colour == .srgb) }
 
     /// The cache key of the pixels after the first `filtersDone` filters: the decoded image for 0.
     func pixelsKey(filtersDone: Int) -> StageCache.Key {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PhotoClusterCore
+import PhotoClusterImaging
 import PhotoClusterMetrics
 import PhotoClusterProto
 import PhotoClusterTransport
@@ -355,7 +356,7 @@ public final class WorkerNode: @unchecked Sendable {
             result.jobID = graph.jobID
             result.photoIndex = graph.photoIndex
             result.attempt = graph.attempt
-            result.format = format == .png ? .png : .jpeg
+            result.format = Photocluster_V1_OutputFormat(format)
             result.width = UInt32(width)
             result.height = UInt32(height)
             body = .result(result)
@@ -388,6 +389,17 @@ public final class WorkerNode: @unchecked Sendable {
             sendPendingProgress()
             reports.add(body, photo: photo)
             reports.credit += 1
+        }
+    }
+}
+
+extension Photocluster_V1_OutputFormat {
+    /// The format a result is in (never `.keep`).
+    init(_ format: ImageFormat) {
+        switch format {
+        case .jpeg: self = .jpeg
+        case .png: self = .png
+        case .webp: self = .webp
         }
     }
 }

@@ -32,7 +32,7 @@ final class DecodeOperation: Operation, @unchecked Sendable {
         #endif
         let started = Date()
         do {
-            var options = DecodeOptions(maxPixels: maxPixels, fastDCT: work.graph.fastDct)
+            var options = DecodeOptions(maxPixels: maxPixels, fastDCT: work.graph.fastDct, toSRGB: work.variant.srgb)
             let reduction = try work.reducesOnLoad ? plan(for: bytes) : nil
             options.reduceTo = reduction?.storedTarget
             let decoded = try ImageCodec.decode(bytes, options: options)
@@ -46,7 +46,9 @@ final class DecodeOperation: Operation, @unchecked Sendable {
                 let check = { [unowned self] in self.isCancelled || self.work.isCancelled }
                 image = try reduction.filter.finish(reduction.plan, from: image, isCancelled: check)
             }
-            let origin = PixelOrigin(format: decoded.format, metadata: decoded.metadata, isGray: decoded.isGray, orientationApplied: orient)
+            let origin = PixelOrigin(
+                format: decoded.format, metadata: decoded.metadata, isGray: decoded.isGray, orientationApplied: orient,
+                colourConverted: decoded.isConverted)
             cache.put(work.pixelsKey(filtersDone: reduction == nil ? 0 : 1), .image(image, origin))
             work.update {
                 $0.image = image

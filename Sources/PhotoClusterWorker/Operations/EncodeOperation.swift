@@ -32,6 +32,7 @@ final class EncodeOperation: Operation, @unchecked Sendable {
         switch work.graph.format {
         case .jpeg: format = .jpeg
         case .png: format = .png
+        case .webp: format = .webp
         default: format = origin.format
         }
         let filterTime = FusedFilterClock(transform: chained(fused.compactMap(\.pixelTransform)))
@@ -39,7 +40,7 @@ final class EncodeOperation: Operation, @unchecked Sendable {
         let cancelled = { [unowned self] in self.isCancelled || self.work.isCancelled }
         do {
             let started = Date()
-            let options = encodeOptions(for: image, from: origin)
+            let options = encodeOptions(for: image, from: origin, as: format)
             let data = try ImageCodec.encode(
                 image, as: format, options: options, transform: filterTime.timedTransform,
                 shouldStop: { cancelled() || deadline.hasPassed })
@@ -65,15 +66,19 @@ final class EncodeOperation: Operation, @unchecked Sendable {
 
     /// Quality, gray and the metadata the job's policy lets through. A photo stored gray is
     /// written gray while its pixels are still gray after the chain.
-    private func encodeOptions(for image: RGBAImage, from origin: PixelOrigin) -> EncodeOptions {
+    private func encodeOptions(for image: RGBAImage, from origin: PixelOrigin, as format: ImageFormat) -> EncodeOptions {
         let graph = work.graph
         let policy = MetadataPolicy(graph.image.metadata)
+        let gray = format != .webp && origin.isGray && fused.allSatisfy(\.keepsGray) && image.isGray
+        // The profile goes with the pixels it describes: not after a conversion to sRGB, and only
+        // onto as many channels as it has (a gray photo made colour by a filter loses it).
+        let space = origin.metadata.iccProfile.flatMap(ICCProfile.colourSpace(of:))
+        let profileKept = !origin.colourConverted && graph.image.colour != .srgb && space == (gray ? "GRAY" : "RGB ")
         let metadata = policy.outputMetadata(
-            from: origin.metadata, orientationApplied: origin.orientationApplied, profileKept: true,
+            from: origin.metadata, orientationApplied: origin.orientationApplied, profileKept: profileKept,
             width: image.width, height: image.height)
-        let gray = origin.isGray && fused.allSatisfy(\.keepsGray) && image.isGray
         return EncodeOptions(
-            quality: graph.quality == 0 ? 90 : Int(graph.quality), fastDCT: graph.fastDct, gray: gray,
+            quality: graph.quality == 0 ? 90 : Int(graph.quality), fastDCT: graph.fastDct, gray: gray, lossless: graph.image.lossless,
             iccProfile: metadata.iccProfile, exif: metadata.exif, xmp: metadata.xmp)
     }
 }
