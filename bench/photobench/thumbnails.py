@@ -63,7 +63,7 @@ class Thumbnails:
         return sum(Image.open(f).size[0] * Image.open(f).size[1] for f in files) / 1e6
 
     def start_server(self):
-        self.server = subprocess.Popen([self.args.pipeline, "serve", self.serve], stdout=subprocess.PIPE, text=True)
+        self.server = subprocess.Popen([self.args.pipeline, "serve", self.serve], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.base_url = self.server.stdout.readline().strip()
 
     # ---------- measuring ----------
@@ -88,11 +88,11 @@ class Thumbnails:
         log(f"    {tool:9} {cores} core{'s' if cores > 1 else ' '}  {entry['photos_per_s']:7.1f} photos/s  "
             f"{entry['mp_per_s_per_core']:7.1f} MP/s/core  ({len(seconds)} runs)")
 
-    def embedded(self, work, set_key, files, cores):
+    def embedded(self, work, set_key, files, cores, round_):
         """A job holding the set enough times for 48 photos, each copy with URLs of its own."""
         size, copies = WORKS[work], max(1, math.ceil(48 / len(files)))
         seconds = []
-        for run in range(self.args.runs):
+        for run in [round_]:
             entries = [{"name": f"{c}-{os.path.basename(p)}", "url": f"{self.base_url}/{os.path.basename(p)}?run={work}{set_key}{cores}{run}-{c}"}
                        for c in range(copies) for p in files]
             manifest = os.path.join(self.tmp, "manifest.json")
@@ -106,17 +106,17 @@ class Thumbnails:
             if report["succeeded"] != len(entries):
                 raise RuntimeError(f"cluster submit: {report['failed']}")
             seconds.append(wall)
-        self.record(work, set_key, "embedded", cores, seconds, len(files) * copies, self.megapixels(files) * copies)
+        return seconds, len(files) * copies, self.megapixels(files) * copies
 
-    def in_process(self, work, set_key, files, tool, cores):
+    def in_process(self, work, set_key, files, tool, cores, round_):
         command = self.pin(cores) + [sys.executable, os.path.join(self.root, "bench", "thumbnail_inprocess.py"), "--library", tool,
                                      "--size", str(WORKS[work]), "--quality", str(QUALITY), "--processes", str(cores),
-                                     "--runs", str(self.args.runs)] + files * max(1, math.ceil(16 / len(files)))
+                                     "--runs", "1"] + files * max(1, math.ceil(16 / len(files)))
         _, stdout = self.timed(command)
         result = json.loads(stdout.strip().splitlines()[-1])
-        self.record(work, set_key, tool, cores, result["seconds"], result["photos"], result["megapixels"])
+        return result["seconds"], result["photos"], result["megapixels"]
 
-    def per_photo(self, work, set_key, files, tool, cores):
+    def per_photo(self, work, set_key, files, tool, cores, round_):
         """One process per photo, `cores` at a time (xargs -P), as scripts use the commands."""
         size, out = WORKS[work], os.path.join(self.tmp, "out-cmd")
         lines = []
@@ -131,25 +131,46 @@ class Thumbnails:
         with open(listing, "w") as f:
             f.write("\0".join(lines) + "\0")
         seconds = []
-        for _ in range(self.args.runs):
+        for _ in [round_]:
             shutil.rmtree(out, ignore_errors=True)
             os.makedirs(out)
             with open(listing) as stdin:
                 wall, _ = self.timed(self.pin(cores) + ["xargs", "-0", "-P", str(cores), "-n", "1", "sh", "-c"], stdin=stdin)
             seconds.append(wall)
-        self.record(work, set_key, tool, cores, seconds, len(lines), self.megapixels(files) * len(lines) / len(files))
+        return seconds, len(lines), self.megapixels(files) * len(lines) / len(files)
 
-    def measure(self, work, set_key, files, tool, cores):
+    def measure(self, work, set_key, files, tool, cores, round_):
+        """One run of a tool: (seconds, photos, megapixels), or None when it failed or is missing."""
         try:
             if tool == "embedded":
-                self.embedded(work, set_key, files, cores)
-            elif tool in ("pyvips", "pillow"):
-                self.in_process(work, set_key, files, tool, cores)
-            elif tool == "vips" and self.args.vips or tool == "magick" and self.args.magick:
-                self.per_photo(work, set_key, files, tool, cores)
+                return self.embedded(work, set_key, files, cores, round_)
+            if tool in ("pyvips", "pillow"):
+                return self.in_process(work, set_key, files, tool, cores, round_)
+            if tool == "vips" and self.args.vips or tool == "magick" and self.args.magick:
+                return self.per_photo(work, set_key, files, tool, cores, round_)
         except Exception as error:
             self.notes.append(f"{tool} on {set_key} {work}, {cores} cores: {error}")
             log(f"    {tool:9} failed: {error}")
+        return None
+
+    def row(self, work, set_key, files, tools, cores):
+        """The tools take turns, one run each per round, so a noisy minute on a shared machine
+        costs each of them a run instead of one of them all its runs."""
+        gathered = {}
+        for round_ in range(self.args.runs):
+            for tool in tools:
+                if gathered.get(tool, ()) is None:
+                    continue
+                run = self.measure(work, set_key, files, tool, cores, round_)
+                if run is None:
+                    gathered[tool] = None
+                    continue
+                seconds, photos, megapixels = run
+                gathered.setdefault(tool, ([], photos, megapixels))[0].extend(seconds)
+        for tool in tools:
+            if gathered.get(tool):
+                seconds, photos, megapixels = gathered[tool]
+                self.record(work, set_key, tool, cores, seconds, photos, megapixels)
 
     def run(self):
         self.load_before = loadavg()
@@ -163,9 +184,8 @@ class Thumbnails:
             for set_key, files in self.sets.items():
                 for work in works:
                     log(f"• {set_key} → {WORKS[work]} px  [{time.time() - started:.0f} s]")
-                    for tool in tools:
-                        for cores in sorted({1, self.cores}):
-                            self.measure(work, set_key, files, tool, cores)
+                    for cores in sorted({1, self.cores}):
+                        self.row(work, set_key, files, tools, cores)
         finally:
             if self.server:
                 self.server.kill()
