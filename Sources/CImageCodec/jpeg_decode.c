@@ -15,6 +15,7 @@ typedef struct {
     struct jpeg_decompress_struct cinfo;
     ic_jpeg_error err;
     struct jpeg_progress_mgr progress;
+    const ic_decode_options *options;
     uint8_t *pixels;
     ic_reducer reducer; /* when shrinking while decoding */
     uint8_t *band;      /* rows decoded before they go into the reducer */
@@ -25,6 +26,7 @@ typedef struct {
     int rows_done;    /* every row is decoded */
     int eof_at_end;   /* data ran out while the last rows were being decoded */
     int truncated;    /* failed because data ran out */
+    int stopped;      /* options->should_stop said so */
 } decode_job;
 
 static void fail_truncated(decode_job *job) {
@@ -65,9 +67,15 @@ static void on_message(j_common_ptr common, int level) {
     }
 }
 
+/* libjpeg's progress monitor: called between scans and for each band of rows read. */
 static void limit_scans(j_common_ptr cinfo) {
     if (((j_decompress_ptr)cinfo)->input_scan_number > MAX_SCANS)
         longjmp(((ic_jpeg_error *)cinfo->err)->jump, 1);
+    decode_job *job = cinfo->client_data;
+    if (job->options->should_stop != NULL && job->options->should_stop(job->options->stop_context)) {
+        job->stopped = 1;
+        longjmp(((ic_jpeg_error *)cinfo->err)->jump, 1);
+    }
 }
 
 /* 8-bit a * b / 255, rounded. */
@@ -98,6 +106,10 @@ static void cmyk_to_srgb(decode_job *job, uint8_t *pixels, size_t pixel_count) {
 
 static ic_status failure_status(decode_job *job) {
     struct jpeg_error_mgr *pub = &job->err.pub;
+    if (job->stopped) {
+        ic_set_message(job->message, job->message_size, "JPEG decode stopped");
+        return IC_STOPPED;
+    }
     if (job->truncated) {
         ic_set_message(job->message, job->message_size, "JPEG data is truncated");
         return IC_CORRUPT;
@@ -276,6 +288,7 @@ ic_status ic_decode_jpeg(const uint8_t *data, size_t size, const ic_decode_optio
     memset(&job, 0, sizeof job);
     job.message = message;
     job.message_size = message_size;
+    job.options = options;
     job.cinfo.err = ic_jpeg_error_init(&job.err);
 
     ic_status status = decode(&job, data, size, options, out);

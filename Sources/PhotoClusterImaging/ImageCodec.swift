@@ -37,8 +37,10 @@ public enum ImageCodec {
 
     /// Decodes a JPEG, PNG or WebP to RGBA8, as stored (no orientation is applied), with its header.
     /// The header's size is checked against `options.maxPixels` before any pixel memory is
-    /// allocated.
-    public static func decode(_ data: Data, options: DecodeOptions) throws -> DecodedImage {
+    /// allocated. A JPEG decode asks `shouldStop` between scans and bands of rows and, when it
+    /// says so, ends by throwing `DecodeStopped` (a PNG or WebP decode runs to its end: its time is
+    /// linear in its capped size).
+    public static func decode(_ data: Data, options: DecodeOptions, shouldStop: (() -> Bool)? = nil) throws -> DecodedImage {
         let header = try inspect(data)
         var decoded = ic_image()
         var c = ic_decode_options()
@@ -48,19 +50,33 @@ public enum ImageCodec {
             c.reduce_width = UInt32(size.width)
             c.reduce_height = UInt32(size.height)
         }
-        try CodecCall.check { message, messageSize in
-            EncodeOptions.withBlob(header.metadata.iccProfile) { icc in
-                c.icc = icc
-                return data.withUnsafeBytes { raw in
-                let bytes = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                switch header.format {
-                case .jpeg: return ic_decode_jpeg(bytes, raw.count, &c, &decoded, message, messageSize)
-                case .png: return ic_decode_png(bytes, raw.count, &c, &decoded, message, messageSize)
-                case .webp: return ic_decode_webp(bytes, raw.count, &c, &decoded, message, messageSize)
+        var stopped = false
+        let asksToStop = shouldStop != nil
+        try withoutActuallyEscaping(shouldStop ?? { false }) { shouldStop in
+            var check = DecodeCheck(shouldStop: shouldStop)
+            try withUnsafeMutablePointer(to: &check) { context in
+                if asksToStop {
+                    c.should_stop = DecodeCheck.callback
+                    c.stop_context = UnsafeMutableRawPointer(context)
                 }
+                try CodecCall.check { message, messageSize in
+                    let status = EncodeOptions.withBlob(header.metadata.iccProfile) { icc in
+                        c.icc = icc
+                        return data.withUnsafeBytes { raw in
+                            let bytes = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                            switch header.format {
+                            case .jpeg: return ic_decode_jpeg(bytes, raw.count, &c, &decoded, message, messageSize)
+                            case .png: return ic_decode_png(bytes, raw.count, &c, &decoded, message, messageSize)
+                            case .webp: return ic_decode_webp(bytes, raw.count, &c, &decoded, message, messageSize)
+                            }
+                        }
+                    }
+                    stopped = status == IC_STOPPED
+                    return stopped ? IC_OK : status
                 }
             }
         }
+        if stopped { throw DecodeStopped() }
         let image = RGBAImage(width: Int(decoded.width), height: Int(decoded.height), adoptingMallocedPixels: decoded.pixels)
         var converted = decoded.cmyk != 0
         if options.toSRGB, !converted, let profile = header.metadata.iccProfile {
@@ -149,6 +165,18 @@ public enum ImageCodec {
 
 /// Thrown by `ImageCodec.encode` when its `shouldStop` returned true.
 public struct EncodeStopped: Error, Sendable {}
+
+/// Thrown by `ImageCodec.decode` when its `shouldStop` returned true.
+public struct DecodeStopped: Error, Sendable {}
+
+/// What the C decoder's stop check reaches through its context pointer.
+private struct DecodeCheck {
+    let shouldStop: () -> Bool
+
+    static let callback: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { context in
+        context!.assumingMemoryBound(to: DecodeCheck.self).pointee.shouldStop() ? 1 : 0
+    }
+}
 
 /// What the C encoder's band callback reaches through its context pointer.
 private struct EncodeBands {

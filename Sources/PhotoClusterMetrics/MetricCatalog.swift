@@ -59,7 +59,7 @@ public enum MetricCatalog {
         "Plugin filters that took their plugin host down (a signal or an exit), by plugin file and filter; each failed its photo.")
     public static let stageTimeouts = MetricDefinition(
         "photocluster_stage_timeouts_total",
-        "Stages that ran past the worker's --stage-timeout and failed their photo, by stage (filter, encode).")
+        "Stages that ran past the worker's --stage-timeout and failed their photo, by stage (decode, filter, encode).")
 
     public static let coordinator: [MetricDefinition] = [
         photos, stageDuration, downloadedBytes, processedPixels, queueDepth, photosInFlight, cancellations,

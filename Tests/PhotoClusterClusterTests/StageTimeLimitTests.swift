@@ -7,9 +7,9 @@ import XCTest
 
 @testable import PhotoClusterWorker
 
-/// Every filter and every encode runs under the worker's stage time limit: one that runs past it
-/// fails its photo with a reason naming the stage, the limit and how to raise it, and is counted
-/// as an incident; a photo within its limit is untouched.
+/// A JPEG decode, every filter and every encode run under the worker's stage time limit: one that
+/// runs past it fails its photo with a reason naming the stage, the limit and how to raise it, and
+/// is counted as an incident; a photo within its limit is untouched.
 final class StageTimeLimitTests: XCTestCase {
     private var server: LoopbackHTTPServer!
 
@@ -22,7 +22,7 @@ final class StageTimeLimitTests: XCTestCase {
     }
 
     /// Runs one photo through an engine with `limit`; its outcome and the incidents reported.
-    private func run(filters: [String], limit: TimeInterval) throws -> (outcome: String, incidents: [String]) {
+    private func run(_ photo: String, filters: [String], limit: TimeInterval) throws -> (outcome: String, incidents: [String]) {
         let outcome = LockedBox<String?>(nil)
         let incidents = LockedBox<[String]>([])
         let engine = WorkerEngine(
@@ -41,8 +41,8 @@ final class StageTimeLimitTests: XCTestCase {
         defer { engine.shutdown() }
         var graph = Photocluster_V1_PhotoGraph()
         graph.jobID = "limits"
-        graph.name = "retina.jpg"
-        graph.url = "\(server.baseURL)/retina.jpg"
+        graph.name = photo
+        graph.url = "\(server.baseURL)/\(photo)"
         graph.filters = try filters.map { Photocluster_V1_FilterSpec(try FilterSpec(parsing: $0)) }
         graph.attempt = 1
         engine.submit(graph)
@@ -50,9 +50,21 @@ final class StageTimeLimitTests: XCTestCase {
         return (outcome.current ?? "none", incidents.current)
     }
 
+    func testADecodePastTheLimitFailsItsPhoto() throws {
+        // Decoding a 2-megapixel JPEG takes far longer than 0.1 ms.
+        let (outcome, incidents) = try run("retina.jpg", filters: ["sepia"], limit: 0.0001)
+        XCTAssertEqual(
+            outcome,
+            "failed decode transient=false: decode ran past its time limit of 0.0001 s (raise it with `cluster worker --stage-timeout SECONDS`)")
+        XCTAssertEqual(incidents, ["decode decode"])
+    }
+
+    // A PNG decode is not timed (its time is linear in its capped size), so PNG photos reach the
+    // later stages under a tiny limit.
+
     func testAFilterPastTheLimitFailsItsPhoto() throws {
-        // A wide blur of a 2-megapixel photo takes far longer than 2 ms.
-        let (outcome, incidents) = try run(filters: ["blur:sigma=40"], limit: 0.002)
+        // A wide blur of a quarter-megapixel photo takes far longer than 2 ms.
+        let (outcome, incidents) = try run("brick.png", filters: ["blur:sigma=40"], limit: 0.002)
         XCTAssertEqual(
             outcome,
             "failed filter:blur transient=false: filter blur ran past its time limit of 0.002 s (raise it with `cluster worker --stage-timeout SECONDS`)")
@@ -61,7 +73,7 @@ final class StageTimeLimitTests: XCTestCase {
 
     func testAnEncodePastTheLimitFailsItsPhoto() throws {
         // Sepia runs inside the encode, band by band; the whole encode takes far more than 0.1 ms.
-        let (outcome, incidents) = try run(filters: ["sepia"], limit: 0.0001)
+        let (outcome, incidents) = try run("brick.png", filters: ["sepia"], limit: 0.0001)
         XCTAssertEqual(
             outcome,
             "failed encode transient=false: encode ran past its time limit of 0.0001 s (raise it with `cluster worker --stage-timeout SECONDS`)")
@@ -69,7 +81,7 @@ final class StageTimeLimitTests: XCTestCase {
     }
 
     func testAPhotoWithinTheLimitIsUntouched() throws {
-        let (outcome, incidents) = try run(filters: ["blur:sigma=2", "sepia"], limit: 60)
+        let (outcome, incidents) = try run("retina.jpg", filters: ["blur:sigma=2", "sepia"], limit: 60)
         XCTAssertEqual(outcome, "encoded")
         XCTAssertEqual(incidents, [])
     }

@@ -25,7 +25,7 @@ typedef enum {
     IC_CORRUPT,          /* malformed, truncated or failing a checksum */
     IC_TOO_LARGE,        /* over the pixel cap, overflowing, or out of memory */
     IC_ENCODE_FAILED,    /* bad input to an encoder or an encoder error */
-    IC_STOPPED           /* an encoder's band callback asked it to stop */
+    IC_STOPPED           /* a callback asked it to stop (an encoder's band callback, a decoder's should_stop) */
 } ic_status;
 
 typedef enum {
@@ -66,6 +66,11 @@ typedef struct {
     uint32_t reduce_width, reduce_height;
     /* JPEG: the photo's own ICC profile; a CMYK photo is converted to sRGB by it (by formula without). */
     ic_blob icc;
+    /* JPEG: asked between scans and between bands of rows; nonzero stops the decode, which
+     * returns IC_STOPPED. NULL: never asked. A PNG or WebP decode is not interrupted: its time is
+     * linear in its size, which the pixel cap bounds. */
+    int (*should_stop)(void *context);
+    void *stop_context;
 } ic_decode_options;
 
 /* What an encoder writes besides the pixels. */

@@ -36,7 +36,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .customLong("deny-host"), help: ArgumentHelp("Never download from these hosts, CIDR ranges or addresses (repeat); link-local and cloud metadata addresses are always denied.", valueName: "entry"))
     var denyHosts: [String] = []
 
-    @Option(name: .customLong("stage-timeout"), help: ArgumentHelp("Seconds each filter and each encode of a photo may run before the photo fails (plugin filters that run on are killed with their plugin host).", valueName: "seconds"))
+    @Option(name: .customLong("stage-timeout"), help: ArgumentHelp("Seconds a JPEG decode, each filter and an encode of a photo may run before the photo fails (plugin filters that run on are killed with their plugin host).", valueName: "seconds"))
     var stageTimeout = StageTimeLimit.defaultSeconds
 
     @Option(name: .customLong("cache-mb"), help: ArgumentHelp("Megabytes of intermediate results kept for photos that come back.", valueName: "n"))

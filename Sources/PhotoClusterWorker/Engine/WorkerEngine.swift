@@ -20,8 +20,8 @@ public final class WorkerEngine: @unchecked Sendable {
         public var downloadLimits: DownloadLimits
         /// Bytes of intermediate results kept for photos that come back.
         public var cacheBytes: Int
-        /// Seconds each filter and each encode may run (downloads have their own limits in
-        /// `downloadLimits`; a decode is bounded by `maxPixels` and the decoder's scan limit).
+        /// Seconds a decode (JPEG; a PNG decode is bounded by `maxPixels`), each filter and an
+        /// encode may run. Downloads have their own limits in `downloadLimits`.
         public var stageTimeout: TimeInterval
 
         public init(
@@ -197,7 +197,7 @@ public final class WorkerEngine: @unchecked Sendable {
             } else {
                 chain.append(DownloadOperation(work: work, downloads: downloads, cache: cache, report: reporter))
             }
-            chain.append(DecodeOperation(work: work, maxPixels: configuration.maxPixels, cache: cache, report: reporter))
+            chain.append(DecodeOperation(work: work, maxPixels: configuration.maxPixels, limit: configuration.stageTimeout, cache: cache, report: reporter))
             if work.reducesOnLoad { firstFilter = 1 }
         }
         // Trailing point filters run inside the encode, band by band (see EncodeOperation).

@@ -4,7 +4,8 @@ import PhotoClusterImaging
 
 /// Turns the downloaded bytes into RGBA pixels (the pixel cap is checked from the header
 /// first) and turns them upright by their EXIF orientation, so every filter sees the photo as
-/// it is shown (unless the job keeps the stored pixels).
+/// it is shown (unless the job keeps the stored pixels). A JPEG decode stops between scans and
+/// bands of rows once the photo is cancelled or the stage has run past its time limit.
 ///
 /// When the chain starts with `resize` or `thumbnail`, the decode applies it: the photo shrinks
 /// while it is decoded (JPEG at a reduced DCT scale, then area averaging as rows arrive; no
@@ -13,12 +14,14 @@ import PhotoClusterImaging
 final class DecodeOperation: Operation, @unchecked Sendable {
     private let work: PhotoWork
     private let maxPixels: Int
+    private let limit: TimeInterval
     private let cache: StageCache
     private let report: StageReporter
 
-    init(work: PhotoWork, maxPixels: Int, cache: StageCache, report: StageReporter) {
+    init(work: PhotoWork, maxPixels: Int, limit: TimeInterval, cache: StageCache, report: StageReporter) {
         self.work = work
         self.maxPixels = maxPixels
+        self.limit = limit
         self.cache = cache
         self.report = report
         super.init()
@@ -31,11 +34,13 @@ final class DecodeOperation: Operation, @unchecked Sendable {
         CrashHook.beforeDecoding(work.graph.url)
         #endif
         let started = Date()
+        let deadline = StageDeadline(limit: limit)
+        let cancelled = { [unowned self] in self.isCancelled || self.work.isCancelled }
         do {
             var options = DecodeOptions(maxPixels: maxPixels, fastDCT: work.graph.fastDct, toSRGB: work.variant.srgb)
             let reduction = try work.reducesOnLoad ? plan(for: bytes) : nil
             options.reduceTo = reduction?.storedTarget
-            let decoded = try ImageCodec.decode(bytes, options: options)
+            let decoded = try ImageCodec.decode(bytes, options: options, shouldStop: { cancelled() || deadline.hasPassed })
             let orientation = decoded.metadata.orientation
             let orient = work.variant.upright && orientation != .up
             guard var image = orient ? decoded.image.upright(orientation) : decoded.image else {
@@ -61,6 +66,10 @@ final class DecodeOperation: Operation, @unchecked Sendable {
             report.stageFinished(work, .decode, bytes: 0, pixels: UInt64(max(sourcePixels, image.pixelCount)), seconds: Date().timeIntervalSince(started))
         } catch is FilterCancelled {
             return
+        } catch is DecodeStopped {
+            guard !cancelled(), deadline.hasPassed else { return }
+            report.incident(work, .stageTimedOut(stage: .decode, name: "decode", limit: limit))
+            work.fail(stage: .decode, name: "decode", reason: "decode \(StageTimeLimit.overrun(limit))")
         } catch {
             work.fail(stage: .decode, name: reduction(failed: error), reason: "\(error)")
         }
