@@ -84,3 +84,20 @@ func procFile(_ path: String) throws -> String {
     }
     return String(decoding: bytes, as: UTF8.self)
 }
+
+/// This process's children (its plugin hosts).
+func childProcesses() -> [pid_t] {
+    let me = getpid()
+    return ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(pid_t.init).filter { pid in
+        guard let stat = try? procFile("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return false }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 1 && pid_t(fields[1]) == me
+    }
+}
+
+/// A process's resident memory in megabytes (0 when it is gone).
+func residentMegabytes(_ pid: pid_t) -> Int {
+    let status = (try? procFile("/proc/\(pid)/status")) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
+}

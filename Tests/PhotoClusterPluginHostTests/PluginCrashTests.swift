@@ -47,6 +47,29 @@ final class PluginCrashTests: XCTestCase {
         try assertCrash("double-free:width=21", "filter double-free (plugin poison.so) crashed: SIGABRT")
     }
 
+    /// A plugin that leaks until the kernel's OOM killer ends its host costs that photo only. The
+    /// memory is taken for real; the SIGKILL is sent by the test, as the OOM killer would send it
+    /// to the largest process, which this host then is.
+    func testAPluginKilledForItsMemoryFailsThatPhotoOnly() throws {
+        let plugins = self.plugins!
+        let result = LockedBox<Result<RGBAImage, Error>?>(nil)
+        Thread {
+            let outcome = Result { try plugins.run("hog:mb=300", on: Pixels.varied(width: 8, height: 8)) }
+            result.withLock { $0 = outcome }
+        }.start()
+        var host: pid_t?
+        XCTAssertTrue(eventually(timeout: 20) {
+            host = childProcesses().first { residentMegabytes($0) > 250 }
+            return host != nil
+        }, "the host's memory grew")
+        kill(try XCTUnwrap(host), SIGKILL)
+        XCTAssertTrue(eventually(timeout: 10) { result.current != nil })
+        XCTAssertThrowsError(try XCTUnwrap(result.current).get()) { error in
+            XCTAssertEqual("\(error)", "filter hog (plugin slow.so) crashed: SIGKILL")
+        }
+        XCTAssertEqual(try plugins.run("double", on: Pixels.varied(width: 3, height: 2)).width, 6, "the next photo runs")
+    }
+
     /// The crash names the filter that was running, not the first of the chain.
     func testACrashInAChainNamesTheFilterThatCrashed() throws {
         XCTAssertThrowsError(try plugins.runChain(["double", "poison:width=42"], on: Pixels.varied(width: 21, height: 9))) { error in

@@ -55,7 +55,8 @@ public enum FaultyPluginSources {
     /// `spin`: never returns and never looks at `is_cancelled`. `patient`: runs until cancelled,
     /// checking `is_cancelled` every millisecond. `nap`: sleeps `ms` milliseconds (or until
     /// cancelled), then leaves the photo as it was. `double`: makes a new image twice as wide,
-    /// each pixel repeated.
+    /// each pixel repeated. `hog`: takes `mb` megabytes and writes to every page, then waits to be
+    /// cancelled (a leak, until something kills it).
     public static let slow = """
         #include "photocluster_plugin.h"
         #include <stdlib.h>
@@ -86,6 +87,17 @@ public enum FaultyPluginSources {
             return PC_OK;
         }
 
+        static int hog(pc_image *image, const double *params, pc_image *out, pc_is_cancelled_fn is_cancelled,
+                       void *context, char *error, size_t error_size) {
+            for (int i = 0; i < (int)params[0]; i++) {
+                char *block = malloc(1 << 20);
+                if (block != NULL) memset(block, i, 1 << 20);  /* never freed */
+            }
+            struct timespec pause = {0, 1000000};
+            while (!is_cancelled(context)) nanosleep(&pause, NULL);
+            return PC_CANCELLED;
+        }
+
         static int double_width(pc_image *image, const double *params, pc_image *out, pc_is_cancelled_fn is_cancelled,
                                 void *context, char *error, size_t error_size) {
             size_t width = (size_t)image->width * 2, height = (size_t)image->height;
@@ -101,13 +113,15 @@ public enum FaultyPluginSources {
         }
 
         static const pc_param_schema nap_params[] = {{"ms", PC_PARAM_INT, 0, 60000, 100, "milliseconds to sleep"}};
+        static const pc_param_schema hog_params[] = {{"mb", PC_PARAM_INT, 0, 4096, 64, "megabytes to take"}};
         static const pc_filter_def filters[] = {
             {"spin", "1", "never returns", NULL, 0, spin},
             {"patient", "1", "waits for its cancellation", NULL, 0, patient},
             {"nap", "1", "sleeps, then leaves the photo as it was", nap_params, 1, nap},
             {"double", "1", "twice as wide", NULL, 0, double_width},
+            {"hog", "1", "takes memory and keeps it", hog_params, 1, hog},
         };
-        static const pc_plugin plugin = {PC_PLUGIN_ABI_VERSION, "slow", filters, 4};
+        static const pc_plugin plugin = {PC_PLUGIN_ABI_VERSION, "slow", filters, 5};
         PC_PLUGIN_EXPORT const pc_plugin *photocluster_plugin_entry(void) { return &plugin; }
         """
 
