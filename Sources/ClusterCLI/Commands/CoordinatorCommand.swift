@@ -29,6 +29,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-worker-losses"), help: ArgumentHelp("Workers a photo may be on when they die (crash, OOM killer) before it fails as one that may crash workers; a photo lost once runs alone on a worker from then on.", valueName: "n"))
     var maxWorkerLosses = 3
 
+    @Option(name: .customLong("write-timeout"), help: ArgumentHelp("Seconds a write to an output directory may take before it is given up and its photo fails (a stuck file system, such as a hung network mount).", valueName: "seconds"))
+    var writeTimeout: Double = 60
+
     @Option(help: ArgumentHelp("Directory of the SQLite journal; a restart with the same directory continues its jobs.", valueName: "dir"))
     var state: String?
 
@@ -68,6 +71,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         guard liveness >= 1 else { throw ValidationError("--liveness must be at least 1") }
         guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
         guard maxWorkerLosses >= 1 else { throw ValidationError("--max-worker-losses must be at least 1") }
+        guard writeTimeout >= 0.1 else { throw ValidationError("--write-timeout must be at least 0.1 seconds") }
         guard keepFinished >= 1 else { throw ValidationError("--keep-finished must be at least 1") }
         try HTTPListenerOption.validate(metricsBind, flag: "--metrics-bind")
         try HTTPListenerOption.validate(http, flag: "--http")
@@ -111,7 +115,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
                 heartbeatInterval: Double(heartbeatMs) / 1000, heartbeatLiveness: liveness, maxAttempts: UInt32(maxAttempts),
                 maxWorkerLosses: UInt32(maxWorkerLosses),
                 stateDirectory: state.map { URL(fileURLWithPath: $0, isDirectory: true) }, curve: curve,
-                finishedJobsKept: keepFinished, outputRoot: outputRootDirectory, limits: limits.limits),
+                finishedJobsKept: keepFinished, outputRoot: outputRootDirectory, limits: limits.limits, writeTimeout: writeTimeout),
             context: context)
         node.logger = logger
         do {

@@ -29,6 +29,10 @@ public struct CoordinatorConfiguration: Sendable {
     public var outputRoot: URL?
     /// What one coordinator takes: photos and bytes per job, open jobs per client and in all.
     public var limits: CoordinatorLimits
+    /// How long a write to an output directory may take (a result's file, `index.json`, making
+    /// the directory) before it is given up: a file system that stopped answering fails photos
+    /// with a reason instead of stopping the job.
+    public var writeTimeout: TimeInterval
     /// How many finished jobs the coordinator keeps (the last to finish; at least one): older ones are
     /// forgotten, in memory and in the journal, so neither grows with every job it has run.
     public var finishedJobsKept: Int
@@ -46,8 +50,10 @@ public struct CoordinatorConfiguration: Sendable {
         curve: CurveServerSettings? = nil,
         finishedJobsKept: Int = 100,
         outputRoot: URL? = nil,
-        limits: CoordinatorLimits = CoordinatorLimits()
+        limits: CoordinatorLimits = CoordinatorLimits(),
+        writeTimeout: TimeInterval = 60
     ) {
+        self.writeTimeout = max(0.1, writeTimeout)
         self.outputRoot = outputRoot
         self.limits = limits
         self.finishedJobsKept = max(1, finishedJobsKept)

@@ -36,6 +36,11 @@ extension CoordinatorNode {
     /// Opens a new job's output directory: under `--output-root` when there is one (refusing
     /// a directory that leaves it), else where the client says.
     func openOutputDirectory(_ requested: String) throws -> JobDirectory {
+        try Self.openOutputDirectory(requested, root: outputRoot)
+    }
+
+    /// The same, on any thread (a writer's: opening may block on a stuck file system).
+    static func openOutputDirectory(_ requested: String, root outputRoot: OutputRoot?) throws -> JobDirectory {
         if let outputRoot { return try outputRoot.openDirectory(requested) }
         guard requested.hasPrefix("/") else {
             throw OutputDirectoryProblem(escapes: false, message: "the output directory must be an absolute path, got \"\(requested)\"")

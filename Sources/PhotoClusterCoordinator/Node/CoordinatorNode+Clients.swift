@@ -97,15 +97,32 @@ extension CoordinatorNode {
             return refuseLimit(client, requestID, problem, .tooLarge)
         }
         let open = jobs.values.filter { !$0.isFinished }
+        let preparing = preparingDirectories.values
         // Without CURVE clients have no key: only the limit in all applies.
-        let clientOpen = key.map { key in open.filter { $0.owner == key }.count }
-        if let problem = configuration.limits.openJobsProblem(ofClient: clientOpen, inAll: open.count) {
+        let clientOpen = key.map { key in open.filter { $0.owner == key }.count + preparing.filter { $0.key == key }.count }
+        if let problem = configuration.limits.openJobsProblem(ofClient: clientOpen, inAll: open.count + preparing.count) {
             return refuseLimit(client, requestID, problem, .tooManyJobs)
         }
         if let problem = filterProblem(in: submit) { return refuse(client, requestID, problem) }
+        // Opened (made, and checked against the root) on a writer thread: a file system that
+        // stopped answering must not stop the loop (see `expireStuckWrites`).
+        let token = UUID()
+        preparingDirectories[token] = PreparingDirectory(client: client, requestID: requestID, key: key, submit: submit, since: .now)
+        let root = outputRoot
+        writers.submit { [weak self] in
+            let opened = Result { try Self.openOutputDirectory(submit.outputDir, root: root) }
+            self?.loop.post { self?.directoryOpened(token, opened) }
+        }
+    }
+
+    /// Back on the loop with the job's output directory open, or why not. A job refused already
+    /// (its directory took too long) is not taken now.
+    private func directoryOpened(_ token: UUID, _ opened: Result<JobDirectory, Error>) {
+        guard let preparing = preparingDirectories.removeValue(forKey: token) else { return }
+        let (client, requestID, key) = (preparing.client, preparing.requestID, preparing.key)
         let directory: JobDirectory
         do {
-            directory = try openOutputDirectory(submit.outputDir)
+            directory = try opened.get()
         } catch let problem as OutputDirectoryProblem {
             if problem.escapes {
                 metrics.refusedRequest(reason: "output_root")
@@ -115,6 +132,10 @@ extension CoordinatorNode {
         } catch {
             return refuse(client, requestID, "\(error)")
         }
+        createJob(preparing.submit, in: directory, from: client, key: key, requestID: requestID)
+    }
+
+    private func createJob(_ submit: Photocluster_V1_SubmitJob, in directory: JobDirectory, from client: Data, key: String?, requestID: UInt64) {
         let jobID = "job-" + UUID().uuidString.prefix(8).lowercased()
         let job = Job(id: jobID, submit: submit, outputDirectory: directory.path, owner: authorizedKeys == nil ? nil : key)
         // Durable before it is acknowledged: a restart must not lose an accepted job.

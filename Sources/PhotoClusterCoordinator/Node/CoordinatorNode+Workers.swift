@@ -248,7 +248,7 @@ extension CoordinatorNode {
         // requeue) is not written twice. A result from an earlier attempt is still a good result.
         // Copy out what is needed: a `Job` held while `jobs` is changed would copy all its photos.
         guard let photo = jobs[result.jobID]?.photo(result.photoIndex), !photo.isSettled,
-            !writing.contains(PhotoRef(job: result.jobID, index: result.photoIndex)),
+            writing[PhotoRef(job: result.jobID, index: result.photoIndex)] == nil,
             let followers = jobs[result.jobID]?.followers(of: result.photoIndex)
         else { return }
         if photo.worker == workers[worker]?.number { workers[worker]?.completed += 1 }

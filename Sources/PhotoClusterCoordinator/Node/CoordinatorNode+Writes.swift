@@ -30,7 +30,11 @@ extension CoordinatorNode {
             failed.errors = write.targets.map { DurableFile.Failure(path: $0.name, reason: reason) }
             return resultsWritten([failed])
         }
-        for target in write.targets { writing.insert(PhotoRef(job: write.result.jobID, index: target.index)) }
+        let now = MonotonicInstant.now
+        for target in write.targets { writing[PhotoRef(job: write.result.jobID, index: target.index)] = now }
+        // Counted under the photo's own ref, so a write given up (`expireStuckWrites`) stops
+        // counting then, not a second time when it comes back.
+        bytesByWrite[PhotoRef(job: write.result.jobID, index: write.result.photoIndex)] = write.encoded.count
         bytesBeingWritten += write.encoded.count
         writesToSubmit.append(write)
     }
@@ -38,9 +42,11 @@ extension CoordinatorNode {
     /// Hands the turn's results to the writer threads (the loop calls it as each turn ends).
     func submitQueuedWrites() {
         guard !writesToSubmit.isEmpty else { return }
-        let queued = writesToSubmit
+        // A piece holds one job's results: a directory that stops answering holds up only its own.
+        let byJob = Dictionary(grouping: writesToSubmit) { $0.result.jobID }
         writesToSubmit.removeAll(keepingCapacity: true)
-        for start in stride(from: 0, to: queued.count, by: Self.writesPerPiece) {
+        for queued in byJob.values {
+          for start in stride(from: 0, to: queued.count, by: Self.writesPerPiece) {
             let piece = Array(queued[start..<min(start + Self.writesPerPiece, queued.count)])
             writers.submit { [weak self] in
                 let written = piece.map { write -> ResultWrite in
@@ -58,6 +64,7 @@ extension CoordinatorNode {
                 }
                 self?.loop.post { self?.resultsWritten(written) }
             }
+          }
         }
     }
 
@@ -71,13 +78,17 @@ extension CoordinatorNode {
         var ends: [String: [(index: UInt32, worker: String?)]] = [:]
         defer { for (jobID, settled) in ends { photosFinished(jobID, settled) } }
         for write in writes {
-            if write.directory != nil { bytesBeingWritten -= write.encoded.count }
+            if let bytes = bytesByWrite.removeValue(forKey: PhotoRef(job: write.result.jobID, index: write.result.photoIndex)) {
+                bytesBeingWritten -= bytes
+            }
             let result = write.result
             for (target, error) in zip(write.targets, write.errors) {
-                writing.remove(PhotoRef(job: result.jobID, index: target.index))
+                writing.removeValue(forKey: PhotoRef(job: result.jobID, index: target.index))
                 guard let photo = jobs[result.jobID]?.photo(target.index), !photo.isSettled else {
-                    // Cancelled for good while its file was written: leave no file that looks finished.
-                    if error == nil { write.directory?.remove(named: target.name) }
+                    // Cancelled for good, or given up (`expireStuckWrites`), while its file was
+                    // written: leave no file that looks finished (removed on a writer thread:
+                    // the directory may be slow).
+                    if error == nil, let directory = write.directory { writers.submit { directory.remove(named: target.name) } }
                     continue
                 }
                 if let error {

@@ -16,8 +16,9 @@ public final class CoordinatorNode: @unchecked Sendable {
     private let context: ZMQContext
     let loop = EventLoopThread(name: "coordinator")
     /// Writes results off the loop thread, so file creation never holds up dispatch, and off
-    /// libdispatch's pool, so a write waiting for the disk never holds up a photo's stages.
-    let writers = BlockingWorkThreads(name: "writer", limit: 4)
+    /// libdispatch's pool, so a write waiting for the disk never holds up a photo's stages. A
+    /// thread stuck past `writeTimeout` gets another beside it (see `expireStuckWrites`).
+    let writers: BlockingWorkThreads
     var zap: ZAPHandler?
 
     // Loop-thread state.
@@ -50,10 +51,16 @@ public final class CoordinatorNode: @unchecked Sendable {
     /// A worker kept for suspects while any wait (see `reserveWorkerForSuspects`).
     var reservedForSuspects: String?
     var droppedFrames = 0
-    /// Photos whose result file is being written (loop-owned): a second result for one is ignored.
-    var writing: Set<PhotoRef> = []
-    /// Bytes of results handed to the writer threads and not written yet.
+    /// Photos whose result file is being written, and since when (loop-owned): a second result
+    /// for one is ignored, and one that takes longer than `writeTimeout` fails.
+    var writing: [PhotoRef: MonotonicInstant] = [:]
+    /// Bytes of results handed to the writer threads and not written yet, in all and by the
+    /// result's own photo.
     var bytesBeingWritten = 0
+    var bytesByWrite: [PhotoRef: Int] = [:]
+    /// Jobs whose `index.json` is being written, and submitted jobs whose directory is being opened.
+    var finishing: [String: FinishingJob] = [:]
+    var preparingDirectories: [UUID: PreparingDirectory] = [:]
     /// Results of this turn, handed to the writer threads when it ends.
     var writesToSubmit: [ResultWrite] = []
     /// Which worker each attempt in flight was sent to: the reports believed (see `admitReport`).
@@ -101,6 +108,7 @@ public final class CoordinatorNode: @unchecked Sendable {
     public init(configuration: CoordinatorConfiguration, context: ZMQContext) {
         self.configuration = configuration
         self.context = context
+        writers = BlockingWorkThreads(name: "writer", limit: 4, stuckAfter: configuration.writeTimeout, maxThreads: 64)
     }
 
     /// Opens the journal (restoring its jobs), binds both endpoints (so errors such as a busy
@@ -190,6 +198,7 @@ public final class CoordinatorNode: @unchecked Sendable {
         loop.every(1) { [unowned self] in
             closeSecond()
             forgetQuietClients()
+            expireStuckWrites()
         }
         loop.every(JobSubscribers.countsInterval) { [unowned self] in sendWaitingCounts() }
         // A job restored with every photo settled stopped between its last photo and its
