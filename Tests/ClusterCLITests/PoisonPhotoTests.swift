@@ -47,7 +47,10 @@ final class PoisonPhotoTests: XCTestCase {
         XCTAssertEqual(failed.count, 1, submit.stdout)
         XCTAssertEqual(failed.first?["name"] as? String, "poison.jpg")
         XCTAssertEqual(failed.first?["error"] as? String, "worker lost 3 times while processing this photo; it may crash workers")
-        XCTAssertEqual(supervisor.restarts, 3, "a worker died for each loss and none for anything else")
+        // Three deaths charged to it, and one more when it was first lost beside other photos
+        // (then nobody is charged: the culprit is unknown).
+        let restarts = supervisor.restarts
+        XCTAssertTrue((3...4).contains(restarts), "workers died \(restarts) times")
 
         let log = coordinator.stderrSoFar
         XCTAssertTrue(log.contains("warning coordinator: photo 4 (poison.jpg) failed: worker lost 3 times"), log)
@@ -63,7 +66,7 @@ final class PoisonPhotoTests: XCTestCase {
         let again = try CommandRunner.start(["submit", manifest.path, "--coordinator", clientEndpoint, "--out", work.appendingPathComponent("again").path])
             .finish(timeout: 60)
         XCTAssertEqual(again.status, 0, again.stderr)
-        XCTAssertEqual(supervisor.restarts, 3)
+        XCTAssertEqual(supervisor.restarts, restarts, "a worker died during the second job")
     }
 }
 

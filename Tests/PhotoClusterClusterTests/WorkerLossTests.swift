@@ -6,10 +6,11 @@ import XCTest
 
 @testable import PhotoClusterCoordinator
 
-/// Photos held by a worker that died: each is charged the loss, goes behind the photos that never
+/// Photos held by a worker that died: each becomes a suspect, goes behind the photos that never
 /// hurt anyone, runs alone from then on and not on a worker it was lost on while another can take
-/// it; after `maxWorkerLosses` it fails, and a worker that only fell silent and comes back as the
-/// same process is forgiven. Workers are scripted, so each death comes exactly when the test says.
+/// it; only a loss where it was the worker's only photo is charged, and after `maxWorkerLosses`
+/// charges it fails; a worker that only fell silent and comes back as the same process is
+/// forgiven. Workers are scripted, so each death comes exactly when the test says.
 final class WorkerLossTests: XCTestCase {
     private var cluster: ScriptedWorkerCluster?
     private var state: URL?
@@ -44,7 +45,8 @@ final class WorkerLossTests: XCTestCase {
         let second = try cluster.connect("second")
 
         try first.restart()
-        XCTAssertTrue(eventually { Set(self.losses(of: job.id, in: cluster).keys) == held }, "both photos it held were charged")
+        XCTAssertTrue(eventually { Set(self.losses(of: job.id, in: cluster).keys) == held }, "both photos it held became suspects")
+        XCTAssertEqual(losses(of: job.id, in: cluster).values.map(\.count), [0, 0], "a bystander was charged: with two photos held, the culprit is unknown")
         try first.grant(4)
         // The photos that never hurt anyone first; the suspects not back on the worker they were lost on.
         let others = Set([first.nextAssignment(timeout: 5), first.nextAssignment(timeout: 5)].compactMap { $0?.photoIndex })
@@ -61,28 +63,29 @@ final class WorkerLossTests: XCTestCase {
         XCTAssertEqual(next.attempt, 2)
     }
 
-    func testAPhotoLostWithTheLimitOfWorkersFailsAndItsBystanderFinishes() async throws {
+    func testAPhotoChargedTheLimitOfLossesFailsAndItsBystanderFinishes() async throws {
         let cluster = try start(maxWorkerLosses: 2)
         let worker = try cluster.connect("only")
-        try worker.grant(2)
+        try worker.grant(1)
         let job = try await cluster.client.submit(try ClusterHarness.submit(photos(2), out: cluster.out, format: .jpeg))
-        XCTAssertNotNil(worker.nextAssignment())
-        XCTAssertNotNil(worker.nextAssignment())
+        let culprit = try XCTUnwrap(worker.nextAssignment())
 
+        // Its worker's only photo: charged, and it goes back alone (no other worker to take it).
         try worker.restart()
         try worker.grant(2)
-        // No other worker: the suspects go back to the one they were lost on, one at a time.
-        let suspect = try XCTUnwrap(worker.nextAssignment(timeout: 5))
+        let again = try XCTUnwrap(worker.nextAssignment(timeout: 5))
+        XCTAssertEqual(again.photoIndex, culprit.photoIndex, "the suspect waits behind the other photo, but a worker is kept for it")
+        XCTAssertEqual(losses(of: job.id, in: cluster)[culprit.photoIndex]?.count, 1)
         XCTAssertNil(worker.nextAssignment(timeout: 0.5), "a suspect did not run alone")
         try worker.restart()
         try worker.grant(2)
-        // The one lost twice has failed; the other, lost once, runs alone and finishes.
+        // Charged twice: it failed; the other photo runs and finishes.
         let bystander = try XCTUnwrap(worker.nextAssignment(timeout: 5))
-        XCTAssertNotEqual(bystander.photoIndex, suspect.photoIndex)
+        XCTAssertNotEqual(bystander.photoIndex, culprit.photoIndex)
         try worker.sendResult(of: bystander, encoded: try sample())
 
         let summary = try await finished(job.id, in: cluster)
-        let failed = try XCTUnwrap(summary?.photos.first { $0.index == suspect.photoIndex })
+        let failed = try XCTUnwrap(summary?.photos.first { $0.index == culprit.photoIndex })
         XCTAssertEqual(failed.state, .failed)
         XCTAssertEqual(failed.stage, "worker")
         XCTAssertEqual(failed.reason, "worker lost 2 times while processing this photo; it may crash workers")

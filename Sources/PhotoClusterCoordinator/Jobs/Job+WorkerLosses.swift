@@ -1,37 +1,39 @@
 import Foundation
 
-/// A photo that was on a worker when the worker died (a crash, the OOM killer, a hard fault):
-/// how many times, and which workers. A photo lost once is a suspect: it waits outside the
-/// viewport queue, behind every photo that never hurt anyone, runs alone on a worker from then
-/// on, so each later loss is its own, and is not sent back to a worker it was lost on while
-/// another can take it.
+/// A photo that was on a worker when the worker died (a crash, the OOM killer, a hard fault).
+/// A photo lost once is a suspect: it waits outside the viewport queue, behind every photo that
+/// never hurt anyone, runs alone on a worker from then on, and is not sent back to a worker it
+/// was lost on while another can take it. Only a loss where it was the worker's only photo
+/// counts against it: with others beside it, the culprit is unknown and none is charged.
 struct WorkerLosses: Equatable {
+    /// Workers lost while this photo was their only one: what `--max-worker-losses` counts.
     var count: UInt32 = 0
-    /// The workers lost, in order (a worker lost twice is listed twice).
+    /// Every worker lost holding it, in order (a worker lost twice is listed twice).
     var workers: [String] = []
 }
 
 extension Job {
     func isSuspect(_ index: UInt32) -> Bool { workerLosses[index] != nil }
 
-    /// Charges one loss with `worker` (the photo is in flight there, so not in the queue; once
-    /// its worker is cleared it waits with the suspects); returns the photo's losses so far.
-    mutating func chargeLoss(_ index: UInt32, worker: String) -> WorkerLosses {
+    /// Records the loss of `worker`, charged (`alone`: the photo was its only one) or not (the
+    /// photo only becomes a suspect). The photo is in flight there, so not in the queue; once its
+    /// worker is cleared it waits with the suspects. Returns the photo's losses so far.
+    mutating func recordLoss(_ index: UInt32, worker: String, alone: Bool) -> WorkerLosses {
         var losses = workerLosses[index] ?? WorkerLosses()
-        losses.count += 1
+        if alone { losses.count += 1 }
         losses.workers.append(worker)
         workerLosses[index] = losses
         return losses
     }
 
-    /// Takes back a loss charged with `worker` (it came back: it had not died); a photo with no
-    /// loss left is no longer a suspect. Returns what is left, nil for none.
+    /// Takes back a loss recorded with `worker` (it came back: it had not died); a photo with
+    /// no loss left is no longer a suspect. Returns what is left, nil for none.
     @discardableResult
-    mutating func forgiveLoss(_ index: UInt32, worker: String) -> WorkerLosses? {
+    mutating func forgiveLoss(_ index: UInt32, worker: String, alone: Bool) -> WorkerLosses? {
         guard var losses = workerLosses[index], let position = losses.workers.lastIndex(of: worker) else { return workerLosses[index] }
         losses.workers.remove(at: position)
-        losses.count -= 1
-        workerLosses[index] = losses.count == 0 ? nil : losses
+        if alone && losses.count > 0 { losses.count -= 1 }
+        workerLosses[index] = losses.workers.isEmpty ? nil : losses
         // No longer a suspect: back in the queue, at its place in viewport order.
         refreshQueue(index)
         return workerLosses[index]

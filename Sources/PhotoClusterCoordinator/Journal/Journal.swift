@@ -168,8 +168,8 @@ final class Journal {
                 job.photos[index].height = UInt32(photo[7].int)
             }
             for loss in try database.query("SELECT idx, losses, workers FROM worker_losses WHERE job_id = ?", [.text(job.id)]) {
-                guard loss[0].int >= 0, loss[0].int < job.total, loss[1].int > 0 else { continue }
                 let workers = loss[2].text.split(separator: "\n").map(String.init)
+                guard loss[0].int >= 0, loss[0].int < job.total, loss[1].int >= 0, !workers.isEmpty else { continue }
                 job.workerLosses[UInt32(loss[0].int)] = WorkerLosses(count: UInt32(loss[1].int), workers: workers)
             }
             let phase = Photocluster_V1_JobPhase(rawValue: Int(row[4].int)) ?? .inProgress

@@ -5,22 +5,26 @@ import PhotoClusterCore
 ///
 /// The coordinator cannot know what a dead worker was running at the moment it died: what it last
 /// said is up to a heartbeat old, and a photo that starts right after and kills it at once never
-/// appears in it. So every photo the worker held is charged one loss (as Dask charges every task
-/// of a dead worker), but unlike Dask, a photo charged once is a suspect: it goes behind the photos
-/// that never hurt anyone and runs alone on a worker, and not on one it was lost on while another
-/// can take it. A suspect's next loss is then its own, and a bystander clears itself by finishing.
-/// After `maxWorkerLosses` losses a photo fails and is never sent again. A worker declared lost
-/// for its silence that comes back as the same process (stopped, or cut off) had not died: what
-/// was charged for it is forgiven.
+/// appears in it. Dask charges every task a dead worker held, so bystanders fail beside the
+/// culprit. Here every photo the worker held becomes a suspect instead: it goes behind the photos
+/// that never hurt anyone and runs alone on a worker from then on (and not on one it was lost on
+/// while another can take it). A loss is charged only to a photo that was its worker's only one:
+/// then it is the culprit, or the worker died of something else under it. A bystander is never
+/// charged, and clears itself by finishing alone; a photo charged `maxWorkerLosses` times fails
+/// and is never sent again. A worker declared lost for its silence that comes back as the same
+/// process (stopped, or cut off) had not died: what was recorded for it is forgiven.
 extension CoordinatorNode {
-    /// Charges each photo in `held` with the loss of `worker`, then requeues it behind the others,
-    /// or fails it when it has been lost too often. `forgivable`: the worker was only silent, and
-    /// may come back.
+    /// Records the loss of `worker` for each photo in `held` (charged when it is the only one),
+    /// then requeues the photo behind the others, or fails it when it has been charged too often.
+    /// `forgivable`: the worker was only silent, and may come back.
     func chargeLosses(_ held: [PhotoRef], lostWith worker: WorkerRecord, forgivable: Bool) {
+        let alone = held.count == 1
         var charged: [PhotoRef] = []
         for ref in held {
             // In place: a copy of the job would copy every photo.
-            guard jobs[ref.job]?.photo(ref.index)?.isSettled == false, let losses = jobs[ref.job]?.chargeLoss(ref.index, worker: worker.id) else { continue }
+            guard jobs[ref.job]?.photo(ref.index)?.isSettled == false,
+                let losses = jobs[ref.job]?.recordLoss(ref.index, worker: worker.id, alone: alone)
+            else { continue }
             journaling("the losses of photo \(ref.index) of job \(ref.job)") { try $0.recordWorkerLosses(losses, photo: ref.index, of: ref.job) }
             if losses.count >= configuration.maxWorkerLosses {
                 failPoisonPhoto(ref, losses)
@@ -31,11 +35,14 @@ extension CoordinatorNode {
             }
         }
         if forgivable && !charged.isEmpty {
-            recentLosses[worker.id] = RecentLoss(incarnation: worker.incarnation, photos: charged, at: .now)
+            recentLosses[worker.id] = RecentLoss(incarnation: worker.incarnation, photos: charged, alone: alone, at: .now)
         }
-        if !charged.isEmpty {
-            let described = charged.map { ref in "\(ref.index) of \(ref.job) (\(jobs[ref.job]?.workerLosses[ref.index]?.count ?? 0))" }
-            log(.warning, "worker \(worker.id) died holding photo(s) \(described.joined(separator: ", ")): each runs alone next; one lost \(configuration.maxWorkerLosses) times fails",
+        if let ref = charged.first, alone {
+            log(.warning, "worker \(worker.id) died holding only photo \(ref.index): charged (\(jobs[ref.job]?.workerLosses[ref.index]?.count ?? 0) of \(configuration.maxWorkerLosses)); it runs alone next",
+                job: ref.job, photo: ref.index, worker: worker.id)
+        } else if !charged.isEmpty {
+            let described = charged.map { "\($0.index) of \($0.job)" }.joined(separator: ", ")
+            log(.warning, "worker \(worker.id) died holding photos \(described): none charged (the culprit is unknown); each runs alone next",
                 worker: worker.id)
         }
     }
@@ -59,10 +66,10 @@ extension CoordinatorNode {
         guard let loss = recentLosses.removeValue(forKey: id), !incarnation.isEmpty, loss.incarnation == incarnation else { return }
         for ref in loss.photos {
             guard jobs[ref.job]?.photo(ref.index)?.isSettled == false else { continue }
-            let left = jobs[ref.job]?.forgiveLoss(ref.index, worker: id)
+            let left = jobs[ref.job]?.forgiveLoss(ref.index, worker: id, alone: loss.alone)
             journaling("the losses of photo \(ref.index) of job \(ref.job)") { try $0.recordWorkerLosses(left, photo: ref.index, of: ref.job) }
         }
-        log("worker \(id) came back as the same process: the \(loss.photos.count) photo(s) charged when it was lost are forgiven", worker: id)
+        log("worker \(id) came back as the same process: the loss recorded for its \(loss.photos.count) photo(s) is forgiven", worker: id)
     }
 
     /// Forgets losses too old to be forgiven (a worker that comes back after this long is
@@ -123,5 +130,7 @@ struct RecentLoss {
     static let kept: TimeInterval = 600
     let incarnation: String
     let photos: [PhotoRef]
+    /// The worker held only this one photo: the loss was charged to it.
+    let alone: Bool
     let at: MonotonicInstant
 }
