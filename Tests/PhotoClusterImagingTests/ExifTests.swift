@@ -56,6 +56,15 @@ final class ExifTests: XCTestCase {
         }
     }
 
+    func testAnICCChunkThatCountsZeroChunksIsLeftOut() throws {
+        // SOI, then APP2 "ICC_PROFILE\0" with sequence 1 of a count of 0 (found by FuzzMetadata:
+        // the check of the sequence against the count trapped), then EOI.
+        let payload: [UInt8] = Array("ICC_PROFILE".utf8) + [0, 1, 0] + Array(repeating: 0, count: 8)
+        let length = payload.count + 2
+        let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE2, UInt8(length >> 8), UInt8(length & 0xFF)] + payload + [0xFF, 0xD9])
+        XCTAssertNil(try ImageCodec.inspect(jpeg).metadata.iccProfile)
+    }
+
     func testInspectFindsMetadataInPhotosTheCodecWrote() throws {
         // JPEG spreads a large profile over two APP2 segments; libpng writes only profiles it
         // finds valid, so PNG gets a real one (Fixtures/srgb.icc, made by Pillow's Little CMS).

@@ -40,7 +40,8 @@ enum JPEGSegments {
                     let chunk = payload.slice(iccPrefix.count + 2, payload.count - iccPrefix.count - 2)
                 else { continue }
                 if profileChunkCount == 0 { profileChunkCount = count }
-                if count == profileChunkCount, (1...count).contains(sequence) { profileChunks[sequence] = chunk }
+                // A chunk count of 0 is malformed (and `1...0` would trap): such chunks are left out.
+                if count == profileChunkCount, sequence >= 1, sequence <= count { profileChunks[sequence] = chunk }
             case 0xC0...0xCF where marker != 0xC4 && marker != 0xC8 && marker != 0xCC:
                 // Start of frame: precision, height, width.
                 if let height = payload.uint16(at: 1, bigEndian: true), let width = payload.uint16(at: 3, bigEndian: true) {
