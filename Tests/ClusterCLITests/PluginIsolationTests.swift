@@ -35,6 +35,12 @@ final class PluginIsolationTests: XCTestCase {
             XCTAssertTrue(worker.process.isRunning, "worker \(id) runs")
         }
 
+        // A plugin that aborts costs its photo the same way.
+        let third = try cluster.submit(tag: "third", filters: ["abort:width=600"])
+        XCTAssertEqual(third.report["succeeded"] as? Int, 13, third.stderr)
+        let aborted = try XCTUnwrap(third.report["failed"] as? [[String: Any]])
+        XCTAssertEqual(aborted.compactMap { $0["error"] as? String }, ["filter abort (plugin poison.so) crashed: SIGABRT"])
+
         // The operator hears of it: a metric, a warning naming photo, job and plugin, and the
         // dashboard's recent failures.
         var crashes = 0.0
