@@ -19,6 +19,7 @@ final class SecuredCluster {
     let dashboard: String
     let photos: LoopbackHTTPServer
     private(set) var coordinator: RunningCommand!
+    private var coordinatorArguments: [String] = []
     private var processes: [RunningCommand] = []
 
     /// `roles`: each key's name and role (worker, client or admin); "coordinator" is made too.
@@ -46,12 +47,23 @@ final class SecuredCluster {
             try FileManager.default.createDirectory(at: trusted.appendingPathComponent(role), withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: keys.appendingPathComponent("\(name).pub"), to: trusted.appendingPathComponent("\(role)/\(name).pub"))
         }
-        coordinator = try start([
+        self.coordinatorArguments = [
             "coordinator", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--heartbeat-ms", "250",
             "--curve-secret", keys.appendingPathComponent("coordinator.key").path, "--authorized-keys", trusted.path,
             "--output-root", root.path, "--state", state.path,
             "--metrics-bind", "127.0.0.1:\(first + 2)", "--http", "127.0.0.1:\(first + 3)",
-        ] + coordinatorArguments)
+        ] + coordinatorArguments
+        try startCoordinator()
+    }
+
+    /// Stops the coordinator (SIGINT) and starts it again on the same state directory.
+    func restartCoordinator() throws {
+        coordinator.stop()
+        try startCoordinator()
+    }
+
+    private func startCoordinator() throws {
+        coordinator = try start(coordinatorArguments)
         guard eventually(timeout: 20, { self.coordinator.stderrSoFar.contains("dashboard at") }) else {
             stop()
             throw XCTSkip("the coordinator did not start: \(coordinator.stderrSoFar)")

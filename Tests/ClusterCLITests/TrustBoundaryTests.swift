@@ -61,6 +61,11 @@ final class TrustBoundaryTests: XCTestCase {
         XCTAssertNil(jobSummary["suspended"], alicesView.stdout)
         XCTAssertNil((jobSummary["viewport"] as? [String: Any])?["visibleStart"], alicesView.stdout)
 
+        // The journal keeps the owner: a restarted coordinator does not open the job to all.
+        try cluster.restartCoordinator()
+        XCTAssertEqual(try cluster.run(["status", job], as: "bob").status, 1)
+        XCTAssertEqual(try cluster.run(["status", job], as: "alice").status, 0)
+
         // An admin may act on every job.
         let cancelled = try cluster.run(["cancel", job], as: "boss")
         XCTAssertEqual(cancelled.status, 0, cancelled.stderr)
