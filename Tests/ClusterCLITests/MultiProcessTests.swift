@@ -27,6 +27,10 @@ final class MultiProcessTests: XCTestCase {
         XCTAssertTrue(eventually(timeout: 15) {
             coordinator.stderrSoFar.contains("worker left joined") && coordinator.stderrSoFar.contains("worker right joined")
         }, coordinator.stderrSoFar)
+        // --insecure keeps everything open, and says so at start.
+        XCTAssertTrue(coordinator.stderrSoFar.contains(
+            "no CURVE keys: any process that reaches the endpoints may join as a worker, and any client may see and act on every job"),
+            coordinator.stderrSoFar)
 
         let manifest = work.appendingPathComponent("photos.txt")
         try Repository.samplePhotoFiles.map { "\(server.baseURL)/\($0)" }.joined(separator: "\n").write(to: manifest, atomically: true, encoding: .utf8)

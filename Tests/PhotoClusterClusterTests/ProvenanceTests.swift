@@ -92,6 +92,18 @@ final class ProvenanceTests: XCTestCase {
         try honest.sendResult(of: theirs, encoded: Data("honest".utf8))
         XCTAssertTrue(eventually(timeout: 10) { (try? Data(contentsOf: file(theirs))) == Data("honest".utf8) })
         XCTAssertEqual(rejected("not_sent"), 3)
+
+        // An earlier attempt's result still counts, from the worker that got that attempt: the
+        // honest worker comes back without one of its photos, which goes to the other worker as
+        // attempt 2, and then delivers its attempt 1.
+        let earlier = honestGraphs[1]
+        try honest.hello(inFlight: honestGraphs.dropFirst(2).map { ($0.jobID, $0.photoIndex) })
+        try liar.grant(1)
+        let again = try XCTUnwrap(liar.nextAssignment(timeout: 10))
+        XCTAssertEqual([again.photoIndex, again.attempt], [earlier.photoIndex, earlier.attempt + 1])
+        try honest.sendResult(of: earlier, encoded: Data("earlier attempt".utf8))
+        XCTAssertTrue(eventually(timeout: 10) { (try? Data(contentsOf: file(earlier))) == Data("earlier attempt".utf8) })
+        XCTAssertEqual(rejected("not_sent"), 3)
     }
 }
 
