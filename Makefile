@@ -47,7 +47,9 @@ bench: deps
 	$(SWIFT) build -c release --product PhotoClusterExamplePluginC
 	.build/release/FilterBenchmark
 	.build/release/PluginHostBenchmark
-	.build/release/ViewportBenchmark
+	.build/release/ViewportBenchmark --workers 4 --name viewport
+	.build/release/ViewportBenchmark --workers 16 --name viewport-16
+	.build/release/ViewportBenchmark --workers 4 --state --job-photos 100000 --name viewport-100k
 	.build/release/DispatchBenchmark
 	BENCH_BIN=.build/release bench/run
 

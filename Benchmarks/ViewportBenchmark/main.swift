@@ -6,27 +6,44 @@ import PhotoClusterProto
 
 // Viewport benchmark: a coordinator and 4 worker processes over TCP on loopback, the 500-photo
 // manifest served on loopback, and three figures:
-//   1. cancel latency: viewport change at the coordinator → last worker's acknowledgement;
+//   1. cancel latency: a viewport change's arrival at the coordinator → last worker's
+//      acknowledgement, over changes made while the workers are busy;
 //   2. wasted work on the fast fling trace: bytes and pixels spent on photos outside
 //      visible ∪ prefetch when they were worked on, as a share of all work;
 //   3. time from a settled viewport to the first newly visible photo done.
-// Usage: viewport-benchmark [--cluster PATH] [--workers N] [--changes N] [--out DIR]
+// Usage: viewport-benchmark [--cluster PATH] [--workers N] [--changes N] [--job-photos N]
+//                           [--state] [--stage-priority P] [--writer-priority P] [--name NAME] [--out DIR]
 
 struct Options {
     var cluster = ".build/release/cluster"
     var workers = 4
     var changes = 300
+    /// Photos of the latency job; 0: as many as the changes can want.
+    var jobPhotos = 0
+    /// The coordinator keeps its journal (`--state`), as a production one does.
+    var state = false
+    var stagePriority: String?
+    var writerPriority: String?
+    var name = "viewport"
     var out = "bench/results"
     var prefetch = 5
 
     init(_ arguments: [String]) {
         var rest = arguments.dropFirst()
         while let flag = rest.popFirst() {
+            if flag == "--state" {
+                state = true
+                continue
+            }
             let value = rest.popFirst() ?? ""
             switch flag {
             case "--cluster": cluster = value
             case "--workers": workers = Int(value) ?? workers
             case "--changes": changes = Int(value) ?? changes
+            case "--job-photos": jobPhotos = Int(value) ?? jobPhotos
+            case "--stage-priority": stagePriority = value
+            case "--writer-priority": writerPriority = value
+            case "--name": name = value
             case "--out": out = value
             default:
                 FileHandle.standardError.write(Data("unknown option \(flag)\n".utf8))
@@ -40,6 +57,11 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
     guard !values.isEmpty else { return .nan }
     let sorted = values.sorted()
     return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+}
+
+/// The load average over the last minute: figures taken while other work runs are noisy.
+func loadAverage() -> String {
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "?"
 }
 
 func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
@@ -68,9 +90,15 @@ let server = try LoopbackHTTPServer.serving(directory: URL(fileURLWithPath: "sam
 let port = Int.random(in: 30_000...40_000)
 let workerEndpoint = "tcp://127.0.0.1:\(port)"
 let clientEndpoint = "tcp://127.0.0.1:\(port + 1)"
-var processes = [try launch(options.cluster, ["coordinator", "--insecure", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--heartbeat-ms", "250", "--output-root", FileManager.default.temporaryDirectory.path], log: logs.appendingPathComponent("coordinator.log"))]
+let loadAtStart = loadAverage()
+var coordinatorArguments = ["coordinator", "--insecure", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--heartbeat-ms", "250", "--output-root", FileManager.default.temporaryDirectory.path]
+if options.state { coordinatorArguments += ["--state", logs.appendingPathComponent("state").path] }
+if let priority = options.writerPriority { coordinatorArguments += ["--writer-priority", priority] }
+var processes = [try launch(options.cluster, coordinatorArguments, log: logs.appendingPathComponent("coordinator.log"))]
 for index in 0..<options.workers {
-    processes.append(try launch(options.cluster, ["worker", "--insecure", "--coordinator", workerEndpoint, "--concurrency", "1", "--id", "bench-\(index)"], log: logs.appendingPathComponent("worker-\(index).log")))
+    var arguments = ["worker", "--insecure", "--coordinator", workerEndpoint, "--concurrency", "1", "--id", "bench-\(index)"]
+    if let priority = options.stagePriority { arguments += ["--stage-priority", priority] }
+    processes.append(try launch(options.cluster, arguments, log: logs.appendingPathComponent("worker-\(index).log")))
 }
 defer {
     for process in processes.reversed() where process.isRunning { process.interrupt(); process.waitUntilExit() }
@@ -113,7 +141,9 @@ func submitJob(out: String, copies: Int = 1) async throws -> SubmittedJob {
 // 1. Cancel latency over many settled viewport changes. Each change wants at most 10 visible
 // and 2 × prefetch photos; the job holds more photos than all the changes can want, so it never
 // finishes while they run (a finished job refuses viewport changes).
-let latencyCopies = options.changes * (10 + 2 * options.prefetch) / manifest.entries.count + 1
+let latencyCopies = max(
+    options.changes * (10 + 2 * options.prefetch) / manifest.entries.count + 1,
+    (options.jobPhotos + manifest.entries.count - 1) / manifest.entries.count)
 let latencyJob = try await submitJob(out: "latency", copies: latencyCopies)
 let lastStart = latencyCopies * manifest.entries.count - 10
 var generator = SystemRandomNumberGenerator()
@@ -163,20 +193,25 @@ let firstVisible: [Double] = settles.compactMap { settle in
 client.close()
 
 // Report.
+let loadAtEnd = loadAverage()
 let wastedBytes = fling.bytesDownloaded == 0 ? 0 : Double(fling.bytesWasted) / Double(fling.bytesDownloaded) * 100
 let wastedPixels = fling.pixelsProcessed == 0 ? 0 : Double(fling.pixelsWasted) / Double(fling.pixelsProcessed) * 100
+func spread(_ values: [Double], _ format: String) -> String {
+    [percentile(values, 0.5), percentile(values, 0.99), values.max() ?? .nan].map { String(format: format, $0) }.joined(separator: " / ")
+}
 let rows: [(String, String)] = [
     ("workers (processes, TCP loopback)", "\(options.workers)"),
-    ("cancel latency p50 (viewport change → last ack)", String(format: "%.2f ms", percentile(latencies, 0.5))),
-    ("cancel latency p99", String(format: "%.2f ms", percentile(latencies, 0.99))),
+    ("latency job", "\(latencyCopies * manifest.entries.count) photos, journal \(options.state ? "on (--state)" : "off")"),
+    ("stage / writer thread priority", "\(options.stagePriority ?? "default") / \(options.writerPriority ?? "default")"),
+    ("cancel latency p50 / p99 / max (arrival → last ack)", spread(latencies, "%.2f") + " ms"),
     ("viewport changes measured", "\(latencies.count) of \(options.changes)"),
     ("fast fling: bytes downloaded", "\(fling.bytesDownloaded)"),
     ("fast fling: wasted bytes", String(format: "%llu (%.1f%%)", fling.bytesWasted, wastedBytes)),
     ("fast fling: pixels processed", "\(fling.pixelsProcessed)"),
     ("fast fling: wasted pixels", String(format: "%llu (%.1f%%)", fling.pixelsWasted, wastedPixels)),
-    ("settle → first newly visible photo done, p50", String(format: "%.1f ms", percentile(firstVisible, 0.5))),
-    ("settle → first newly visible photo done, p99", String(format: "%.1f ms", percentile(firstVisible, 0.99))),
+    ("settle → first newly visible done p50 / p99 / max", spread(firstVisible, "%.1f") + " ms"),
     ("settles measured", "\(firstVisible.count) of \(settles.count)"),
+    ("load average (1 min) at start / end", "\(loadAtStart) / \(loadAtEnd)"),
 ]
 let width = rows.map(\.0.count).max() ?? 0
 var markdown = "| figure | value |\n|---|---|\n"
@@ -184,16 +219,24 @@ for (name, value) in rows {
     print(name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value)
     markdown += "| \(name) | \(value) |\n"
 }
+func summary(_ values: [Double]) -> [String: Any] {
+    ["p50": percentile(values, 0.5), "p99": percentile(values, 0.99), "max": values.max() ?? .nan, "samples": values.count]
+}
 try FileManager.default.createDirectory(atPath: options.out, withIntermediateDirectories: true)
-try markdown.write(toFile: options.out + "/viewport.md", atomically: true, encoding: .utf8)
+try markdown.write(toFile: "\(options.out)/\(options.name).md", atomically: true, encoding: .utf8)
 let json: [String: Any] = [
     "workers": options.workers,
-    "cancel_latency_ms": ["p50": percentile(latencies, 0.5), "p99": percentile(latencies, 0.99), "samples": latencies.count],
+    "latency_job_photos": latencyCopies * manifest.entries.count,
+    "journal": options.state,
+    "stage_priority": options.stagePriority ?? "default",
+    "writer_priority": options.writerPriority ?? "default",
+    "cancel_latency_ms": summary(latencies),
     "fast_fling": [
         "bytes_downloaded": fling.bytesDownloaded, "bytes_wasted": fling.bytesWasted,
         "pixels_processed": fling.pixelsProcessed, "pixels_wasted": fling.pixelsWasted,
     ],
-    "settle_to_first_visible_ms": ["p50": percentile(firstVisible, 0.5), "p99": percentile(firstVisible, 0.99), "samples": firstVisible.count],
+    "settle_to_first_visible_ms": summary(firstVisible),
+    "load_average": ["start": loadAtStart, "end": loadAtEnd],
 ]
-try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]).write(to: URL(fileURLWithPath: options.out + "/viewport.json"))
-note("wrote \(options.out)/viewport.md and viewport.json")
+try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]).write(to: URL(fileURLWithPath: "\(options.out)/\(options.name).json"))
+note("wrote \(options.out)/\(options.name).md and \(options.name).json")

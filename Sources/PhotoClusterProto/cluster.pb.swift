@@ -823,6 +823,29 @@ public nonisolated struct Photocluster_V1_Reprioritise: Sendable {
   public init() {}
 }
 
+/// A job's control for one worker at an epoch, in one message, so a viewport change wakes each
+/// worker once and is acknowledged once: the photos to cancel, then the new priority bands, then
+/// whether the job is suspended. The worker applies all three before it acknowledges the epoch.
+public nonisolated struct Photocluster_V1_JobControl: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var jobID: String = String()
+
+  public var epoch: UInt64 = 0
+
+  public var cancel: [UInt32] = []
+
+  public var priorities: [Photocluster_V1_PriorityUpdate] = []
+
+  public var suspended: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 /// Sent when a message arrives from a worker the coordinator does not know (after either side
 /// restarted): the worker says hello again.
 public nonisolated struct Photocluster_V1_PleaseRegister: Sendable {
@@ -1051,6 +1074,14 @@ public nonisolated struct Photocluster_V1_CoordinatorToWorker: Sendable {
     set {body = .jobClosed(newValue)}
   }
 
+  public var control: Photocluster_V1_JobControl {
+    get {
+      if case .control(let v)? = body {return v}
+      return Photocluster_V1_JobControl()
+    }
+    set {body = .control(newValue)}
+  }
+
   public var assignBatch: Photocluster_V1_AssignGraphs {
     get {
       if case .assignBatch(let v)? = body {return v}
@@ -1072,6 +1103,7 @@ public nonisolated struct Photocluster_V1_CoordinatorToWorker: Sendable {
     case dropStale(Photocluster_V1_DropStaleWork)
     case heartbeat(Photocluster_V1_Heartbeat)
     case jobClosed(Photocluster_V1_JobClosed)
+    case control(Photocluster_V1_JobControl)
     case assignBatch(Photocluster_V1_AssignGraphs)
 
   }
@@ -2932,6 +2964,56 @@ nonisolated extension Photocluster_V1_Reprioritise: SwiftProtobuf.Message, Swift
   }
 }
 
+nonisolated extension Photocluster_V1_JobControl: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".JobControl"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{4}`\u{2}job_id\0\u{1}epoch\0\u{1}cancel\0\u{1}priorities\0\u{1}suspended\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 160: try { try decoder.decodeSingularStringField(value: &self.jobID) }()
+      case 161: try { try decoder.decodeSingularUInt64Field(value: &self.epoch) }()
+      case 162: try { try decoder.decodeRepeatedUInt32Field(value: &self.cancel) }()
+      case 163: try { try decoder.decodeRepeatedMessageField(value: &self.priorities) }()
+      case 164: try { try decoder.decodeSingularBoolField(value: &self.suspended) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.jobID.isEmpty {
+      try visitor.visitSingularStringField(value: self.jobID, fieldNumber: 160)
+    }
+    if self.epoch != 0 {
+      try visitor.visitSingularUInt64Field(value: self.epoch, fieldNumber: 161)
+    }
+    if !self.cancel.isEmpty {
+      try visitor.visitPackedUInt32Field(value: self.cancel, fieldNumber: 162)
+    }
+    if !self.priorities.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.priorities, fieldNumber: 163)
+    }
+    if self.suspended != false {
+      try visitor.visitSingularBoolField(value: self.suspended, fieldNumber: 164)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_JobControl, rhs: Photocluster_V1_JobControl) -> Bool {
+    if lhs.jobID != rhs.jobID {return false}
+    if lhs.epoch != rhs.epoch {return false}
+    if lhs.cancel != rhs.cancel {return false}
+    if lhs.priorities != rhs.priorities {return false}
+    if lhs.suspended != rhs.suspended {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Photocluster_V1_PleaseRegister: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PleaseRegister"
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
@@ -3222,7 +3304,7 @@ nonisolated extension Photocluster_V1_JobClosed: SwiftProtobuf.Message, SwiftPro
 
 nonisolated extension Photocluster_V1_CoordinatorToWorker: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".CoordinatorToWorker"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}welcome\0\u{1}assign\0\u{1}cancel\0\u{1}suspend\0\u{1}resume\0\u{1}reprioritise\0\u{3}please_register\0\u{3}drop_stale\0\u{1}heartbeat\0\u{3}job_closed\0\u{4}j\u{2}assign_batch\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}welcome\0\u{1}assign\0\u{1}cancel\0\u{1}suspend\0\u{1}resume\0\u{1}reprioritise\0\u{3}please_register\0\u{3}drop_stale\0\u{1}heartbeat\0\u{3}job_closed\0\u{2}V\u{2}control\0\u{4}\u{14}assign_batch\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3360,6 +3442,19 @@ nonisolated extension Photocluster_V1_CoordinatorToWorker: SwiftProtobuf.Message
           self.body = .jobClosed(v)
         }
       }()
+      case 160: try {
+        var v: Photocluster_V1_JobControl?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .control(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .control(v)
+        }
+      }()
       case 180: try {
         var v: Photocluster_V1_AssignGraphs?
         var hadOneofValue = false
@@ -3423,6 +3518,10 @@ nonisolated extension Photocluster_V1_CoordinatorToWorker: SwiftProtobuf.Message
     case .jobClosed?: try {
       guard case .jobClosed(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
+    }()
+    case .control?: try {
+      guard case .control(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 160)
     }()
     case .assignBatch?: try {
       guard case .assignBatch(let v)? = self.body else { preconditionFailure() }

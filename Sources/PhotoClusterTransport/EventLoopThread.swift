@@ -25,7 +25,8 @@ public final class EventLoopThread: @unchecked Sendable {
         self.name = name
     }
 
-    /// Adds a socket whose `onReadable` drains it. Call before `start()` or from the loop thread.
+    /// Adds a socket whose `onReadable` drains it; sockets are read in the order they were added,
+    /// before the closures posted since the last turn. Call before `start()` or from the loop thread.
     public func watch(_ socket: ZMQSocket, onReadable: @escaping (ZMQSocket) -> Void) {
         sources.append((socket, onReadable))
     }
@@ -93,10 +94,12 @@ public final class EventLoopThread: @unchecked Sendable {
                 continue
             }
             if readable[0] { wakeup.drain() }
-            runPosted()
+            // Sockets before posted work: a control message read in the same turn as a burst
+            // of posted outcomes is handled (and answered) first.
             for (index, source) in sources.enumerated() where readable[index + 1] {
                 source.1(source.0)
             }
+            runPosted()
             runDueTimers()
             for body in turnEnds { body() }
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PhotoClusterCoordinator
+import PhotoClusterCore
 import PhotoClusterDashboard
 import PhotoClusterTransport
 
@@ -38,6 +39,13 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("keep-finished"), help: ArgumentHelp("Finished jobs kept for status, watch and the dashboard (the last to finish); older ones are forgotten, in memory and in the journal, and their outcome stays in index.json in their output directory.", valueName: "n"))
     var keepFinished = 100
 
+    @Option(
+        name: .customLong("writer-priority"),
+        help: ArgumentHelp(
+            "How the threads that write results compete for the CPU: \(ThreadPriority.syntax) (default \(CoordinatorConfiguration.defaultWriterPriority)); the loop stays at normal priority.",
+            valueName: "priority"))
+    var writerPriority = CoordinatorConfiguration.defaultWriterPriority.description
+
     @Option(name: .customLong("curve-secret"), help: ArgumentHelp("The coordinator's secret key file (from `cluster keygen`); enables CURVE on both endpoints.", valueName: "file"))
     var curveSecret: String?
 
@@ -73,6 +81,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
         guard maxWorkerLosses >= 1 else { throw ValidationError("--max-worker-losses must be at least 1") }
         guard writeTimeout >= 0.1 else { throw ValidationError("--write-timeout must be at least 0.1 seconds") }
         guard keepFinished >= 1 else { throw ValidationError("--keep-finished must be at least 1") }
+        guard ThreadPriority(writerPriority) != nil else {
+            throw ValidationError("--writer-priority must be \(ThreadPriority.syntax), got \"\(writerPriority)\"")
+        }
         try HTTPListenerOption.validate(metricsBind, flag: "--metrics-bind")
         try HTTPListenerOption.validate(http, flag: "--http")
         try limits.validate()
@@ -115,7 +126,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
                 heartbeatInterval: Double(heartbeatMs) / 1000, heartbeatLiveness: liveness, maxAttempts: UInt32(maxAttempts),
                 maxWorkerLosses: UInt32(maxWorkerLosses),
                 stateDirectory: state.map { URL(fileURLWithPath: $0, isDirectory: true) }, curve: curve,
-                finishedJobsKept: keepFinished, outputRoot: outputRootDirectory, limits: limits.limits, writeTimeout: writeTimeout),
+                finishedJobsKept: keepFinished, outputRoot: outputRootDirectory, limits: limits.limits, writeTimeout: writeTimeout,
+                writerPriority: ThreadPriority(writerPriority)!),
             context: context)
         node.logger = logger
         do {

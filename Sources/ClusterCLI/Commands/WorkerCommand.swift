@@ -42,6 +42,13 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .customLong("cache-mb"), help: ArgumentHelp("Megabytes of intermediate results kept for photos that come back.", valueName: "n"))
     var cacheMB = 256
 
+    @Option(
+        name: .customLong("stage-priority"),
+        help: ArgumentHelp(
+            "How the threads that decode, filter and encode compete for the CPU: \(ThreadPriority.syntax) (default \(WorkerEngine.Configuration.defaultStagePriority)); the loop, ZeroMQ and download threads stay at normal priority.",
+            valueName: "priority"))
+    var stagePriority = WorkerEngine.Configuration.defaultStagePriority.description
+
     @Option(name: .customLong("metrics-bind"), help: ArgumentHelp("Where Prometheus scrapes /metrics: HOST:PORT or off (default 127.0.0.1:9465; when it is taken, metrics are off).", valueName: "address"))
     var metricsBind: String?
 
@@ -54,6 +61,9 @@ struct WorkerCommand: AsyncParsableCommand {
             throw ValidationError("--stage-timeout must be more than 0 and at most 86400 seconds")
         }
         try HTTPListenerOption.validate(metricsBind, flag: "--metrics-bind")
+        guard ThreadPriority(stagePriority) != nil else {
+            throw ValidationError("--stage-priority must be \(ThreadPriority.syntax), got \"\(stagePriority)\"")
+        }
         if security.curveSecret == nil && !insecure && InsecureEndpoint.isNetwork(coordinator) {
             throw ValidationError(InsecureEndpoint.refusal("connecting", [coordinator]))
         }
@@ -70,6 +80,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let policy = try DownloadPolicy(allow: allowHosts, deny: denyHosts)
         var engine = WorkerEngine.Configuration(downloadLimits: DownloadLimits(policy: policy), cacheBytes: cacheMB << 20, stageTimeout: stageTimeout)
         if let concurrency { engine.concurrency = concurrency }
+        engine.stagePriority = ThreadPriority(stagePriority)!
         let (filters, report, pluginHosts) = FilterCatalog.load(pluginDirectory: plugins, hosts: engine.concurrency)
         FilterCatalog.logRefusals(report, prefix: "worker")
         let node = WorkerNode(

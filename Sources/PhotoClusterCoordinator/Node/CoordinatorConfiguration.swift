@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterCore
 import PhotoClusterTransport
 
 /// Where a coordinator listens and how it treats failures.
@@ -36,6 +37,12 @@ public struct CoordinatorConfiguration: Sendable {
     /// How many finished jobs the coordinator keeps (the last to finish; at least one): older ones are
     /// forgotten, in memory and in the journal, so neither grows with every job it has run.
     public var finishedJobsKept: Int
+    /// The priority of the threads that write results: behind the loop, which must answer
+    /// control and dispatch at once.
+    public var writerPriority: ThreadPriority
+
+    /// Writers give way to the loop (and everything else at normal priority), by default.
+    public static let defaultWriterPriority = ThreadPriority.nice(19)
 
     public init(
         workerEndpoint: String,
@@ -51,8 +58,10 @@ public struct CoordinatorConfiguration: Sendable {
         finishedJobsKept: Int = 100,
         outputRoot: URL? = nil,
         limits: CoordinatorLimits = CoordinatorLimits(),
-        writeTimeout: TimeInterval = 60
+        writeTimeout: TimeInterval = 60,
+        writerPriority: ThreadPriority = CoordinatorConfiguration.defaultWriterPriority
     ) {
+        self.writerPriority = writerPriority
         self.writeTimeout = max(0.1, writeTimeout)
         self.outputRoot = outputRoot
         self.limits = limits

@@ -21,7 +21,7 @@ extension CoordinatorNode {
         // all its photos.
         guard jobs[jobID]?.isFinished == false else { return }
         let change = jobs[jobID]!.moveViewport(to: viewport)
-        controlSentAt[jobID] = (change.epoch, arrivedAt)
+        noteControlSent(jobID, epoch: change.epoch, arrivedAt: arrivedAt)
         let state = jobs[jobID]!.controlState
         for (id, worker) in workers {
             sendControlState(state, to: id, cancel: change.cancels[worker.number] ?? [], priorities: change.priorities[worker.number] ?? [])
@@ -43,34 +43,30 @@ extension CoordinatorNode {
         jobs[jobID]!.epoch += 1
         jobs[jobID]!.suspendedByClient = suspended
         let state = jobs[jobID]!.controlState
-        controlSentAt[jobID] = (state.epoch, arrivedAt)
+        noteControlSent(jobID, epoch: state.epoch, arrivedAt: arrivedAt)
         for id in workers.keys { sendControlState(state, to: id) }
         journaling("job \(jobID)") { try $0.recordJobState(jobs[jobID]!) }
         dispatch()
     }
 
-    /// The job's control state for one worker, at the job's epoch: cancels and priority
-    /// updates if any, then suspend or resume (so a cancel never waits behind a suspension).
+    /// The job's control state for one worker, at the job's epoch, in one message: cancels and
+    /// priority updates if any, and whether the job is suspended (the worker applies them in
+    /// that order, so a cancel never waits behind a suspension).
     func sendControlState(_ state: JobControlState, to worker: String, cancel: [UInt32] = [], priorities: [Photocluster_V1_PriorityUpdate] = []) {
-        if !cancel.isEmpty {
-            sendToWorker(worker, .cancel(.with {
-                $0.jobID = state.jobID
-                $0.epoch = state.epoch
-                $0.photoIndices = cancel
-            }))
-        }
-        if !priorities.isEmpty {
-            sendToWorker(worker, .reprioritise(.with {
-                $0.jobID = state.jobID
-                $0.epoch = state.epoch
-                $0.updates = priorities
-            }))
-        }
-        if state.suspended {
-            sendToWorker(worker, .suspend(.with { $0.jobID = state.jobID; $0.epoch = state.epoch }))
-        } else {
-            sendToWorker(worker, .resume(.with { $0.jobID = state.jobID; $0.epoch = state.epoch }))
-        }
+        sendToWorker(worker, .control(.with {
+            $0.jobID = state.jobID
+            $0.epoch = state.epoch
+            $0.cancel = cancel
+            $0.priorities = priorities
+            $0.suspended = state.suspended
+        }))
+    }
+
+    /// Starts the clock of a control change (at most 1,000 wait per job: a worker that never
+    /// answers must not make the list grow).
+    private func noteControlSent(_ jobID: String, epoch: UInt64, arrivedAt: MonotonicInstant) {
+        controlSentAt[jobID, default: []].append((epoch, arrivedAt))
+        if let count = controlSentAt[jobID]?.count, count > 1000 { controlSentAt[jobID]!.removeFirst(count - 1000) }
     }
 
     func controlAcknowledged(_ ack: Photocluster_V1_ControlAck, by worker: String) {
@@ -78,12 +74,16 @@ extension CoordinatorNode {
         if ack.epoch > workers[worker]!.ackedEpoch[ack.jobID] ?? 0 {
             workers[worker]!.ackedEpoch[ack.jobID] = ack.epoch
         }
-        // When the last worker acknowledges the newest epoch, record the round trip.
-        guard let (epoch, sentAt) = controlSentAt[ack.jobID], ack.epoch == epoch,
-            workers.values.allSatisfy({ ($0.ackedEpoch[ack.jobID] ?? 0) >= epoch })
+        // Every change up to the epoch all workers have acknowledged is complete: record each
+        // round trip, from the request's arrival to this last acknowledgement.
+        guard let pending = controlSentAt[ack.jobID], let oldest = pending.first, ack.epoch >= oldest.epoch,
+            let everywhere = workers.values.map({ $0.ackedEpoch[ack.jobID] ?? 0 }).min(), everywhere >= oldest.epoch
         else { return }
-        controlSentAt.removeValue(forKey: ack.jobID)
-        jobs[ack.jobID]?.controlAckMilliseconds.append(MonotonicInstant.now.seconds(since: sentAt) * 1000)
+        let now = MonotonicInstant.now
+        let complete = pending.prefix { $0.epoch <= everywhere }
+        controlSentAt[ack.jobID] = Array(pending.dropFirst(complete.count))
+        if controlSentAt[ack.jobID]!.isEmpty { controlSentAt.removeValue(forKey: ack.jobID) }
+        jobs[ack.jobID]?.controlAckMilliseconds.append(contentsOf: complete.map { now.seconds(since: $0.at) * 1000 })
         if let count = jobs[ack.jobID]?.controlAckMilliseconds.count, count > 1000 {
             jobs[ack.jobID]?.controlAckMilliseconds.removeFirst(count - 1000)
         }

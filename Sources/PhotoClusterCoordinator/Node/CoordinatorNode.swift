@@ -84,8 +84,10 @@ public final class CoordinatorNode: @unchecked Sendable {
     var journal: Journal?
     /// Set when workers or jobs change, so photos no worker can run are looked for only then.
     var capabilitiesChanged = false
-    /// The newest control epoch sent per job and when, to time the workers' acknowledgements.
-    var controlSentAt: [String: (epoch: UInt64, at: MonotonicInstant)] = [:]
+    /// Control changes per job that not every worker has acknowledged yet, oldest first, with
+    /// when each request arrived: each is timed when the last worker acknowledges its epoch or a
+    /// newer one, so a change overtaken by the next is timed too, not left out.
+    var controlSentAt: [String: [(epoch: UInt64, at: MonotonicInstant)]] = [:]
     /// What finished, second by second: the rates in status replies and the dashboard's charts.
     var history = ThroughputHistory()
     var recentFailures = RecentFailures()
@@ -108,7 +110,8 @@ public final class CoordinatorNode: @unchecked Sendable {
     public init(configuration: CoordinatorConfiguration, context: ZMQContext) {
         self.configuration = configuration
         self.context = context
-        writers = BlockingWorkThreads(name: "writer", limit: 4, stuckAfter: configuration.writeTimeout, maxThreads: 64)
+        writers = BlockingWorkThreads(name: "writer", limit: 4, stuckAfter: configuration.writeTimeout, maxThreads: 64,
+            priority: configuration.writerPriority)
     }
 
     /// Opens the journal (restoring its jobs), binds both endpoints (so errors such as a busy

@@ -18,6 +18,7 @@ public final class BlockingWorkThreads: @unchecked Sendable {
     private let limit: Int
     private let stuckAfter: TimeInterval?
     private let maxThreads: Int
+    private let priority: ThreadPriority
     private let condition = NSCondition()
     /// Jobs not started, from `head` on: taking one is O(1) however many wait (`removeFirst`
     /// moved them all, under the lock `submit` needs).
@@ -32,11 +33,13 @@ public final class BlockingWorkThreads: @unchecked Sendable {
     /// Entered per job submitted and left when it has run (`waitUntilIdle`).
     private let unfinishedJobs = DispatchGroup()
 
-    public init(name: String, limit: Int, stuckAfter: TimeInterval? = nil, maxThreads: Int? = nil) {
+    /// `priority`: how the threads compete for the CPU (set as each starts).
+    public init(name: String, limit: Int, stuckAfter: TimeInterval? = nil, maxThreads: Int? = nil, priority: ThreadPriority = .normal) {
         self.name = name
         self.limit = max(1, limit)
         self.stuckAfter = stuckAfter
         self.maxThreads = max(self.limit, maxThreads ?? self.limit)
+        self.priority = priority
     }
 
     /// Runs `body` on one of the threads. After `stop()` it runs on the caller's thread.
@@ -107,6 +110,7 @@ public final class BlockingWorkThreads: @unchecked Sendable {
             let thread = Thread { [self, number = threadsStarted] in
                 // A name given before start() is lost on Linux (see EventLoopThread).
                 Thread.current.name = "\(name) \(number)"
+                priority.applyToCurrentThread()
                 work(number)
             }
             thread.start()

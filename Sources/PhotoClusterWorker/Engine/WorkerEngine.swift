@@ -23,6 +23,11 @@ public final class WorkerEngine: @unchecked Sendable {
         /// Seconds a decode (JPEG; a PNG decode is bounded by `maxPixels`), each filter and an
         /// encode may run. Downloads have their own limits in `downloadLimits`.
         public var stageTimeout: TimeInterval
+        /// The priority of the threads that decode, filter and encode (see `CPUStageOperation`).
+        public var stagePriority: ThreadPriority
+
+        /// Stage threads give way to the threads that wait for messages, by default.
+        public static let defaultStagePriority = ThreadPriority.nice(19)
 
         public init(
             concurrency: Int = UsableCores.count,
@@ -30,7 +35,8 @@ public final class WorkerEngine: @unchecked Sendable {
             maxPixels: Int = ImageCodec.defaultMaxPixels,
             downloadLimits: DownloadLimits = DownloadLimits(),
             cacheBytes: Int = 256 << 20,
-            stageTimeout: TimeInterval = StageTimeLimit.defaultSeconds
+            stageTimeout: TimeInterval = StageTimeLimit.defaultSeconds,
+            stagePriority: ThreadPriority = Configuration.defaultStagePriority
         ) {
             self.concurrency = max(1, concurrency)
             self.downloadSlots = max(1, downloadSlots)
@@ -38,6 +44,7 @@ public final class WorkerEngine: @unchecked Sendable {
             self.downloadLimits = downloadLimits
             self.cacheBytes = cacheBytes
             self.stageTimeout = stageTimeout
+            self.stagePriority = stagePriority
         }
     }
 
@@ -197,7 +204,7 @@ public final class WorkerEngine: @unchecked Sendable {
             } else {
                 chain.append(DownloadOperation(work: work, downloads: downloads, cache: cache, report: reporter))
             }
-            chain.append(DecodeOperation(work: work, maxPixels: configuration.maxPixels, limit: configuration.stageTimeout, cache: cache, report: reporter))
+            chain.append(DecodeOperation(work: work, maxPixels: configuration.maxPixels, limit: configuration.stageTimeout, cache: cache, report: reporter, priority: configuration.stagePriority))
             if work.reducesOnLoad { firstFilter = 1 }
         }
         // Trailing point filters run inside the encode, band by band (see EncodeOperation).
@@ -208,14 +215,14 @@ public final class WorkerEngine: @unchecked Sendable {
             // Consecutive plugin filters go to a plugin host together: one hand-off for the run.
             let hosted = work.filters[index..<fusedStart].prefix { $0.stage is HostedFilterStage }
             if hosted.isEmpty {
-                chain.append(FilterOperation(work: work, index: index, limit: limit, cache: cache, report: reporter))
+                chain.append(FilterOperation(work: work, index: index, limit: limit, cache: cache, report: reporter, priority: configuration.stagePriority))
                 index += 1
             } else {
                 chain.append(PluginChainOperation(work: work, range: index..<index + hosted.count, limit: limit, cache: cache, report: reporter))
                 index += hosted.count
             }
         }
-        chain.append(EncodeOperation(work: work, fused: Array(work.filters[fusedStart...]), limit: limit, report: reporter))
+        chain.append(EncodeOperation(work: work, fused: Array(work.filters[fusedStart...]), limit: limit, report: reporter, priority: configuration.stagePriority))
         for index in chain.indices.dropFirst() { chain[index].addDependency(chain[index - 1]) }
         // The last operation reports the outcome. It depends on every stage, not only on encode:
         // a cancelled stage finishes at once, even while the stage before it still runs, and

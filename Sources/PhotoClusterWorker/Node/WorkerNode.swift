@@ -18,7 +18,8 @@ import PhotoClusterTransport
 public final class WorkerNode: @unchecked Sendable {
     public let configuration: WorkerConfiguration
     private let context: ZMQContext
-    private let loop: EventLoopThread
+    /// Internal, not private: tests hold it to make messages arrive in one turn.
+    let loop: EventLoopThread
     private var engine: WorkerEngine!
 
     // Loop-thread state.
@@ -138,14 +139,67 @@ public final class WorkerNode: @unchecked Sendable {
         lastHeardFromCoordinator = .now
     }
 
+    /// Reads everything waiting and handles control first: the batch's cancels, suspensions and
+    /// priority changes are applied as they are read and acknowledged (once per job, at its
+    /// newest epoch) before any graph of the batch is built or anything else handled, in order.
+    /// Epochs keep the reordering safe: a graph sent before a change in the same batch is older
+    /// than it, and is handed back rather than started. Only a cancel of a photo whose graph
+    /// came earlier in the batch at the cancel's own epoch (never sent by a coordinator, which
+    /// bumps the epoch for every cancel) waits for what came before it, as it would in order.
     private func receiveAll(from socket: ZMQSocket) {
+        var deferred: [Photocluster_V1_CoordinatorToWorker] = []
+        var acks: [String: UInt64] = [:]
         while let frames = try? socket.receive(dontWait: true) {
             guard let payload = frames.last, let message = Envelope.decode(Photocluster_V1_CoordinatorToWorker.self, from: payload) else {
                 continue  // a frame that does not parse is dropped, never trusted
             }
             lastHeardFromCoordinator = .now
-            handle(message)
+            guard message.isControl else {
+                deferred.append(message)
+                continue
+            }
+            if let cancel = message.cancelTarget, deferred.contains(where: { cancel.covers($0) }) {
+                for earlier in deferred { handle(earlier) }
+                deferred.removeAll()
+            }
+            applyControl(message, acks: &acks)
         }
+        for (job, epoch) in acks { acknowledge(job: job, epoch: epoch) }
+        for message in deferred { handle(message) }
+    }
+
+    /// Applies a control message of an epoch not older than the job's newest and notes the
+    /// acknowledgement it owes.
+    private func applyControl(_ message: Photocluster_V1_CoordinatorToWorker, acks: inout [String: UInt64]) {
+        let job: String
+        let epoch: UInt64
+        let apply: () -> Void
+        switch message.body {
+        case .cancel(let cancel):
+            (job, epoch) = (cancel.jobID, cancel.epoch)
+            apply = { self.engine.cancel(job: cancel.jobID, photos: cancel.wholeJob ? nil : Set(cancel.photoIndices)) }
+        case .suspend(let suspend):
+            (job, epoch) = (suspend.jobID, suspend.epoch)
+            apply = { self.engine.setSuspended(job: suspend.jobID, true) }
+        case .resume(let resume):
+            (job, epoch) = (resume.jobID, resume.epoch)
+            apply = { self.engine.setSuspended(job: resume.jobID, false) }
+        case .reprioritise(let update):
+            (job, epoch) = (update.jobID, update.epoch)
+            apply = { for photo in update.updates { self.engine.reprioritise(job: update.jobID, photo: photo.photoIndex, band: photo.band) } }
+        case .control(let control):
+            (job, epoch) = (control.jobID, control.epoch)
+            apply = {
+                if !control.cancel.isEmpty { self.engine.cancel(job: control.jobID, photos: Set(control.cancel)) }
+                for photo in control.priorities { self.engine.reprioritise(job: control.jobID, photo: photo.photoIndex, band: photo.band) }
+                self.engine.setSuspended(job: control.jobID, control.suspended)
+            }
+        default:
+            return
+        }
+        guard acceptEpoch(epoch, job: job) else { return }
+        apply()
+        acks[job] = max(acks[job] ?? 0, epoch)
     }
 
     private func handle(_ message: Photocluster_V1_CoordinatorToWorker) {
@@ -156,22 +210,6 @@ public final class WorkerNode: @unchecked Sendable {
         case .assignBatch(let batch):
             assignSequenceSeen = max(assignSequenceSeen, batch.sequence)
             for graph in batch.graphs { start(graph) }
-        case .cancel(let cancel):
-            guard acceptEpoch(cancel.epoch, job: cancel.jobID) else { return }
-            engine.cancel(job: cancel.jobID, photos: cancel.wholeJob ? nil : Set(cancel.photoIndices))
-            acknowledge(job: cancel.jobID, epoch: cancel.epoch)
-        case .suspend(let suspend):
-            guard acceptEpoch(suspend.epoch, job: suspend.jobID) else { return }
-            engine.setSuspended(job: suspend.jobID, true)
-            acknowledge(job: suspend.jobID, epoch: suspend.epoch)
-        case .resume(let resume):
-            guard acceptEpoch(resume.epoch, job: resume.jobID) else { return }
-            engine.setSuspended(job: resume.jobID, false)
-            acknowledge(job: resume.jobID, epoch: resume.epoch)
-        case .reprioritise(let update):
-            guard acceptEpoch(update.epoch, job: update.jobID) else { return }
-            for photo in update.updates { engine.reprioritise(job: update.jobID, photo: photo.photoIndex, band: photo.band) }
-            acknowledge(job: update.jobID, epoch: update.epoch)
         case .pleaseRegister:
             sayHello()
         case .dropStale(let drop):
@@ -199,6 +237,8 @@ public final class WorkerNode: @unchecked Sendable {
             assignSequenceSeen = max(assignSequenceSeen, beat.assignSequence)
         case .none:
             break
+        case .cancel, .suspend, .resume, .reprioritise, .control:
+            break  // control is applied by `applyControl` before anything else
         }
     }
 
@@ -219,13 +259,17 @@ public final class WorkerNode: @unchecked Sendable {
         return true
     }
 
+    /// Acknowledges control ahead of every message still waiting to leave (results, progress).
     private func acknowledge(job: String, epoch: UInt64) {
         var ack = Photocluster_V1_ControlAck()
         ack.jobID = job
         ack.epoch = epoch
-        // Control is timed by its acknowledgement: it leaves now, not when the turn ends.
-        reports.add(.ack(ack))
-        sendReports()
+        // Control is timed by its acknowledgement: it leaves now, ahead of anything still
+        // waiting to leave (results the socket could not take yet), in a message of its own.
+        var message = Photocluster_V1_WorkerToCoordinator()
+        message.body = .ack(ack)
+        unsent.insert([Envelope.encode(message)], at: 0)
+        flushUnsent()
     }
 
     private func heartbeat() {

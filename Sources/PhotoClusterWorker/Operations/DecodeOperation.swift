@@ -11,24 +11,24 @@ import PhotoClusterImaging
 /// while it is decoded (JPEG at a reduced DCT scale, then area averaging as rows arrive; no
 /// full-size image), is turned upright (cheap once small) and cut as the filter says. The result
 /// is the first filter's, cached under its own key.
-final class DecodeOperation: Operation, @unchecked Sendable {
+final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
     private let work: PhotoWork
     private let maxPixels: Int
     private let limit: TimeInterval
     private let cache: StageCache
     private let report: StageReporter
 
-    init(work: PhotoWork, maxPixels: Int, limit: TimeInterval, cache: StageCache, report: StageReporter) {
+    init(work: PhotoWork, maxPixels: Int, limit: TimeInterval, cache: StageCache, report: StageReporter, priority: ThreadPriority) {
         self.work = work
         self.maxPixels = maxPixels
         self.limit = limit
         self.cache = cache
         self.report = report
-        super.init()
+        super.init(priority: priority)
         name = "decode \(work.graph.name)"
     }
 
-    override func main() {
+    override func runStage() {
         guard !isCancelled, work.shouldContinue, let bytes = work.read({ $0.downloaded }) else { return }
         #if DEBUG
         CrashHook.beforeDecoding(work.graph.url)

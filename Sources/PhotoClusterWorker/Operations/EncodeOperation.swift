@@ -9,22 +9,22 @@ import PhotoClusterProto
 /// compressed, instead of as filter operations of their own: that saves a pass over the whole
 /// image and an image's worth of memory (see `PointFilter`). The encode checks for cancellation
 /// and its time limit between bands.
-final class EncodeOperation: Operation, @unchecked Sendable {
+final class EncodeOperation: CPUStageOperation, @unchecked Sendable {
     private let work: PhotoWork
     private let fused: [ConfiguredFilter]
     private let limit: TimeInterval
     private let report: StageReporter
 
-    init(work: PhotoWork, fused: [ConfiguredFilter], limit: TimeInterval, report: StageReporter) {
+    init(work: PhotoWork, fused: [ConfiguredFilter], limit: TimeInterval, report: StageReporter, priority: ThreadPriority) {
         self.work = work
         self.fused = fused
         self.limit = limit
         self.report = report
-        super.init()
+        super.init(priority: priority)
         name = "encode \(work.graph.name)"
     }
 
-    override func main() {
+    override func runStage() {
         guard !isCancelled, work.shouldContinue,
             let (image, origin) = work.read({ c in c.image.flatMap { i in c.origin.map { (i, $0) } } })
         else { return }

@@ -5,24 +5,24 @@ import PhotoClusterCore
 /// cancellation between bands of rows, and so stops once the photo is cancelled or the stage
 /// has run past its time limit; its output is cached as the result of the chain's prefix up to
 /// here.
-final class FilterOperation: Operation, @unchecked Sendable {
+final class FilterOperation: CPUStageOperation, @unchecked Sendable {
     private let work: PhotoWork
     private let index: Int
     private let limit: TimeInterval
     private let cache: StageCache
     private let report: StageReporter
 
-    init(work: PhotoWork, index: Int, limit: TimeInterval, cache: StageCache, report: StageReporter) {
+    init(work: PhotoWork, index: Int, limit: TimeInterval, cache: StageCache, report: StageReporter, priority: ThreadPriority) {
         self.work = work
         self.index = index
         self.limit = limit
         self.cache = cache
         self.report = report
-        super.init()
+        super.init(priority: priority)
         name = "filter \(work.filters[index].name) \(work.graph.name)"
     }
 
-    override func main() {
+    override func runStage() {
         guard !isCancelled, work.shouldContinue, let (input, shared) = work.read({ c in c.image.map { ($0, c.imageIsShared) } }) else { return }
         let filter = work.filters[index]
         let started = Date()
