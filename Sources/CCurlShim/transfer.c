@@ -53,6 +53,7 @@ static size_t on_header(char *data, size_t size, size_t count, void *user) {
         memcpy(t->reason, data + i, len);
         t->reason[len] = '\0';
     }
+    if (t->keep_headers) pc_transfer_keep_header(t, data, n);
     return n;
 }
 
@@ -126,6 +127,8 @@ void pc_transfer_free(pc_transfer *t) {
     free(t->body);
     free(t->effective_url);
     free(t->policy_url);
+    curl_slist_free_all(t->request_headers);
+    free(t->response_headers);
     free(t);
 }
 

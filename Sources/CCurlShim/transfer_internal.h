@@ -31,6 +31,13 @@ struct pc_transfer {
     char policy_reason[512];    // the latest refusal
     char *policy_url;           // malloc'd URL of the refused redirect hop, NULL for the first request
 
+    // Requests (see request.c): the header lines sent, owned; and, when `keep_headers` is set,
+    // the header lines of the latest response, "Name: value\r\n" each, malloc'd.
+    struct curl_slist *request_headers;
+    int keep_headers;
+    char *response_headers;
+    size_t response_headers_len, response_headers_cap;
+
     // Snapshot taken by pc_transfer_finish.
     pc_outcome outcome;
     long status;
@@ -38,6 +45,9 @@ struct pc_transfer {
     int os_errno;
     int connected;
 };
+
+/// Appends one response header line to `response_headers` (a status line starts them anew).
+void pc_transfer_keep_header(pc_transfer *t, const char *line, size_t len);
 
 /// Records curl's results, classifies them and releases the easy handle.
 void pc_transfer_finish(pc_transfer *t, CURLcode code);

@@ -7,8 +7,8 @@ import Foundation
 /// `@unchecked Sendable` invariant: all stored properties are immutable after init; mutable
 /// state lives in `inbox` (lock-protected) and in the `EngineLoop` (engine thread only).
 public final class DownloadEngine: @unchecked Sendable {
-    private let limits: DownloadLimits
-    private let inbox: Inbox
+    let limits: DownloadLimits
+    let inbox: Inbox
     private let thread: Thread
     private let stopped = DispatchGroup()   // left when the engine thread has exited
 
@@ -53,7 +53,7 @@ public final class DownloadEngine: @unchecked Sendable {
                 case .success(let transfer):
                     if inbox.post(.start(transfer)) { return DownloadHandle(transfer: transfer, inbox: inbox) }
                     pc_transfer_finish_unstarted(transfer.raw)
-                    completion(transfer.result(limits: limits))
+                    transfer.complete(limits: limits)
                     return DownloadHandle(transfer: nil, inbox: nil)
                 case .failure(let error):
                     refusal = error
@@ -65,7 +65,7 @@ public final class DownloadEngine: @unchecked Sendable {
         } else {
             refusal = DownloadError(kind: .invalidURL, message: "invalid URL: '\(url)'", url: url)
         }
-        if !inbox.post(.reject(refusal, completion)) {
+        if !inbox.post(.reject({ completion(.failure(refusal)) })) {
             completion(.failure(DownloadError(kind: .cancelled, message: "cancelled", url: url)))
         }
         return DownloadHandle(transfer: nil, inbox: nil)
@@ -102,6 +102,6 @@ public final class DownloadEngine: @unchecked Sendable {
             let message = reason.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             return .failure(DownloadError(kind: .other, message: message, url: url))
         }
-        return .success(Transfer(url: url, raw: raw, policy: limits.policy.table, completion: completion))
+        return .success(Transfer(url: url, raw: raw, policy: limits.policy.table, completion: .download(completion)))
     }
 }

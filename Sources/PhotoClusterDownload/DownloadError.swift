@@ -13,7 +13,7 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
     /// The URL that was requested.
     public let url: String
 
-    init(kind: Kind, message: String, url: String) {
+    public init(kind: Kind, message: String, url: String) {
         self.kind = kind
         self.message = message
         self.url = url

@@ -51,9 +51,9 @@ final class EngineLoop: @unchecked Sendable {
             } else {
                 complete(transfer)
             }
-        case .reject(let error, let completion):
+        case .reject(let report):
             inbox.finishedOne()
-            completion(.failure(error))
+            report()
         case .cancel(let transfer):
             // Absent means it already completed; the cancel then has nothing to do.
             guard running.removeValue(forKey: transfer.raw) != nil else { return }
@@ -63,8 +63,7 @@ final class EngineLoop: @unchecked Sendable {
     }
 
     private func complete(_ transfer: Transfer) {
-        let result = transfer.result(limits: limits)
         inbox.finishedOne()
-        transfer.completion(result)
+        transfer.complete(limits: limits)
     }
 }

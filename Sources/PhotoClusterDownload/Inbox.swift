@@ -9,7 +9,8 @@ import Foundation
 final class Inbox: @unchecked Sendable {
     enum Command {
         case start(Transfer)
-        case reject(DownloadError, DownloadCompletion)
+        /// A transfer refused before it started: `report` tells its caller, on the engine thread.
+        case reject(@Sendable () -> Void)
         case cancel(Transfer)
     }
 

@@ -19,42 +19,62 @@ extension Transfer {
             }
             return .success(DownloadedBody(data: body, finalURL: finalURL, httpStatus: status))
         }
+        return .failure(transportError(limits: limits))
+    }
+
+    /// Why a transfer that did not end OK failed.
+    private func transportError(limits: DownloadLimits) -> DownloadError {
         let curlMessage = String(cString: pc_transfer_message(raw))
-        switch outcome {
+        switch pc_transfer_outcome(raw) {
         case PC_OUTCOME_TIMEOUT:
             // Before a connection exists the (possibly shorter) connect limit is the one that expired.
             let connectLimit = limits.connectTimeout > 0 ? limits.connectTimeout : 300   // curl's default
             let totalLimit = limits.totalTimeout > 0 ? limits.totalTimeout : Double.infinity
             let limit = pc_transfer_connected(raw) != 0 && totalLimit.isFinite ? totalLimit : min(connectLimit, totalLimit)
-            return .failure(error(.timeout, "timed out after \(limit) s"))
+            return error(.timeout, "timed out after \(limit) s")
         case PC_OUTCOME_TOO_LARGE:
-            return .failure(error(.tooLarge, "body is over the limit of \(limits.maxBytes) bytes"))
+            return error(.tooLarge, "body is over the limit of \(limits.maxBytes) bytes")
         case PC_OUTCOME_TOO_MANY_REDIRECTS:
-            return .failure(error(.tooManyRedirects, "more than \(limits.maxRedirects) redirects"))
+            return error(.tooManyRedirects, "more than \(limits.maxRedirects) redirects")
         case PC_OUTCOME_UNSUPPORTED_SCHEME:
             let scheme = URLParts(finalURL)?.scheme ?? ""
             let message = scheme.isEmpty || limits.normalizedSchemes.contains(scheme)
                 ? curlMessage : DownloadError.schemeMessage(scheme, limits: limits)
-            return .failure(error(.unsupportedScheme, message))
+            return error(.unsupportedScheme, message)
         case PC_OUTCOME_INVALID_URL:
-            return .failure(error(.invalidURL, "invalid URL: \(curlMessage)"))
+            return error(.invalidURL, "invalid URL: \(curlMessage)")
         case PC_OUTCOME_RESOLVE:
-            return .failure(error(.connection, "could not resolve host '\(URLParts(finalURL)?.host ?? "")'"))
+            return error(.connection, "could not resolve host '\(URLParts(finalURL)?.host ?? "")'")
         case PC_OUTCOME_CONNECT:
             let code = pc_transfer_os_errno(raw)
             let reason = code != 0 ? String(cString: strerror(code)) : curlMessage
-            return .failure(error(.connection, "could not connect to \(endpoint): \(reason)"))
+            return error(.connection, "could not connect to \(endpoint): \(reason)")
         case PC_OUTCOME_CONNECTION:
-            return .failure(error(.connection, "connection to \(endpoint) failed: \(curlMessage)"))
+            return error(.connection, "connection to \(endpoint) failed: \(curlMessage)")
         case PC_OUTCOME_CANCELLED:
-            return .failure(error(.cancelled, "cancelled"))
+            return error(.cancelled, "cancelled")
         case PC_OUTCOME_POLICY:
             let reason = String(cString: pc_transfer_policy_reason(raw))
             let hop = String(cString: pc_transfer_policy_url(raw))
-            return .failure(error(.policy, DownloadError.policyMessage(reason, redirect: hop)))
+            return error(.policy, DownloadError.policyMessage(reason, redirect: hop))
         default:
-            return .failure(error(.other, curlMessage.isEmpty ? "transfer failed" : curlMessage))
+            return error(.other, curlMessage.isEmpty ? "transfer failed" : curlMessage)
         }
+    }
+
+    /// A request's response, whatever its status; transport failures as for downloads.
+    func response(keeping names: [String], limits: DownloadLimits) -> Result<CurlResponse, DownloadError> {
+        guard pc_transfer_outcome(raw) == PC_OUTCOME_OK else {
+            _ = takeBody()
+            return .failure(transportError(limits: limits))
+        }
+        var headers: [String: String] = [:]
+        var value = [CChar](repeating: 0, count: 1024)
+        for name in names where pc_transfer_header(raw, name, &value, value.count) >= 0 {
+            headers[name.lowercased()] = value.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        }
+        return .success(CurlResponse(
+            status: Int(pc_transfer_http_status(raw)), reason: String(cString: pc_transfer_reason(raw)), headers: headers, body: takeBody()))
     }
 
     private var finalURL: String {

@@ -91,6 +91,29 @@ pc_transfer *pc_multi_next_done(pc_multi *m);
 /// Removes a running transfer at once and finishes it as cancelled.
 void pc_multi_abort(pc_multi *m, pc_transfer *t);
 
+/// A request other than a plain download: a method, header lines and a body, and AWS Signature
+/// Version 4 signing by libcurl (CURLOPT_AWS_SIGV4). Every string and the body are copied.
+typedef struct {
+    const char *method;                // "GET", "HEAD", "PUT", "POST" or "DELETE"
+    const uint8_t *body;               // may be NULL: no body
+    size_t body_len;
+    const char *const *headers;        // "Name: value" lines
+    size_t header_count;
+    const char *aws_sigv4;             // e.g. "aws:amz:us-east-1:s3"; NULL: not signed
+    const char *user;                  // the access key id (with aws_sigv4)
+    const char *password;              // the secret key (with aws_sigv4); never logged
+} pc_request;
+
+/// Creates a transfer for `request`, or NULL with a reason in `err`. Unlike a download, it follows
+/// no redirect, sends the path as given (no "." or ".." squashing), asks for no content encoding,
+/// and ends OK whatever the HTTP status: the caller reads the status, headers and body. The
+/// options' policy is not used (the caller chose the host).
+pc_transfer *pc_request_new(const char *url, const pc_options *options, const pc_request *request,
+                            char *err, size_t err_len);
+/// The value of a header of the latest response to a request (name case-insensitive), copied
+/// into `value`; returns its length, or -1 when the response has no such header.
+long pc_transfer_header(const pc_transfer *t, const char *name, char *value, size_t value_len);
+
 /// An empty policy (allows everything), or NULL when out of memory.
 pc_policy *pc_policy_new(void);
 void pc_policy_free(pc_policy *p);
