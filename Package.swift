@@ -37,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // C libraries.
@@ -114,6 +115,12 @@ let package = Package(
         .target(name: "PhotoClusterTransport", dependencies: ["CZeroMQ", "PhotoClusterCore"], swiftSettings: swiftSettings),
         .target(name: "PhotoClusterImaging", dependencies: ["CImageCodec", "PhotoClusterCore"], swiftSettings: swiftSettings),
         .target(name: "PhotoClusterDownload", dependencies: ["CCurlShim"], swiftSettings: swiftSettings),
+        // Outputs where users keep photos: S3 (signed by libcurl) and shared directories.
+        .target(
+            name: "PhotoClusterStorage",
+            dependencies: ["PhotoClusterCore", "PhotoClusterDownload", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
 
         // Cluster roles.
         .target(
@@ -243,6 +250,13 @@ let package = Package(
         .testTarget(
             name: "PhotoClusterDownloadTests",
             dependencies: ["PhotoClusterDownload", "LoopbackHTTP", "PhotoClusterTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PhotoClusterStorageTests",
+            dependencies: [
+                "PhotoClusterStorage", "PhotoClusterDownload", "PhotoClusterTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
