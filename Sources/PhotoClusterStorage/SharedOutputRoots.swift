@@ -61,16 +61,10 @@ public struct SharedOutputRoots: Sendable, CustomStringConvertible {
     }
 
     /// Writes `data` as `name` in `directory` (from `directory(for:)`) so that the file is whole
-    /// or absent: a temporary file flushed to the disk, renamed, then the directory flushed so the
-    /// rename itself survives a crash of the file server's client.
+    /// or absent, as the coordinator writes its own (`DurableFile`: a temporary file flushed to
+    /// the disk, renamed, and the directory flushed, which matters as much on a file server).
     public static func write(_ data: Data, named name: String, in directory: URL, tag: String) throws {
         try DurableFile.write(data, to: directory.appendingPathComponent(name, isDirectory: false), tag: tag)
-        let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        defer { close(descriptor) }
-        if fsync(descriptor) != 0 {
-            throw DurableFile.Failure(path: directory.path, reason: "cannot flush the directory: \(String(cString: strerror(errno)))")
-        }
     }
 
     /// Whether `path` is `root` or below it, component by component.
