@@ -118,7 +118,7 @@ let package = Package(
         // Outputs where users keep photos: S3 (signed by libcurl) and shared directories.
         .target(
             name: "PhotoClusterStorage",
-            dependencies: ["PhotoClusterCore", "PhotoClusterDownload", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["PhotoClusterCore", "PhotoClusterDownload", "PhotoClusterProto", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
 
@@ -127,7 +127,7 @@ let package = Package(
             name: "PhotoClusterWorker",
             dependencies: [
                 "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport",
-                "PhotoClusterImaging", "PhotoClusterDownload", "PhotoClusterMetrics", "PhotoClusterPluginHost",
+                "PhotoClusterImaging", "PhotoClusterDownload", "PhotoClusterMetrics", "PhotoClusterPluginHost", "PhotoClusterStorage",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -135,7 +135,7 @@ let package = Package(
         .target(
             name: "PhotoClusterCoordinator",
             dependencies: [
-                "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport", "CSQLite", "PhotoClusterMetrics",
+                "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport", "CSQLite", "PhotoClusterMetrics", "PhotoClusterStorage",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -172,7 +172,7 @@ let package = Package(
             name: "ClusterCLI",
             dependencies: [
                 "PhotoClusterCore", "PhotoClusterClient", "PhotoClusterCoordinator",
-                "PhotoClusterWorker", "PhotoClusterEmbedded", "PhotoClusterTransport", "PhotoClusterPlugins", "PhotoClusterPluginHost",
+                "PhotoClusterWorker", "PhotoClusterEmbedded", "PhotoClusterTransport", "PhotoClusterPlugins", "PhotoClusterPluginHost", "PhotoClusterStorage",
                 "PhotoClusterDashboard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

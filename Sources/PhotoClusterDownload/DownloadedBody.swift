@@ -8,7 +8,7 @@ public struct DownloadedBody: Sendable {
     /// Status of the final response (below 400; higher codes are reported as errors).
     public let httpStatus: Int
 
-    init(data: Data, finalURL: String, httpStatus: Int) {
+    public init(data: Data, finalURL: String, httpStatus: Int) {
         self.data = data
         self.finalURL = finalURL
         self.httpStatus = httpStatus

@@ -13,10 +13,11 @@ public final class EmbeddedCluster: @unchecked Sendable {
     public let clientEndpoint: String
 
     /// `workers` local workers sharing `concurrency` photos at a time and the engine's cache
-    /// budget between them (they share one host's memory).
+    /// budget between them (they share one host's memory). `storage` serves the workers and, for
+    /// `index.json`, the coordinator.
     public init(
         workers count: Int, totalConcurrency: Int = UsableCores.count,
-        engine: WorkerEngine.Configuration = .init(), filters: FilterRegistry = .builtIn
+        engine: WorkerEngine.Configuration = .init(), filters: FilterRegistry = .builtIn, storage: WorkerStorage = WorkerStorage()
     ) throws {
         context = try ZMQContext()
         let name = "photocluster-\(UUID().uuidString.prefix(8))"
@@ -24,7 +25,8 @@ public final class EmbeddedCluster: @unchecked Sendable {
         let clientEndpoint = "inproc://\(name)-clients"
         self.clientEndpoint = clientEndpoint
         coordinator = CoordinatorNode(
-            configuration: CoordinatorConfiguration(workerEndpoint: workerEndpoint, clientEndpoint: clientEndpoint),
+            configuration: CoordinatorConfiguration(
+                workerEndpoint: workerEndpoint, clientEndpoint: clientEndpoint, s3: storage.s3, sharedRoots: storage.sharedRoots),
             context: context)
         let context = self.context
         let perWorker = max(1, totalConcurrency / max(1, count))
@@ -32,6 +34,7 @@ public final class EmbeddedCluster: @unchecked Sendable {
             var configuration = engine
             configuration.concurrency = perWorker
             configuration.cacheBytes = engine.cacheBytes / max(1, count)
+            configuration.storage = storage
             return WorkerNode(
                 configuration: WorkerConfiguration(
                     coordinatorEndpoint: workerEndpoint, workerID: "local-\(index + 1)", engine: configuration, filters: filters),

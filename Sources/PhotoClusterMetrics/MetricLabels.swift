@@ -1,6 +1,6 @@
 /// Label values shared by coordinator and worker metrics.
 public enum MetricLabels {
-    public static let stages = ["download", "decode", "filter", "encode"]
+    public static let stages = ["download", "decode", "filter", "encode", "write"]
     public static let outcomes = ["succeeded", "failed", "cancelled"]
 }
 

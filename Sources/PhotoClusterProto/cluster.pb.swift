@@ -694,11 +694,68 @@ public nonisolated struct Photocluster_V1_PhotoGraph: @unchecked Sendable {
   /// Clears the value of `image`. Subsequent reads from it will return its default value.
   public mutating func clearImage() {_uniqueStorage()._image = nil}
 
+  /// set: the worker stores the output there itself
+  public var outputPlace: Photocluster_V1_OutputPlace {
+    get {_storage._outputPlace ?? Photocluster_V1_OutputPlace()}
+    set {_uniqueStorage()._outputPlace = newValue}
+  }
+  /// Returns true if `outputPlace` has been explicitly set.
+  public var hasOutputPlace: Bool {_storage._outputPlace != nil}
+  /// Clears the value of `outputPlace`. Subsequent reads from it will return its default value.
+  public mutating func clearOutputPlace() {_uniqueStorage()._outputPlace = nil}
+
+  /// with output_place: the file names without extension, the photo's then its copies'
+  public var outputStems: [String] {
+    get {_storage._outputStems}
+    set {_uniqueStorage()._outputStems = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// Where workers put a job's outputs themselves instead of sending them to the coordinator, which
+/// hears only that each is done and where. Unset: the coordinator writes the outputs into
+/// `SubmitJob.output_dir`. Credentials never travel: each worker has its own.
+public nonisolated struct Photocluster_V1_OutputPlace: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var place: Photocluster_V1_OutputPlace.OneOf_Place? = nil
+
+  /// "s3://BUCKET/PREFIX": objects PREFIX/NAME.jpg
+  public var s3Prefix: String {
+    get {
+      if case .s3Prefix(let v)? = place {return v}
+      return String()
+    }
+    set {place = .s3Prefix(newValue)}
+  }
+
+  /// an absolute directory on a file system every worker mounts
+  public var sharedDirectory: String {
+    get {
+      if case .sharedDirectory(let v)? = place {return v}
+      return String()
+    }
+    set {place = .sharedDirectory(newValue)}
+  }
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public nonisolated enum OneOf_Place: Equatable, Sendable {
+    /// "s3://BUCKET/PREFIX": objects PREFIX/NAME.jpg
+    case s3Prefix(String)
+    /// an absolute directory on a file system every worker mounts
+    case sharedDirectory(String)
+
+  }
+
+  public init() {}
 }
 
 public nonisolated struct Photocluster_V1_AssignGraph: Sendable {
@@ -1203,7 +1260,8 @@ public nonisolated struct Photocluster_V1_StageProgress: Sendable {
 
 /// The encoded photo follows this message as the next frame of the same ZeroMQ message, so its
 /// bytes are never copied into or out of protobuf; `encoded` is left empty then. A coordinator
-/// still takes the bytes from `encoded` when no frame follows.
+/// still takes the bytes from `encoded` when no frame follows. For a graph with an output place,
+/// the worker stored the photo itself: `stored_at` says where and no photo follows.
 public nonisolated struct Photocluster_V1_PhotoResult: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -1227,6 +1285,9 @@ public nonisolated struct Photocluster_V1_PhotoResult: Sendable {
   /// In a WorkerReports batch: the encoded photo is the next frame not yet taken by an earlier
   /// result of the batch (frames follow the envelope in the order of their results).
   public var photoInFrame: Bool = false
+
+  /// where each output stem's file or object is, in the graph's order
+  public var storedAt: [String] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1581,6 +1642,16 @@ public nonisolated struct Photocluster_V1_SubmitJob: @unchecked Sendable {
   /// Clears the value of `image`. Subsequent reads from it will return its default value.
   public mutating func clearImage() {_uniqueStorage()._image = nil}
 
+  /// set: workers store the outputs there, and output_dir is unused
+  public var outputPlace: Photocluster_V1_OutputPlace {
+    get {_storage._outputPlace ?? Photocluster_V1_OutputPlace()}
+    set {_uniqueStorage()._outputPlace = newValue}
+  }
+  /// Returns true if `outputPlace` has been explicitly set.
+  public var hasOutputPlace: Bool {_storage._outputPlace != nil}
+  /// Clears the value of `outputPlace`. Subsequent reads from it will return its default value.
+  public mutating func clearOutputPlace() {_uniqueStorage()._outputPlace = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1908,6 +1979,7 @@ public nonisolated struct Photocluster_V1_JobSummary: @unchecked Sendable {
     set {_uniqueStorage()._viewportMode = newValue}
   }
 
+  /// or the job's output place (s3://BUCKET/PREFIX, a shared directory)
   public var outputDir: String {
     get {_storage._outputDir}
     set {_uniqueStorage()._outputDir = newValue}
@@ -2536,7 +2608,7 @@ nonisolated extension Photocluster_V1_FilterInfo: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Photocluster_V1_PhotoGraph: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PhotoGraph"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}name\0\u{1}url\0\u{1}filters\0\u{1}format\0\u{1}quality\0\u{1}band\0\u{1}rank\0\u{1}epoch\0\u{1}attempt\0\u{3}resume_from\0\u{3}fast_dct\0\u{2}O\u{3}image\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}name\0\u{1}url\0\u{1}filters\0\u{1}format\0\u{1}quality\0\u{1}band\0\u{1}rank\0\u{1}epoch\0\u{1}attempt\0\u{3}resume_from\0\u{3}fast_dct\0\u{4}{\u{2}output_place\0\u{3}output_stems\0\u{2}\u{13}image\0")
 
   fileprivate class _StorageClass {
     var _jobID: String = String()
@@ -2553,6 +2625,8 @@ nonisolated extension Photocluster_V1_PhotoGraph: SwiftProtobuf.Message, SwiftPr
     var _resumeFrom: Photocluster_V1_Stage = .unspecified
     var _fastDct: Bool = false
     var _image: Photocluster_V1_ImageOptions? = nil
+    var _outputPlace: Photocluster_V1_OutputPlace? = nil
+    var _outputStems: [String] = []
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -2577,6 +2651,8 @@ nonisolated extension Photocluster_V1_PhotoGraph: SwiftProtobuf.Message, SwiftPr
       _resumeFrom = source._resumeFrom
       _fastDct = source._fastDct
       _image = source._image
+      _outputPlace = source._outputPlace
+      _outputStems = source._outputStems
     }
   }
 
@@ -2608,6 +2684,8 @@ nonisolated extension Photocluster_V1_PhotoGraph: SwiftProtobuf.Message, SwiftPr
         case 11: try { try decoder.decodeSingularUInt32Field(value: &_storage._attempt) }()
         case 12: try { try decoder.decodeSingularEnumField(value: &_storage._resumeFrom) }()
         case 13: try { try decoder.decodeSingularBoolField(value: &_storage._fastDct) }()
+        case 200: try { try decoder.decodeSingularMessageField(value: &_storage._outputPlace) }()
+        case 201: try { try decoder.decodeRepeatedStringField(value: &_storage._outputStems) }()
         case 220: try { try decoder.decodeSingularMessageField(value: &_storage._image) }()
         default: break
         }
@@ -2660,6 +2738,12 @@ nonisolated extension Photocluster_V1_PhotoGraph: SwiftProtobuf.Message, SwiftPr
       if _storage._fastDct != false {
         try visitor.visitSingularBoolField(value: _storage._fastDct, fieldNumber: 13)
       }
+      try { if let v = _storage._outputPlace {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 200)
+      } }()
+      if !_storage._outputStems.isEmpty {
+        try visitor.visitRepeatedStringField(value: _storage._outputStems, fieldNumber: 201)
+      }
       try { if let v = _storage._image {
         try visitor.visitSingularMessageField(value: v, fieldNumber: 220)
       } }()
@@ -2686,10 +2770,69 @@ nonisolated extension Photocluster_V1_PhotoGraph: SwiftProtobuf.Message, SwiftPr
         if _storage._resumeFrom != rhs_storage._resumeFrom {return false}
         if _storage._fastDct != rhs_storage._fastDct {return false}
         if _storage._image != rhs_storage._image {return false}
+        if _storage._outputPlace != rhs_storage._outputPlace {return false}
+        if _storage._outputStems != rhs_storage._outputStems {return false}
         return true
       }
       if !storagesAreEqual {return false}
     }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Photocluster_V1_OutputPlace: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".OutputPlace"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{4}H\u{3}s3_prefix\0\u{3}shared_directory\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 200: try {
+        var v: String?
+        try decoder.decodeSingularStringField(value: &v)
+        if let v = v {
+          if self.place != nil {try decoder.handleConflictingOneOf()}
+          self.place = .s3Prefix(v)
+        }
+      }()
+      case 201: try {
+        var v: String?
+        try decoder.decodeSingularStringField(value: &v)
+        if let v = v {
+          if self.place != nil {try decoder.handleConflictingOneOf()}
+          self.place = .sharedDirectory(v)
+        }
+      }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    switch self.place {
+    case .s3Prefix?: try {
+      guard case .s3Prefix(let v)? = self.place else { preconditionFailure() }
+      try visitor.visitSingularStringField(value: v, fieldNumber: 200)
+    }()
+    case .sharedDirectory?: try {
+      guard case .sharedDirectory(let v)? = self.place else { preconditionFailure() }
+      try visitor.visitSingularStringField(value: v, fieldNumber: 201)
+    }()
+    case nil: break
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_OutputPlace, rhs: Photocluster_V1_OutputPlace) -> Bool {
+    if lhs.place != rhs.place {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -3736,7 +3879,7 @@ nonisolated extension Photocluster_V1_StageProgress: SwiftProtobuf.Message, Swif
 
 nonisolated extension Photocluster_V1_PhotoResult: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PhotoResult"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}attempt\0\u{1}encoded\0\u{1}format\0\u{1}width\0\u{1}height\0\u{4}m\u{2}photo_in_frame\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}attempt\0\u{1}encoded\0\u{1}format\0\u{1}width\0\u{1}height\0\u{4}m\u{2}photo_in_frame\0\u{4}\u{14}stored_at\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3752,6 +3895,7 @@ nonisolated extension Photocluster_V1_PhotoResult: SwiftProtobuf.Message, SwiftP
       case 6: try { try decoder.decodeSingularUInt32Field(value: &self.width) }()
       case 7: try { try decoder.decodeSingularUInt32Field(value: &self.height) }()
       case 180: try { try decoder.decodeSingularBoolField(value: &self.photoInFrame) }()
+      case 200: try { try decoder.decodeRepeatedStringField(value: &self.storedAt) }()
       default: break
       }
     }
@@ -3782,6 +3926,9 @@ nonisolated extension Photocluster_V1_PhotoResult: SwiftProtobuf.Message, SwiftP
     if self.photoInFrame != false {
       try visitor.visitSingularBoolField(value: self.photoInFrame, fieldNumber: 180)
     }
+    if !self.storedAt.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.storedAt, fieldNumber: 200)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -3794,6 +3941,7 @@ nonisolated extension Photocluster_V1_PhotoResult: SwiftProtobuf.Message, SwiftP
     if lhs.width != rhs.width {return false}
     if lhs.height != rhs.height {return false}
     if lhs.photoInFrame != rhs.photoInFrame {return false}
+    if lhs.storedAt != rhs.storedAt {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -4372,7 +4520,7 @@ nonisolated extension Photocluster_V1_ManifestEntry: SwiftProtobuf.Message, Swif
 
 nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SubmitJob"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}photos\0\u{1}filters\0\u{3}output_dir\0\u{1}format\0\u{1}quality\0\u{1}viewport\0\u{3}viewport_mode\0\u{1}label\0\u{3}fast_dct\0\u{1}events\0\u{2}R\u{3}image\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}photos\0\u{1}filters\0\u{3}output_dir\0\u{1}format\0\u{1}quality\0\u{1}viewport\0\u{3}viewport_mode\0\u{1}label\0\u{3}fast_dct\0\u{1}events\0\u{4}~\u{2}output_place\0\u{2}\u{14}image\0")
 
   fileprivate class _StorageClass {
     var _photos: [Photocluster_V1_ManifestEntry] = []
@@ -4386,6 +4534,7 @@ nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftPro
     var _fastDct: Bool = false
     var _events: Photocluster_V1_EventDetail = .everyPhoto
     var _image: Photocluster_V1_ImageOptions? = nil
+    var _outputPlace: Photocluster_V1_OutputPlace? = nil
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -4407,6 +4556,7 @@ nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftPro
       _fastDct = source._fastDct
       _events = source._events
       _image = source._image
+      _outputPlace = source._outputPlace
     }
   }
 
@@ -4435,6 +4585,7 @@ nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftPro
         case 8: try { try decoder.decodeSingularStringField(value: &_storage._label) }()
         case 9: try { try decoder.decodeSingularBoolField(value: &_storage._fastDct) }()
         case 10: try { try decoder.decodeSingularEnumField(value: &_storage._events) }()
+        case 200: try { try decoder.decodeSingularMessageField(value: &_storage._outputPlace) }()
         case 220: try { try decoder.decodeSingularMessageField(value: &_storage._image) }()
         default: break
         }
@@ -4478,6 +4629,9 @@ nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftPro
       if _storage._events != .everyPhoto {
         try visitor.visitSingularEnumField(value: _storage._events, fieldNumber: 10)
       }
+      try { if let v = _storage._outputPlace {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 200)
+      } }()
       try { if let v = _storage._image {
         try visitor.visitSingularMessageField(value: v, fieldNumber: 220)
       } }()
@@ -4501,6 +4655,7 @@ nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftPro
         if _storage._fastDct != rhs_storage._fastDct {return false}
         if _storage._events != rhs_storage._events {return false}
         if _storage._image != rhs_storage._image {return false}
+        if _storage._outputPlace != rhs_storage._outputPlace {return false}
         return true
       }
       if !storagesAreEqual {return false}

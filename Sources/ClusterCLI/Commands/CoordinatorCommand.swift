@@ -72,6 +72,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("http-host"), help: ArgumentHelp("Another host name the dashboard answers to (the Host header), besides its listening address; repeat for more.", valueName: "name"))
     var httpHosts: [String] = []
 
+    @OptionGroup var storage: StorageOptions
+
     @OptionGroup var logging: LogOptions
 
     func validate() throws {
@@ -127,7 +129,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
                 maxWorkerLosses: UInt32(maxWorkerLosses),
                 stateDirectory: state.map { URL(fileURLWithPath: $0, isDirectory: true) }, curve: curve,
                 finishedJobsKept: keepFinished, outputRoot: outputRootDirectory, limits: limits.limits, writeTimeout: writeTimeout,
-                writerPriority: ThreadPriority(writerPriority)!),
+                writerPriority: ThreadPriority(writerPriority)!,
+                s3: try storage.s3(), sharedRoots: try storage.roots()),
             context: context)
         node.logger = logger
         do {

@@ -3,6 +3,8 @@ import PhotoClusterClient
 import PhotoClusterCore
 import PhotoClusterEmbedded
 import PhotoClusterProto
+import PhotoClusterStorage
+import PhotoClusterWorker
 
 /// Submits a job to an embedded cluster or a running coordinator, follows it to the end, and
 /// reports it. Returns the exit status.
@@ -29,7 +31,8 @@ struct JobRunner {
         let catalog = FilterCatalog.load(pluginDirectory: options.plugins, hosts: cores)
         defer { catalog.pool?.shutdown() }
         let cluster = try EmbeddedCluster(
-            workers: options.workers ?? cores, totalConcurrency: max(cores, options.workers ?? cores), filters: catalog.registry)
+            workers: options.workers ?? cores, totalConcurrency: max(cores, options.workers ?? cores), filters: catalog.registry,
+            storage: try embeddedStorage())
         do {
             try cluster.start()
         } catch {
@@ -41,6 +44,24 @@ struct JobRunner {
             cluster.stop()
         }
         return try await follow(submit, with: client, where: "the embedded cluster")
+    }
+
+    /// The embedded workers and coordinator read S3 with this process's AWS_* environment, and
+    /// write a shared directory as the user named it (it is theirs, being on this host).
+    private func embeddedStorage() throws -> WorkerStorage {
+        let s3: S3Configuration
+        do {
+            s3 = try S3Configuration.fromEnvironment()
+        } catch {
+            throw CommandFailure.usage("\(error)")
+        }
+        guard case .shared(let directory)? = try options.outputPlace() else { return WorkerStorage(s3: s3) }
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            return WorkerStorage(s3: s3, sharedRoots: try SharedOutputRoots([directory]))
+        } catch {
+            throw CommandFailure.usage("--out-shared \(directory): \(error)")
+        }
     }
 
     /// Viewport mode: the job stays open on the coordinator; print its id and leave.

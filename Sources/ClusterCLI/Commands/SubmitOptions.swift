@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterStorage
 import PhotoClusterWorker
 
 /// What `submit` and `demo` share: filters, output and cluster shape.
@@ -9,8 +10,11 @@ struct JobOptions: ParsableArguments {
     @Option(name: .customLong("filter"), help: ArgumentHelp("A filter to apply, in order; repeat for a chain (NAME or NAME:key=value,…).", valueName: "spec"))
     var filters: [String] = []
 
-    @Option(help: ArgumentHelp("Directory for the filtered photos. With --coordinator, a directory on the coordinator's host under its --output-root: relative to that root (or absolute inside it).", valueName: "dir"))
+    @Option(help: ArgumentHelp("Where the filtered photos go: a directory (with --coordinator, on the coordinator's host under its --output-root: relative to that root, or absolute inside it), or s3://BUCKET/PREFIX (the workers upload them with their own AWS_* credentials).", valueName: "dir|s3-url"))
     var out: String = "out"
+
+    @Option(name: .customLong("out-shared"), help: ArgumentHelp("A directory of a file system every worker mounts at this path (inside their --shared-root): the workers write the photos there themselves.", valueName: "dir"))
+    var outShared: String?
 
     @Option(help: ArgumentHelp("Output format: jpeg, png or webp (default: the input's format).", valueName: "format"))
     var format: String?
@@ -75,8 +79,22 @@ struct JobOptions: ParsableArguments {
         }
         if let workers, !(1...256).contains(workers) { throw ValidationError("--workers must be between 1 and 256, got \(workers)") }
         guard prefetch >= 0 else { throw ValidationError("--prefetch must not be negative") }
+        if outShared != nil && out != "out" { throw ValidationError("--out and --out-shared both name where the photos go: give one") }
+        _ = try outputPlace()
         if viewportMode && coordinator == nil {
             throw ValidationError("--visible keeps the job open, which needs a running coordinator: add --coordinator (or --all to run everything now)")
+        }
+    }
+
+    /// Where the workers store the outputs themselves (`--out s3://…`, `--out-shared DIR`); nil:
+    /// the coordinator writes them into the `--out` directory.
+    func outputPlace() throws -> OutputPlace? {
+        do {
+            if let outShared { return try OutputPlace.shared(parsing: outShared) }
+            if S3Location.isS3URL(out) { return try OutputPlace.s3(parsing: out) }
+            return nil
+        } catch {
+            throw ValidationError("\(error)")
         }
     }
 
@@ -129,7 +147,11 @@ struct JobOptions: ParsableArguments {
         var submit = Photocluster_V1_SubmitJob()
         submit.label = label
         submit.filters = chain
-        submit.outputDir = outputDirectory
+        if let place = try outputPlace() {
+            submit.outputPlace = place.proto
+        } else {
+            submit.outputDir = outputDirectory
+        }
         submit.format = outputFormat
         submit.quality = UInt32(quality)
         submit.fastDct = fastDCT

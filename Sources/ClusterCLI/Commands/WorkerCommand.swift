@@ -52,6 +52,11 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .customLong("metrics-bind"), help: ArgumentHelp("Where Prometheus scrapes /metrics: HOST:PORT or off (default 127.0.0.1:9465; when it is taken, metrics are off).", valueName: "address"))
     var metricsBind: String?
 
+    @OptionGroup var storage: StorageOptions
+
+    @Option(name: .customLong("s3-part-mb"), help: ArgumentHelp("Outputs larger than this many MiB go to S3 as a multipart upload, in parts of this size (at least 5).", valueName: "n"))
+    var s3PartMB = 8
+
     @OptionGroup var logging: LogOptions
 
     func validate() throws {
@@ -60,6 +65,7 @@ struct WorkerCommand: AsyncParsableCommand {
         guard stageTimeout.isFinite, stageTimeout > 0, stageTimeout <= 86_400 else {
             throw ValidationError("--stage-timeout must be more than 0 and at most 86400 seconds")
         }
+        guard (5...5120).contains(s3PartMB) else { throw ValidationError("--s3-part-mb must be between 5 and 5120 (S3's part sizes)") }
         try HTTPListenerOption.validate(metricsBind, flag: "--metrics-bind")
         guard ThreadPriority(stagePriority) != nil else {
             throw ValidationError("--stage-priority must be \(ThreadPriority.syntax), got \"\(stagePriority)\"")
@@ -78,7 +84,11 @@ struct WorkerCommand: AsyncParsableCommand {
         let logger = logging.start(role: "worker")
         let context = try ZMQContext()
         let policy = try DownloadPolicy(allow: allowHosts, deny: denyHosts)
-        var engine = WorkerEngine.Configuration(downloadLimits: DownloadLimits(policy: policy), cacheBytes: cacheMB << 20, stageTimeout: stageTimeout)
+        let s3 = try storage.s3(partMB: s3PartMB)
+        let sharedRoots = try storage.roots()
+        var engine = WorkerEngine.Configuration(
+            downloadLimits: DownloadLimits(policy: policy), cacheBytes: cacheMB << 20, stageTimeout: stageTimeout,
+            storage: WorkerStorage(s3: s3, sharedRoots: sharedRoots))
         if let concurrency { engine.concurrency = concurrency }
         engine.stagePriority = ThreadPriority(stagePriority)!
         let (filters, report, pluginHosts) = FilterCatalog.load(pluginDirectory: plugins, hosts: engine.concurrency)
@@ -95,6 +105,7 @@ struct WorkerCommand: AsyncParsableCommand {
             CommandFailure(message: "cannot connect to \(coordinator): \(error)", status: 1).exit()
         }
         Terminal.error("worker \(node.configuration.workerID): connecting to \(coordinator) with concurrency \(engine.concurrency); Ctrl-C stops")
+        logger.info("storage: \(s3); shared roots: \(sharedRoots)")
         let metrics = await HTTPListenerOption(flag: "--metrics-bind", given: metricsBind, defaultAddress: "127.0.0.1:9465")
             .start(what: "metrics", router: MetricsRoutes.router { node.metrics.exporter.exposition() }, logger: logger)
         let signal = await SignalWaiter.waitForTermination()

@@ -1,6 +1,7 @@
 import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterStorage
 
 /// The job's queue of photos waiting for a worker, in viewport order (see `ViewportQueue`).
 ///
@@ -99,6 +100,11 @@ extension Job {
         graph.rank = Int64(plan.rank(of: Int(photo.index)))
         graph.epoch = epoch
         graph.attempt = photo.attempts
+        if let place {
+            // The worker stores the output itself, under the photo's name and its copies'.
+            graph.outputPlace = place.proto
+            graph.outputStems = ([index] + followers(of: index)).map { stem(of: $0) }
+        }
         return graph
     }
 

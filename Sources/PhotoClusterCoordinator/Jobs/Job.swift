@@ -1,6 +1,7 @@
 import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterStorage
 
 /// A job's photos and where each stands. A value type with no I/O: the coordinator node owns
 /// one per job on its loop thread and turns the changes into messages and files.
@@ -10,6 +11,9 @@ struct Job {
     let outputDirectory: URL
     /// `outputDirectory.path`, made once: a URL's path is parsed anew at every use.
     let outputDirectoryPath: String
+    /// Where the workers store the outputs themselves (S3, a shared directory), or nil: the
+    /// coordinator writes them into `outputDirectory`, which a job with a place does not use.
+    let place: OutputPlace?
     /// The CURVE key of the client that submitted it: only that key and admin keys may see and
     /// act on it. Nil without CURVE (every client may), and for a job an older journal kept
     /// (only admins may, when the coordinator uses CURVE).
@@ -67,11 +71,12 @@ struct Job {
     /// Work the workers reported, and the part done for photos out of view at the time.
     var work = (bytes: UInt64(0), wastedBytes: UInt64(0), pixels: UInt64(0), wastedPixels: UInt64(0))
 
-    init(id: String, submit: Photocluster_V1_SubmitJob, outputDirectory: URL, owner: String? = nil, now: Date = Date()) {
+    init(id: String, submit: Photocluster_V1_SubmitJob, outputDirectory: URL, place: OutputPlace? = nil, owner: String? = nil, now: Date = Date()) {
         self.id = id
         self.label = submit.label
         self.outputDirectory = outputDirectory
         self.outputDirectoryPath = outputDirectory.path
+        self.place = place
         self.owner = owner
         self.format = submit.format
         self.quality = submit.quality == 0 ? 90 : submit.quality
@@ -208,8 +213,12 @@ struct Job {
     /// it, which costs more than the rest of a photo's handling.
     func outputPath(stem: String, format: Photocluster_V1_OutputFormat) -> String {
         let name = OutputNaming.fileName(stem: stem, format: format.fileExtension)
+        if let place { return place.location(of: name) }
         return outputDirectoryPath.hasSuffix("/") ? outputDirectoryPath + name : outputDirectoryPath + "/" + name
     }
+
+    /// The output directory's path, or the place (`s3://BUCKET/PREFIX`, a shared directory).
+    var outputLocation: String { place?.description ?? outputDirectoryPath }
 
     /// The photo as clients see it; `workerID` names the worker holding it.
     func status(of photo: PhotoRecord, workerID: String = "") -> Photocluster_V1_PhotoStatus {
@@ -258,7 +267,7 @@ struct Job {
         summary.viewport = viewport.proto(epoch: epoch)
         summary.viewportMode = viewportMode
         summary.suspended = isSuspended
-        summary.outputDir = outputDirectory.path
+        summary.outputDir = outputLocation
         summary.controlAckMs = controlAckMilliseconds
         summary.bytesDownloaded = work.bytes
         summary.bytesWasted = work.wastedBytes

@@ -1,6 +1,7 @@
 import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterStorage
 
 /// The coordinator's durable record: every job (with the submit that made it) and each photo's
 /// state, reason and output path, in a SQLite file under `--state DIR`. A job is written before
@@ -62,7 +63,7 @@ final class Journal {
             let seq = try database.query("SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs").first?.first?.int ?? 1
             try database.execute(
                 "INSERT INTO jobs (id, submit, output_dir, created_at, phase, seq, owner) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [.text(job.id), .blob(submitBytes), .text(job.outputDirectory.path), .double(job.createdAt.timeIntervalSince1970),
+                [.text(job.id), .blob(submitBytes), .text(job.outputLocation), .double(job.createdAt.timeIntervalSince1970),
                  .int(Int64(job.phase.rawValue)), .int(seq), job.owner.map { .text($0) } ?? .null])
         }
     }
@@ -133,16 +134,19 @@ final class Journal {
         }
     }
 
-    /// Every job, oldest first, as it stood: settled photos keep their outcome (a done photo
-    /// only if its file is still there); everything else waits to run again.
+    /// Every job, oldest first, as it stood: settled photos keep their outcome (a done photo in
+    /// the coordinator's directory only if its file is still there; one a worker stored in the
+    /// job's place as recorded); everything else waits to run again.
     func loadJobs() throws -> [Job] {
         let rows = try database.query(
             "SELECT id, submit, output_dir, created_at, phase, cancelled_whole, requeues, retries, visible_start, visible_end, prefetch, epoch, suspended_by_client, owner FROM jobs ORDER BY seq")
         return try rows.map { row in
             let submit = try Photocluster_V1_SubmitJob(serializedBytes: row[1].blob)
             let owner: String? = if case .text(let key) = row[13] { key } else { nil }
-            var job = Job(id: row[0].text, submit: submit, outputDirectory: URL(fileURLWithPath: row[2].text, isDirectory: true),
-                          owner: owner, now: Date(timeIntervalSince1970: row[3].double))
+            // A job whose workers store its outputs names its place in the submit (the column holds it for people).
+            let place = try OutputPlace(submit.outputPlace)
+            var job = Job(id: row[0].text, submit: submit, outputDirectory: URL(fileURLWithPath: place == nil ? row[2].text : "/", isDirectory: true),
+                          place: place, owner: owner, now: Date(timeIntervalSince1970: row[3].double))
             job.cancelledWhole = row[5].int != 0
             job.requeues = UInt32(row[6].int)
             job.retries = UInt32(row[7].int)
@@ -156,7 +160,7 @@ final class Journal {
             for photo in try database.query("SELECT idx, state, attempts, stage, reason, output_path, width, height FROM photos WHERE job_id = ?", [.text(job.id)]) {
                 let index = Int(photo[0].int)
                 guard index < job.total, let state = PhotoState(rawValue: photo[1].text) else { continue }
-                if state == .done && !FileManager.default.fileExists(atPath: photo[5].text) { continue }
+                if state == .done && place == nil && !FileManager.default.fileExists(atPath: photo[5].text) { continue }
                 job.setState(UInt32(index), state)
                 job.photos[index].attempts = UInt32(photo[2].int)
                 job.photos[index].failedStage = photo[3].text

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoClusterCore
+import PhotoClusterStorage
 import PhotoClusterTransport
 
 /// Where a coordinator listens and how it treats failures.
@@ -34,6 +35,11 @@ public struct CoordinatorConfiguration: Sendable {
     /// the directory) before it is given up: a file system that stopped answering fails photos
     /// with a reason instead of stopping the job.
     public var writeTimeout: TimeInterval
+    /// S3 settings (the coordinator's own `AWS_*` environment), for jobs whose outputs go to S3:
+    /// the coordinator writes their `index.json` there.
+    public var s3: S3Configuration
+    /// Shared file systems the coordinator mounts, for `index.json` of jobs with a shared directory.
+    public var sharedRoots: SharedOutputRoots
     /// How many finished jobs the coordinator keeps (the last to finish; at least one): older ones are
     /// forgotten, in memory and in the journal, so neither grows with every job it has run.
     public var finishedJobsKept: Int
@@ -59,10 +65,14 @@ public struct CoordinatorConfiguration: Sendable {
         outputRoot: URL? = nil,
         limits: CoordinatorLimits = CoordinatorLimits(),
         writeTimeout: TimeInterval = 60,
-        writerPriority: ThreadPriority = CoordinatorConfiguration.defaultWriterPriority
+        writerPriority: ThreadPriority = CoordinatorConfiguration.defaultWriterPriority,
+        s3: S3Configuration = S3Configuration(),
+        sharedRoots: SharedOutputRoots = .none
     ) {
         self.writerPriority = writerPriority
         self.writeTimeout = max(0.1, writeTimeout)
+        self.s3 = s3
+        self.sharedRoots = sharedRoots
         self.outputRoot = outputRoot
         self.limits = limits
         self.finishedJobsKept = max(1, finishedJobsKept)

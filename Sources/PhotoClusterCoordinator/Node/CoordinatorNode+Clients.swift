@@ -1,6 +1,7 @@
 import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterStorage
 
 /// Requests from clients: submit, status, watch, cancel.
 extension CoordinatorNode {
@@ -104,6 +105,14 @@ extension CoordinatorNode {
             return refuseLimit(client, requestID, problem, .tooManyJobs)
         }
         if let problem = filterProblem(in: submit) { return refuse(client, requestID, problem) }
+        // Outputs the workers store themselves (S3, a shared directory) need no directory here.
+        do {
+            if let place = try OutputPlace(submit.outputPlace) {
+                return createJob(submit, in: nil, place: place, from: client, key: key, requestID: requestID)
+            }
+        } catch {
+            return refuse(client, requestID, "\(error)")
+        }
         // Opened (made, and checked against the root) on a writer thread: a file system that
         // stopped answering must not stop the loop (see `expireStuckWrites`).
         let token = UUID()
@@ -135,9 +144,13 @@ extension CoordinatorNode {
         createJob(preparing.submit, in: directory, from: client, key: key, requestID: requestID)
     }
 
-    private func createJob(_ submit: Photocluster_V1_SubmitJob, in directory: JobDirectory, from client: Data, key: String?, requestID: UInt64) {
+    /// `directory`: the job's open output directory, nil for a job whose workers store the
+    /// outputs in `place`.
+    private func createJob(_ submit: Photocluster_V1_SubmitJob, in directory: JobDirectory?, place: OutputPlace? = nil, from client: Data,
+                           key: String?, requestID: UInt64) {
         let jobID = "job-" + UUID().uuidString.prefix(8).lowercased()
-        let job = Job(id: jobID, submit: submit, outputDirectory: directory.path, owner: authorizedKeys == nil ? nil : key)
+        let job = Job(id: jobID, submit: submit, outputDirectory: directory?.path ?? URL(fileURLWithPath: "/", isDirectory: true), place: place,
+                      owner: authorizedKeys == nil ? nil : key)
         // Durable before it is acknowledged: a restart must not lose an accepted job.
         if let journal {
             do {
@@ -149,14 +162,14 @@ extension CoordinatorNode {
         jobs[jobID] = job
         jobOrder.append(jobID)
         openJobs.append(jobID)
-        outputDirectories[jobID] = directory
+        if let directory { outputDirectories[jobID] = directory }
         subscribers[jobID] = JobSubscribers(client, detail: submit.events)
         var accepted = Photocluster_V1_JobAccepted()
         accepted.jobID = jobID
         accepted.total = UInt32(submit.photos.count)
         sendToClient(client, requestID: requestID, .accepted(accepted))
         let from = submit.label.isEmpty ? "a client" : submit.label
-        log("job \(jobID) accepted: \(submit.photos.count) photos from \(from) (\(Requester.client(key: key).description(authorizedKeys))) → \(directory.path.path)", job: jobID)
+        log("job \(jobID) accepted: \(submit.photos.count) photos from \(from) (\(Requester.client(key: key).description(authorizedKeys))) → \(job.outputLocation)", job: jobID)
         publish(jobID, .phase(.preparation))
         jobs[jobID]?.enter(.inProgress)
         journaling("job \(jobID)") { try $0.recordJobState(jobs[jobID]!) }

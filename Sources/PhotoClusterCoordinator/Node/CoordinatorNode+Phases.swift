@@ -5,7 +5,8 @@ import PhotoClusterProto
 /// The end of a job: will finish (write `index.json`) → did finish, or, for a cancelled job,
 /// its cancel handlers (remove temporary files, record what was cancelled) → cancelled. Either
 /// way no temporary file of the job stays: a coordinator killed while writing a result leaves
-/// one, which the coordinator that finishes the job (restarted from the journal) removes.
+/// one, which the coordinator that finishes the job (restarted from the journal) removes. For a
+/// job whose workers store its outputs, the index goes to the same place (see `IndexStore`).
 ///
 /// The files are written on a writer thread, never on the loop: a write to a file system that
 /// stopped answering (a hung network mount) would stop every job. A job whose index has not
@@ -20,6 +21,13 @@ extension CoordinatorNode {
         }
         finishing[jobID] = FinishingJob(phase: phase, since: .now)
         let snapshot = jobs[jobID]!
+        if let place = job.place {
+            // The workers stored the outputs; the index goes to the same place (see `IndexStore`).
+            indexStore.store(snapshot, in: place) { [weak self] problem in
+                self?.loop.post { self?.indexWritten(jobID, problem: problem.map { "index.json not stored: \($0)" }) }
+            }
+            return
+        }
         let directory = outputDirectories[jobID]
         let problem = outputProblems[jobID]
         writers.submit { [weak self] in
@@ -52,7 +60,7 @@ extension CoordinatorNode {
     func finishJobsWithStuckIndexes(now: MonotonicInstant = .now) {
         let limit = configuration.writeTimeout
         for (jobID, entry) in finishing where now.seconds(since: entry.since) > limit {
-            let directory = jobs[jobID]?.outputDirectory.path ?? "?"
+            let directory = jobs[jobID]?.outputLocation ?? "?"
             indexWritten(jobID, problem: "index.json was not written in \(directory) within \(Int(limit)) s (is its file system stuck, a hung network mount?); the job ends without it")
         }
     }

@@ -30,7 +30,9 @@ extension CoordinatorNode {
     public func outputFile(of jobID: String, photo index: UInt32) async -> URL? {
         await onLoop {
             guard let job = self.jobs[jobID], let photo = job.photo(index), photo.state == .done else { return nil }
-            return URL(fileURLWithPath: job.outputPath(of: photo))
+            // An S3 object is not a file here; a shared directory's file is, where it is mounted.
+            let path = job.outputPath(of: photo)
+            return path.hasPrefix("/") ? URL(fileURLWithPath: path) : nil
         }
     }
 

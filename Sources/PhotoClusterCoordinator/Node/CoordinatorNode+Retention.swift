@@ -24,7 +24,7 @@ extension CoordinatorNode {
             outputDirectories.removeValue(forKey: id)
             outputProblems.removeValue(forKey: id)
             journaling("that job \(id) is forgotten") { try $0.forgetJob(id) }
-            log("job \(id) forgotten (the last \(configuration.finishedJobsKept) finished jobs are kept); its index.json is in \(job.outputDirectory.path)", job: id)
+            log("job \(id) forgotten (the last \(configuration.finishedJobsKept) finished jobs are kept); its index.json is in \(job.outputLocation)", job: id)
         }
     }
 

@@ -197,7 +197,7 @@ extension CoordinatorNode {
 
     /// The worker no longer holds this attempt. A ref names no attempt, so an outcome of an
     /// earlier attempt (cancelled, then sent again to the same worker) leaves the current one's.
-    private func release(_ worker: String, _ job: String, _ index: UInt32, attempt: UInt32) {
+    func release(_ worker: String, _ job: String, _ index: UInt32, attempt: UInt32) {
         guard let number = workers[worker]?.number else { return }
         if let photo = jobs[job]?.photo(index), photo.worker == number, photo.attempts != attempt { return }
         workers[worker]?.release(PhotoRef(job: job, index: index))
@@ -229,6 +229,8 @@ extension CoordinatorNode {
     }
 
     private func resultReceived(_ result: Photocluster_V1_PhotoResult, photo: Data, from worker: String) {
+        // A job whose workers store its outputs hears where they are, never the bytes.
+        if jobs[result.jobID]?.place != nil || !result.storedAt.isEmpty { return storedResultReceived(result, photo: photo, from: worker) }
         guard photo.isEmpty else { return photoSucceeded(result, photo: photo, from: worker) }
         // Never an empty file that looks finished: the attempt failed, and is retried.
         photoFailed(.with {
@@ -259,7 +261,7 @@ extension CoordinatorNode {
         queueWrite(ResultWrite(result: result, worker: worker, encoded: encoded, directory: outputDirectories[result.jobID], targets: targets))
     }
 
-    private func photoFailed(_ failure: Photocluster_V1_PhotoFailure, from worker: String) {
+    func photoFailed(_ failure: Photocluster_V1_PhotoFailure, from worker: String) {
         release(worker, failure.jobID, failure.photoIndex, attempt: failure.attempt)
         guard isCurrent(worker, failure.jobID, failure.photoIndex, attempt: failure.attempt),
             let photo = jobs[failure.jobID]?.photo(failure.photoIndex)

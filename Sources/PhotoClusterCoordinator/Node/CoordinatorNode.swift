@@ -80,6 +80,8 @@ public final class CoordinatorNode: @unchecked Sendable {
     var outputProblems: [String: String] = [:]
     /// `--output-root`, resolved; nil writes where clients say (the embedded cluster).
     var outputRoot: OutputRoot?
+    /// Writes finished jobs' `index.json` where their workers stored the outputs.
+    let indexStore: IndexStore
     /// The durable record of jobs and photos, with `--state`.
     var journal: Journal?
     /// Set when workers or jobs change, so photos no worker can run are looked for only then.
@@ -112,6 +114,7 @@ public final class CoordinatorNode: @unchecked Sendable {
         self.context = context
         writers = BlockingWorkThreads(name: "writer", limit: 4, stuckAfter: configuration.writeTimeout, maxThreads: 64,
             priority: configuration.writerPriority)
+        indexStore = IndexStore(s3: configuration.s3, sharedRoots: configuration.sharedRoots, writers: writers)
     }
 
     /// Opens the journal (restoring its jobs), binds both endpoints (so errors such as a busy
@@ -126,7 +129,7 @@ public final class CoordinatorNode: @unchecked Sendable {
                 if !job.isFinished {
                     openJobs.append(job.id)
                     log("job \(job.id) restored from the journal: \(job.progress.done)/\(job.total) photos settled", job: job.id)
-                    reopenOutputDirectory(of: job)
+                    if job.place == nil { reopenOutputDirectory(of: job) }
                 }
             }
             finishedOrder = try journal.idsInFinishOrder().filter { jobs[$0]?.isFinished == true }
@@ -218,6 +221,7 @@ public final class CoordinatorNode: @unchecked Sendable {
     public func stop() {
         loop.stop()
         writers.stop()
+        indexStore.shutdown()
         zap?.stop()
     }
 

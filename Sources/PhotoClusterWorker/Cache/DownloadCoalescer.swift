@@ -6,12 +6,12 @@ import PhotoClusterDownload
 ///
 /// The transfer is cancelled only when its last subscriber leaves (as in an image pipeline's
 /// shared tasks). The table of running transfers is behind the lock; completions fan out on the
-/// download engine's thread.
+/// thread that ends the transfer (the download engine's, or an S3 read's task).
 final class DownloadCoalescer: @unchecked Sendable {
     typealias Completion = @Sendable (Result<DownloadedBody, DownloadError>) -> Void
 
     private final class Shared {
-        var handle: DownloadHandle?
+        var handle: CancellableTransfer?
         var subscribers: [UInt64: Completion] = [:]
     }
 
@@ -30,11 +30,11 @@ final class DownloadCoalescer: @unchecked Sendable {
         func cancel() { owner?.leave(url: url, id: id) }
     }
 
-    private let engine: DownloadEngine
+    private let sources: PhotoSources
     private let table = LockedBox((running: [String: Shared](), nextID: UInt64(0)))
 
-    init(engine: DownloadEngine) {
-        self.engine = engine
+    init(sources: PhotoSources) {
+        self.sources = sources
     }
 
     func fetch(_ url: String, completion: @escaping Completion) -> Subscription {
@@ -51,7 +51,7 @@ final class DownloadCoalescer: @unchecked Sendable {
             return (subscription, shared, true)
         }
         guard isNew else { return subscription }
-        let handle = engine.start(url: url) { [weak self] result in
+        let handle = sources.start(url) { [weak self] result in
             self?.finish(url: url, shared: shared, result: result)
         }
         table.withLock { _ in shared.handle = handle }
@@ -68,7 +68,7 @@ final class DownloadCoalescer: @unchecked Sendable {
     }
 
     private func leave(url: String, id: UInt64) {
-        let (completion, handleToCancel) = table.withLock { t -> (Completion?, DownloadHandle?) in
+        let (completion, handleToCancel) = table.withLock { t -> (Completion?, CancellableTransfer?) in
             guard let shared = t.running[url], let completion = shared.subscribers.removeValue(forKey: id) else { return (nil, nil) }
             if shared.subscribers.isEmpty {
                 t.running.removeValue(forKey: url)

@@ -28,6 +28,9 @@ final class PhotoWork: @unchecked Sendable {
         var origin: PixelOrigin?
         var lastFinished: Photocluster_V1_Stage = .unspecified
         var outcome: Outcome?
+        /// Where the worker stored the encoded output, for a graph with an output place (see
+        /// `StoreOperation`); nil until it is stored.
+        var storedAt: [String]?
     }
 
     let graph: Photocluster_V1_PhotoGraph

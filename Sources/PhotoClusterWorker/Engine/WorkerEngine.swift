@@ -4,6 +4,7 @@ import PhotoClusterDownload
 import PhotoClusterImaging
 import PhotoClusterPluginHost
 import PhotoClusterProto
+import PhotoClusterStorage
 
 /// Runs photo graphs on per-job, per-stage `OperationQueue`s: download → decode → filters… →
 /// encode, starting at the first stage whose result is not already in the cache.
@@ -28,6 +29,8 @@ public final class WorkerEngine: @unchecked Sendable {
 
         /// Stage threads give way to the threads that wait for messages, by default.
         public static let defaultStagePriority = ThreadPriority.nice(19)
+        /// S3 and shared directories, for `s3://` photos and outputs the worker stores itself.
+        public var storage: WorkerStorage
 
         public init(
             concurrency: Int = UsableCores.count,
@@ -36,8 +39,10 @@ public final class WorkerEngine: @unchecked Sendable {
             downloadLimits: DownloadLimits = DownloadLimits(),
             cacheBytes: Int = 256 << 20,
             stageTimeout: TimeInterval = StageTimeLimit.defaultSeconds,
-            stagePriority: ThreadPriority = Configuration.defaultStagePriority
+            stagePriority: ThreadPriority = Configuration.defaultStagePriority,
+            storage: WorkerStorage = WorkerStorage()
         ) {
+            self.storage = storage
             self.concurrency = max(1, concurrency)
             self.downloadSlots = max(1, downloadSlots)
             self.maxPixels = maxPixels
@@ -75,6 +80,8 @@ public final class WorkerEngine: @unchecked Sendable {
     public let filters: FilterRegistry
     public let cache: StageCache
     let downloads: DownloadCoalescer
+    /// Where outputs of jobs with an output place go.
+    let outputs: OutputStore
     private let downloadEngine: DownloadEngine
     private let inFlight = LockedBox<[PhotoWork.Key: Running]>([:])
     /// Set by `shutdown`; guarded by `inFlight`'s lock (read and written only inside it): a
@@ -94,7 +101,10 @@ public final class WorkerEngine: @unchecked Sendable {
         self.filters = filters
         self.cache = StageCache(capacityBytes: configuration.cacheBytes)
         self.downloadEngine = DownloadEngine(limits: configuration.downloadLimits)
-        self.downloads = DownloadCoalescer(engine: downloadEngine)
+        // S3 requests share the downloads' thread: both only wait on the network.
+        let s3 = S3Client(configuration: configuration.storage.s3, engine: downloadEngine)
+        self.downloads = DownloadCoalescer(sources: PhotoSources(engine: downloadEngine, s3: s3, maxBytes: configuration.downloadLimits.maxBytes))
+        self.outputs = OutputStore(s3: s3, sharedRoots: configuration.storage.sharedRoots)
         self.reporter = StageReporter(onStage: onStage, onIncident: onIncident)
         self.onOutcome = onOutcome
     }
@@ -125,6 +135,7 @@ public final class WorkerEngine: @unchecked Sendable {
             case is DecodeOperation: stage = .decode
             case is FilterOperation, is PluginChainOperation: stage = .filter
             case is EncodeOperation: stage = .encode
+            case is StoreOperation: stage = .write
             default: continue
             }
             if operation.isExecuting { loads[stage, default: (0, 0)].running += 1 } else { loads[stage, default: (0, 0)].queued += 1 }
@@ -145,14 +156,21 @@ public final class WorkerEngine: @unchecked Sendable {
     /// graph that was waiting there already ends cancelled at once (each graph sent ends once).
     func submit(_ graph: Photocluster_V1_PhotoGraph) {
         let configured: [ConfiguredFilter]
+        let place: OutputPlace?
         do {
             configured = try resolveFilters(of: graph)
         } catch {
             onOutcome(PhotoWork(graph: graph, filters: []), .failed(stage: .filter, stageName: "filter", reason: "\(error)", transient: false))
             return
         }
+        do {
+            place = try OutputPlace(graph.outputPlace)
+        } catch {
+            onOutcome(PhotoWork(graph: graph, filters: []), .failed(stage: .write, stageName: "store", reason: "\(error)", transient: false))
+            return
+        }
         let work = PhotoWork(graph: graph, filters: configured)
-        let operations = makeOperations(for: work)
+        let operations = makeOperations(for: work, storingIn: place)
         // Decided under the lock that `complete` and `shutdown` take too, so a successor is never
         // left behind and nothing starts after the shutdown has cancelled what runs; the job's
         // queues are counted here too, so `shutdown` waits for them.
@@ -178,12 +196,13 @@ public final class WorkerEngine: @unchecked Sendable {
         let priority = Self.queuePriority(for: graph.band)
         for operation in operations { operation.queuePriority = priority }
         for operation in operations {
-            (operation is DownloadOperation ? queues.download : queues.processing).addOperation(operation)
+            (operation is DownloadOperation || operation is StoreOperation ? queues.download : queues.processing).addOperation(operation)
         }
     }
 
-    /// The stages still to run: the longest cached prefix of the chain is skipped.
-    private func makeOperations(for work: PhotoWork) -> [Operation] {
+    /// The stages still to run: the longest cached prefix of the chain is skipped; with an output
+    /// place, the worker stores the output itself after encoding it.
+    private func makeOperations(for work: PhotoWork, storingIn place: OutputPlace?) -> [Operation] {
         let url = work.graph.url
         var firstFilter = 0
         var chain: [Operation] = []
@@ -223,6 +242,7 @@ public final class WorkerEngine: @unchecked Sendable {
             }
         }
         chain.append(EncodeOperation(work: work, fused: Array(work.filters[fusedStart...]), limit: limit, report: reporter, priority: configuration.stagePriority))
+        if let place { chain.append(StoreOperation(work: work, place: place, store: outputs, report: reporter)) }
         for index in chain.indices.dropFirst() { chain[index].addDependency(chain[index - 1]) }
         // The last operation reports the outcome. It depends on every stage, not only on encode:
         // a cancelled stage finishes at once, even while the stage before it still runs, and
@@ -248,7 +268,12 @@ public final class WorkerEngine: @unchecked Sendable {
         let successor = inFlight.withLock { $0.removeValue(forKey: work.key)?.successor }
         defer { if let successor { submit(successor) } }
         let (outcome, lastFinished) = work.read { ($0.outcome, $0.lastFinished) }
-        if case .encoded = outcome {
+        if case .encoded = outcome, work.graph.hasOutputPlace, work.read({ $0.storedAt }) == nil {
+            // Encoded, never stored: the coordinator expects the output in its place, not here.
+            onOutcome(work, work.isCancelled
+                ? .cancelled(lastFinished: .encode)
+                : .failed(stage: .write, stageName: "store", reason: "the output was encoded but not stored", transient: true))
+        } else if case .encoded = outcome {
             // Finished before the cancel reached it: the work is done, so deliver it.
             forgetPixels(of: work)
             onOutcome(work, outcome!)

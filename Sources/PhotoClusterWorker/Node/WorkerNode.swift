@@ -403,8 +403,10 @@ public final class WorkerNode: @unchecked Sendable {
             result.format = Photocluster_V1_OutputFormat(format)
             result.width = UInt32(width)
             result.height = UInt32(height)
+            // A graph with an output place was stored by this worker: the coordinator hears only where.
+            if let locations = work.read({ $0.storedAt }) { result.storedAt = locations }
             body = .result(result)
-            photo = data
+            photo = result.storedAt.isEmpty ? data : nil
             metrics.photoEnded(outcome: "succeeded")
         case .failed(let stage, let stageName, let reason, let transient):
             metrics.photoEnded(outcome: "failed")

@@ -1,0 +1,53 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterProto
+
+/// Results of jobs whose workers store the outputs themselves (S3, a shared directory): the
+/// coordinator hears where each output is and records it, holding no byte of it.
+extension CoordinatorNode {
+    /// A result for a job with an output place, or one that says it was stored: the photo is done
+    /// where the result says, at the names the coordinator expects (nothing else is believed). A
+    /// result of the other kind than the job's outputs is an attempt that failed, tried again.
+    func storedResultReceived(_ result: Photocluster_V1_PhotoResult, photo: Data, from worker: String) {
+        guard let place = jobs[result.jobID]?.place else {
+            return failStorage(result, from: worker, "worker \(worker) stored the photo itself, but the job's outputs go to the coordinator")
+        }
+        guard photo.isEmpty else {
+            return failStorage(result, from: worker, "worker \(worker) sent the photo instead of storing it at \(place): it cannot store outputs (upgrade it)")
+        }
+        guard !result.storedAt.isEmpty else {
+            return failStorage(result, from: worker, "worker \(worker) sent a result without storing the photo at \(place)")
+        }
+        release(worker, result.jobID, result.photoIndex, attempt: result.attempt)
+        // Idempotent, as for written results: a photo already settled stays as it is.
+        guard let photo = jobs[result.jobID]?.photo(result.photoIndex), !photo.isSettled,
+            let followers = jobs[result.jobID]?.followers(of: result.photoIndex)
+        else { return }
+        if photo.worker == workers[worker]?.number { workers[worker]?.completed += 1 }
+        let stored = Set(result.storedAt)
+        var ends: [(index: UInt32, worker: String?)] = []
+        for index in [result.photoIndex] + followers {
+            guard let job = jobs[result.jobID], job.photo(index)?.isSettled == false else { continue }
+            let expected = job.outputPath(stem: job.stem(of: index), format: result.format)
+            if stored.contains(expected) {
+                jobs[result.jobID]?.markDone(index, format: result.format, width: result.width, height: result.height)
+            } else {
+                jobs[result.jobID]?.markFailed(index, stage: "store", reason: "worker \(worker) did not store it at \(expected)")
+            }
+            ends.append((index, worker))
+        }
+        photosFinished(result.jobID, ends)
+    }
+
+    private func failStorage(_ result: Photocluster_V1_PhotoResult, from worker: String, _ reason: String) {
+        photoFailed(.with {
+            $0.jobID = result.jobID
+            $0.photoIndex = result.photoIndex
+            $0.attempt = result.attempt
+            $0.stage = .write
+            $0.stageName = "store"
+            $0.reason = reason
+            $0.transient = true
+        }, from: worker)
+    }
+}
