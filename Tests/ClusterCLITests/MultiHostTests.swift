@@ -1,10 +1,13 @@
 import Foundation
+import PhotoClusterCore
+import PhotoClusterImaging
 import PhotoClusterTestSupport
 import XCTest
 
 /// One coordinator host and worker hosts on one machine (network namespaces joined by veth
 /// pairs), over CURVE: a worker host's link goes down mid-job and its photos are requeued; a
-/// host added mid-job takes work.
+/// host added mid-job takes work; outputs go from the workers to an S3 host past a coordinator
+/// whose link is capped.
 final class MultiHostTests: XCTestCase {
     private var lab: NetworkLab!
     private var processes: [RunningCommand] = []
@@ -29,6 +32,33 @@ final class MultiHostTests: XCTestCase {
         return process
     }
 
+    /// Key pairs for `names` in `work/keys`; every one but the coordinator's is authorized, in
+    /// its role's directory (the client's as a client, the others as workers).
+    private func makeKeys(_ names: [String]) throws {
+        let keys = work.appendingPathComponent("keys"), trusted = work.appendingPathComponent("trusted")
+        for role in ["worker", "client"] {
+            try FileManager.default.createDirectory(at: trusted.appendingPathComponent(role), withIntermediateDirectories: true)
+        }
+        for name in names {
+            XCTAssertEqual(try CommandRunner.run(["keygen", "--name", name, "--out", keys.path]).status, 0)
+            if name != "coordinator" {
+                let role = name == "client" ? "client" : "worker"
+                try FileManager.default.copyItem(at: keys.appendingPathComponent("\(name).pub"), to: trusted.appendingPathComponent("\(role)/\(name).pub"))
+            }
+        }
+    }
+
+    /// A worker's or client's CURVE flags.
+    private func curve(_ name: String) -> [String] {
+        let keys = work.appendingPathComponent("keys")
+        return ["--curve-secret", keys.appendingPathComponent("\(name).key").path, "--coordinator-key", keys.appendingPathComponent("coordinator.pub").path]
+    }
+
+    /// The coordinator's CURVE flags.
+    private func curveServer() -> [String] {
+        ["--curve-secret", work.appendingPathComponent("keys/coordinator.key").path, "--authorized-keys", work.appendingPathComponent("trusted").path]
+    }
+
     private func cluster(on host: String, _ arguments: [String]) throws -> RunningCommand {
         guard FileManager.default.isExecutableFile(atPath: Repository.clusterBinary.path) else {
             throw XCTSkip("\(Repository.clusterBinary.path) is missing: `make test` builds it first")
@@ -37,27 +67,13 @@ final class MultiHostTests: XCTestCase {
     }
 
     func testJobsSurviveALostHostAndUseANewOne() throws {
-        let keys = work.appendingPathComponent("keys"), trusted = work.appendingPathComponent("trusted")
-        for role in ["worker", "client"] {
-            try FileManager.default.createDirectory(at: trusted.appendingPathComponent(role), withIntermediateDirectories: true)
-        }
-        for name in ["coordinator", "client", "w1", "w2", "w3", "w4"] {
-            XCTAssertEqual(try CommandRunner.run(["keygen", "--name", name, "--out", keys.path]).status, 0)
-            if name != "coordinator" {
-                let role = name == "client" ? "client" : "worker"
-                try FileManager.default.copyItem(at: keys.appendingPathComponent("\(name).pub"), to: trusted.appendingPathComponent("\(role)/\(name).pub"))
-            }
-        }
+        try makeKeys(["coordinator", "client", "w1", "w2", "w3", "w4"])
         let coordinatorAddress = lab.hosts["coord"]!
         let photoServer = try start(on: "coord", ["python3", "-m", "http.server", "8000", "--bind", coordinatorAddress, "--directory", Repository.samplePhotos.path])
         let coordinator = try cluster(on: "coord", [
             "coordinator", "--bind", "tcp://\(coordinatorAddress):7000", "--client-bind", "tcp://\(coordinatorAddress):7001",
             "--heartbeat-ms", "200", "--liveness", "10",
-            "--curve-secret", keys.appendingPathComponent("coordinator.key").path, "--authorized-keys", trusted.path, "--output-root", work.path,
-        ])
-        func curve(_ name: String) -> [String] {
-            ["--curve-secret", keys.appendingPathComponent("\(name).key").path, "--coordinator-key", keys.appendingPathComponent("coordinator.pub").path]
-        }
+        ] + curveServer() + ["--output-root", work.path])
         func startWorker(_ name: String) throws {
             _ = try cluster(on: name, ["worker", "--coordinator", "tcp://\(coordinatorAddress):7000", "--concurrency", "1", "--id", name] + curve(name))
         }
@@ -120,6 +136,72 @@ final class MultiHostTests: XCTestCase {
         let secondReport = report(second)
         XCTAssertEqual(secondReport["succeeded"] as? Int, photos)
         XCTAssertGreaterThan(try completed()["w4"] ?? 0, 0, "the new host took work")
+    }
+
+    /// Workers upload outputs straight to S3, a host of its own, past a coordinator whose link
+    /// is capped (1 Mbit/s, where the job's outputs would take about 75 s): the coordinator receives a
+    /// few hundred bytes per photo, and two worker hosts get through a job about twice as fast as
+    /// one, each limited by its own uplink (8 Mbit/s, about 5 photos a second of 197 KB).
+    func testS3OutputsBypassTheCoordinatorSoThroughputGrowsWithWorkerHosts() throws {
+        try lab.addHost("s3", octet: 2)
+        try makeKeys(["coordinator", "client", "w1", "w2"])
+        let coordinatorAddress = lab.hosts["coord"]!
+        // Noise does not compress: each output is as large as its pixels, whatever the codec.
+        let photo = work.appendingPathComponent("noise.png")
+        try noisePNG(side: 256).write(to: photo)
+        let outputBytes = try Data(contentsOf: photo).count
+        let count = 48
+        let inputs = ["one", "two"].flatMap { run in (0..<count).map { ("s3://photos/in/\(run)/p\($0).png", photo) } }
+        let s3 = try S3TestServer(host: lab.hosts["s3"]!, port: 9000, buckets: ["photos"], objects: inputs,
+                                  launcher: [NetworkLab.ipTool.path] + lab.command(on: "s3", []))
+        defer { s3.stop() }
+        try lab.cap("coord", rate: "1mbit")
+        for host in ["w1", "w2"] { try lab.capUplink(host, rate: "8mbit") }
+
+        let environment = ["/usr/bin/env"] + s3.environment()
+        let coordinator = try start(on: "coord", environment + [Repository.clusterBinary.path,
+            "coordinator", "--bind", "tcp://\(coordinatorAddress):7000", "--client-bind", "tcp://\(coordinatorAddress):7001",
+            "--metrics-bind", "off", "--http", "off"] + curveServer())
+        func startWorker(_ name: String) throws {
+            _ = try start(on: name, environment + [Repository.clusterBinary.path, "worker", "--coordinator", "tcp://\(coordinatorAddress):7000",
+                                                   "--concurrency", "3", "--id", name, "--metrics-bind", "off"] + curve(name))
+            XCTAssertTrue(eventually(timeout: 20) { coordinator.stderrSoFar.contains("worker \(name) joined") }, coordinator.stderrSoFar)
+        }
+        /// Runs the photos of `run` to `s3://photos/out/RUN`; the job's seconds and the bytes the coordinator received meanwhile.
+        func job(_ run: String) throws -> (seconds: Double, coordinatorReceived: Int) {
+            let manifest = work.appendingPathComponent("\(run).txt")
+            try (0..<count).map { "s3://photos/in/\(run)/p\($0).png" }.joined(separator: "\n").write(to: manifest, atomically: true, encoding: .utf8)
+            let received = try lab.receivedBytes("coord")
+            let result = try CommandRunner.run(lab.command(on: "coord", [Repository.clusterBinary.path, "submit", manifest.path,
+                "--coordinator", "tcp://\(coordinatorAddress):7001", "--out", "s3://photos/out/\(run)", "--json"] + curve("client")),
+                timeout: 120, viaIP: true)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let report = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]) ?? [:]
+            XCTAssertEqual(report["succeeded"] as? Int, count, "\(report)")
+            return (report["elapsed_seconds"] as? Double ?? .infinity, try lab.receivedBytes("coord") - received)
+        }
+
+        try startWorker("w1")
+        let one = try job("one")
+        try startWorker("w2")
+        let two = try job("two")
+
+        let stored = try s3.inspect("s3://photos/out/")
+        XCTAssertEqual(stored.objects.count, 2 * (count + 1), "every photo and each job's index.json")
+        XCTAssertTrue(stored.objects.filter { !$0.key.hasSuffix("index.json") }.allSatisfy { $0.size >= outputBytes * 9 / 10 }, "\(stored.objects.prefix(3))")
+        XCTAssertLessThan(one.coordinatorReceived, count * outputBytes / 20,
+                          "the outputs did not pass through the coordinator: it received \(one.coordinatorReceived) bytes for \(count * outputBytes) of outputs")
+        let speedup = one.seconds / two.seconds
+        XCTAssertGreaterThanOrEqual(speedup, 1.8, "one worker host: \(one.seconds) s, two: \(two.seconds) s")
+        print("S3 sink through a capped coordinator: one worker host \(String(format: "%.2f", one.seconds)) s, two \(String(format: "%.2f", two.seconds)) s (×\(String(format: "%.2f", speedup))); the coordinator received \(one.coordinatorReceived) bytes for \(count * outputBytes) bytes of outputs")
+    }
+
+    /// A square PNG of random pixels: it does not compress, so its outputs are as large as it is.
+    private func noisePNG(side: Int) throws -> Data {
+        let image = try XCTUnwrap(RGBAImage(width: side, height: side))
+        var generator = SystemRandomNumberGenerator()
+        for offset in 0..<image.byteCount { image.pixels[offset] = offset % 4 == 3 ? 255 : UInt8.random(in: 0...255, using: &generator) }
+        return try ImageCodec.encode(image, as: .png)
     }
 
     /// `worker` has completed at least `count` photos and a third of a job or more still waits in the queue.

@@ -47,6 +47,28 @@ final class NetworkLab {
         try ip(["netns", "exec", "\(prefix)\(name)", "ip", "link", "set", "\(prefix)\(name)h", "down"])
     }
 
+    /// Caps a host's link to `rate` (tc's syntax: "8mbit") both ways, as a slow network card
+    /// would: what the host sends (its interface) and what it receives (the switch's side).
+    func cap(_ name: String, rate: String) throws {
+        for (namespace, interface) in [("\(prefix)\(name)", "\(prefix)\(name)h"), (switchName, "\(prefix)\(name)s")] {
+            try ip(["netns", "exec", namespace, "tc", "qdisc", "add", "dev", interface, "root", "tbf", "rate", rate, "burst", "32kb", "latency", "100ms"])
+        }
+    }
+
+    /// Caps only what a host sends.
+    func capUplink(_ name: String, rate: String) throws {
+        try ip(["netns", "exec", "\(prefix)\(name)", "tc", "qdisc", "add", "dev", "\(prefix)\(name)h", "root", "tbf", "rate", rate, "burst", "32kb", "latency", "100ms"])
+    }
+
+    /// Bytes a host has received on its link so far.
+    func receivedBytes(_ name: String) throws -> Int {
+        let result = try Tool.run(Self.ipTool.path, ["netns", "exec", "\(prefix)\(name)", "cat", "/sys/class/net/\(prefix)\(name)h/statistics/rx_bytes"])
+        guard result.status == 0, let bytes = Int(result.output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw Failure(command: "rx_bytes of \(name)", output: result.output)
+        }
+        return bytes
+    }
+
     /// The command line that runs `arguments` inside a host.
     func command(on name: String, _ arguments: [String]) -> [String] {
         ["netns", "exec", "\(prefix)\(name)"] + arguments
