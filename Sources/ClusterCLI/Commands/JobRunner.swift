@@ -99,21 +99,32 @@ struct JobRunner {
         }
         let progress = ProgressReporter(total: job.total, enabled: !options.json)
         progress.started(job: job.id, place: place)
-        let watchdog = SilenceWatchdog(client: client, place: place)
-        defer { watchdog.stop() }
-        var summary: JobSummary?
-        for await event in job.events {
-            switch event.body {
-            case .progress(let counts):
-                progress.update(counts)
-            case .finished(let finished):
-                summary = finished
-            default:
-                break
+        let following = Task { () -> JobSummary? in
+            var summary: JobSummary?
+            for await event in job.events {
+                switch event.body {
+                case .progress(let counts):
+                    progress.update(counts)
+                case .finished(let finished):
+                    summary = finished
+                default:
+                    break
+                }
             }
+            return summary
         }
+        // A coordinator that died and never comes back would keep this waiting for ever.
+        let watchdog = SilenceWatchdog(client: client, place: place, giveUpAfter: options.giveUpAfter) { following.cancel() }
+        defer { watchdog.stop() }
+        let summary = await following.value
         progress.finish()
         guard let summary else {
+            if watchdog.gaveUp {
+                throw CommandFailure(
+                    message: "no word from \(place) for \(Int(options.giveUpAfter)) s: stopped waiting for job \(job.id), which may go on there "
+                        + "(`cluster watch \(job.id)` follows it again, `cluster status \(job.id)` shows it; --give-up-after 0 waits for ever)",
+                    status: ExitStatus.somePhotosFailed)
+            }
             throw CommandFailure(message: "lost contact with \(place) before job \(job.id) finished; `cluster status \(job.id)` shows its state", status: ExitStatus.somePhotosFailed)
         }
         let report = JobReport(summary: summary)
@@ -127,19 +138,30 @@ struct JobRunner {
 }
 
 /// Warns on stderr when the coordinator has been silent for a while, so a user is never left
-/// staring at nothing.
+/// staring at nothing, and gives up after `giveUpAfter` seconds of silence (0: never), calling
+/// `onGiveUp` once. `@unchecked Sendable`: `gaveUp` is guarded by its box; the rest is touched
+/// only by the timer's serial handler.
 final class SilenceWatchdog: @unchecked Sendable {
     private let timer: DispatchSourceTimer
+    private let gaveUpBox = LockedBox(false)
 
-    init(client: ClusterClient, place: String, after seconds: TimeInterval = 10) {
+    /// Whether it gave up waiting.
+    var gaveUp: Bool { gaveUpBox.current }
+
+    init(client: ClusterClient, place: String, after seconds: TimeInterval = 10, giveUpAfter: TimeInterval = 0, onGiveUp: @escaping () -> Void = {}) {
         timer = DispatchSource.makeTimerSource(queue: .global())
-        var warned = false  // touched only by the timer's serial handler
-        timer.schedule(deadline: .now() + seconds, repeating: 2)
-        timer.setEventHandler {
+        var warned = false
+        let check = min(2, max(0.2, giveUpAfter > 0 ? giveUpAfter / 4 : 2))
+        timer.schedule(deadline: .now() + min(seconds, check), repeating: check)
+        timer.setEventHandler { [gaveUpBox] in
             let silence = client.silence
-            if silence > seconds && !warned {
+            if giveUpAfter > 0 && silence > giveUpAfter && !gaveUpBox.current {
+                gaveUpBox.withLock { $0 = true }
+                onGiveUp()
+            } else if silence > seconds && !warned {
                 warned = true
-                Terminal.error("warning: no word from \(place) for \(Int(silence)) s; still waiting (the job goes on there; Ctrl-C stops waiting)")
+                let giving = giveUpAfter > 0 ? "gives up after \(Int(giveUpAfter)) s" : "the job goes on there"
+                Terminal.error("warning: no word from \(place) for \(Int(silence)) s; still waiting (\(giving); Ctrl-C stops waiting)")
             } else if silence < seconds {
                 warned = false
             }

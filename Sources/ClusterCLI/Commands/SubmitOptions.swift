@@ -51,6 +51,9 @@ struct JobOptions: ParsableArguments {
     @Flag(help: "Print one JSON object with the outcome instead of human output.")
     var json = false
 
+    @Option(name: .customLong("give-up-after"), help: ArgumentHelp("With --coordinator: seconds without a word from the coordinator (it died, or its host is unreachable) after which submit stops waiting; the job may go on there. 0 waits for ever.", valueName: "seconds"))
+    var giveUpAfter: Double = 300
+
     @Option(help: ArgumentHelp("Viewport mode: only these manifest indices (plus --prefetch) run; the job stays open and its id is printed. Needs --coordinator.", valueName: "A..B"))
     var visible: IndexRange?
 
