@@ -106,6 +106,9 @@ public final class ClusterClient: @unchecked Sendable {
     private var publicKey: String?
     /// Why the coordinator will not talk to this client, once it has said so.
     private var shutOutReason: ClusterClientError?
+    /// Requests the socket would not take (no connection yet, or one just refused), sent again
+    /// on each tick until their deadline, by request id.
+    private var unsent: [UInt64: Data] = [:]
 
     /// Connects to `endpoint` (libzmq retries until the coordinator is there).
     ///
@@ -281,18 +284,31 @@ public final class ClusterClient: @unchecked Sendable {
                 var message = Photocluster_V1_ClientToCoordinator()
                 message.requestID = requestID
                 message.body = body
-                do {
-                    try socket.send([Envelope.encode(message)], dontWait: true)
-                } catch {
-                    fail(requestID, ClusterClientError("cannot send to the coordinator at \(endpoint): \(error)"))
-                }
+                send(requestID, Envelope.encode(message))
             }
         }
     }
 
     // MARK: - Loop thread
 
+    /// Sends a request, or keeps it for the next tick when there is no connection to take it:
+    /// a refused handshake drops the connection, and the refusal is what the caller must hear,
+    /// not "would block".
+    private func send(_ requestID: UInt64, _ payload: Data) {
+        do {
+            try socket.send([payload], dontWait: true)
+            unsent.removeValue(forKey: requestID)
+        } catch let error as ZMQError where error.isWouldBlock {
+            unsent[requestID] = payload
+            refuseIfHandshakeFailed()
+        } catch {
+            unsent.removeValue(forKey: requestID)
+            fail(requestID, ClusterClientError("cannot send to the coordinator at \(endpoint): \(error)"))
+        }
+    }
+
     private func fail(_ requestID: UInt64, _ error: ClusterClientError) {
+        unsent.removeValue(forKey: requestID)
         streamsByRequest.removeValue(forKey: requestID)?.stream.finish()
         waiting.removeValue(forKey: requestID)?.resume(.failure(error))
     }
@@ -338,13 +354,8 @@ public final class ClusterClient: @unchecked Sendable {
 
     private func tick() {
         let now = MonotonicInstant.now
-        let refused = monitor?.poll().contains(where: \.isHandshakeFailure) ?? false
-        if refused && shutOutReason == nil {
-            refuseEverything(ClusterClientError(
-                "the coordinator at \(endpoint) refused this client's key \(publicKey ?? ""): it is not authorized as a client "
-                    + "(not listed, or listed as a worker); ask its operator to add it to the authorized keys as `client \(publicKey ?? "KEY")`",
-                refusal: .keyRemoved))
-        }
+        refuseIfHandshakeFailed()
+        for (id, payload) in unsent where waiting[id] != nil { send(id, payload) }
         for (id, request) in waiting where request.deadline < now {
             fail(id, ClusterClientError("no answer from the coordinator at \(endpoint); is it running? (start one with `cluster coordinator`; if it uses CURVE, pass --curve-secret and --coordinator-key)"))
         }
@@ -353,6 +364,15 @@ public final class ClusterClient: @unchecked Sendable {
         try? socket.send([Envelope.encode(beat)], dontWait: true)
         ticks += 1
         if ticks % 2 == 0 { rewatchFollowedJobs() }
+    }
+
+    private func refuseIfHandshakeFailed() {
+        let refused = monitor?.poll().contains(where: \.isHandshakeFailure) ?? false
+        guard refused && shutOutReason == nil else { return }
+        refuseEverything(ClusterClientError(
+            "the coordinator at \(endpoint) refused this client's key \(publicKey ?? ""): it is not authorized as a client "
+                + "(not listed, or listed as a worker); ask its operator to add it to the authorized keys as `client \(publicKey ?? "KEY")`",
+            refusal: .keyRemoved))
     }
 
     /// Asks again to follow every job with an open stream. A coordinator that restarted (and
