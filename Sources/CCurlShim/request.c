@@ -7,15 +7,6 @@
 #include <strings.h>
 #include "transfer_internal.h"
 
-#define SET(option, value)                                                                \
-    do {                                                                                  \
-        CURLcode rc_ = curl_easy_setopt(t->easy, option, value);                          \
-        if (rc_ != CURLE_OK) {                                                            \
-            snprintf(err, err_len, "could not set %s: %s", #option, curl_easy_strerror(rc_)); \
-            pc_transfer_free(t);                                                          \
-            return NULL;                                                                  \
-        }                                                                                 \
-    } while (0)
 
 static int add_header(pc_transfer *t, const char *line) {
     struct curl_slist *grown = curl_slist_append(t->request_headers, line);
@@ -31,22 +22,22 @@ pc_transfer *pc_request_new(const char *url, const pc_options *o, const pc_reque
     if (!t) return NULL;
     t->keep_headers = 1;
     // A redirect is an answer to judge (S3 names the bucket's region in it), not a place to go.
-    SET(CURLOPT_FOLLOWLOCATION, 0L);
+    PC_SET(CURLOPT_FOLLOWLOCATION, 0L);
     // An object key may hold "." and ".." segments: they are part of its name.
-    SET(CURLOPT_PATH_AS_IS, 1L);
+    PC_SET(CURLOPT_PATH_AS_IS, 1L);
     // The bytes as stored, not decoded.
-    SET(CURLOPT_ACCEPT_ENCODING, (char *)NULL);
+    PC_SET(CURLOPT_ACCEPT_ENCODING, (char *)NULL);
 
     const char *method = r->method ? r->method : "GET";
     if (strcmp(method, "HEAD") == 0) {
-        SET(CURLOPT_NOBODY, 1L);
+        PC_SET(CURLOPT_NOBODY, 1L);
     } else if (strcmp(method, "GET") != 0) {
-        SET(CURLOPT_CUSTOMREQUEST, method);
+        PC_SET(CURLOPT_CUSTOMREQUEST, method);
     }
     if (r->body || strcmp(method, "PUT") == 0 || strcmp(method, "POST") == 0) {
         // The body as POST fields (copied), so the signature covers it and no read callback is needed.
-        SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
-        SET(CURLOPT_COPYPOSTFIELDS, r->body ? (const char *)r->body : "");
+        PC_SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
+        PC_SET(CURLOPT_COPYPOSTFIELDS, r->body ? (const char *)r->body : "");
         // curl sends a large body after "Expect: 100-continue", which lets S3 refuse it before
         // it is sent. (Removing that header with an empty "Expect:" line would not do: libcurl's
         // SigV4 would sign the empty header, and no server sees it.)
@@ -54,11 +45,11 @@ pc_transfer *pc_request_new(const char *url, const pc_options *o, const pc_reque
     for (size_t i = 0; i < r->header_count; i++) {
         if (add_header(t, r->headers[i]) != 0) goto out_of_memory;
     }
-    if (t->request_headers) SET(CURLOPT_HTTPHEADER, t->request_headers);
+    if (t->request_headers) PC_SET(CURLOPT_HTTPHEADER, t->request_headers);
     if (r->aws_sigv4) {
-        SET(CURLOPT_AWS_SIGV4, r->aws_sigv4);
-        SET(CURLOPT_USERNAME, r->user ? r->user : "");
-        SET(CURLOPT_PASSWORD, r->password ? r->password : "");
+        PC_SET(CURLOPT_AWS_SIGV4, r->aws_sigv4);
+        PC_SET(CURLOPT_USERNAME, r->user ? r->user : "");
+        PC_SET(CURLOPT_PASSWORD, r->password ? r->password : "");
     }
     return t;
 

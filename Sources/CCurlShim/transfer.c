@@ -64,15 +64,6 @@ static int on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_of
     return atomic_load(&t->cancel) ? 1 : 0;
 }
 
-#define SET(option, value)                                                                \
-    do {                                                                                  \
-        CURLcode rc_ = curl_easy_setopt(t->easy, option, value);                          \
-        if (rc_ != CURLE_OK) {                                                            \
-            snprintf(err, err_len, "could not set %s: %s", #option, curl_easy_strerror(rc_)); \
-            pc_transfer_free(t);                                                          \
-            return NULL;                                                                  \
-        }                                                                                 \
-    } while (0)
 
 pc_transfer *pc_transfer_new(const char *url, const pc_options *o, char *err, size_t err_len) {
     pc_global_init();
@@ -89,26 +80,26 @@ pc_transfer *pc_transfer_new(const char *url, const pc_options *o, char *err, si
         free(t);
         return NULL;
     }
-    SET(CURLOPT_PRIVATE, (void *)t);
-    SET(CURLOPT_ERRORBUFFER, t->errbuf);
-    SET(CURLOPT_URL, url);
-    SET(CURLOPT_PROTOCOLS_STR, o->protocols);
-    SET(CURLOPT_REDIR_PROTOCOLS_STR, o->protocols);
-    SET(CURLOPT_FOLLOWLOCATION, 1L);
-    SET(CURLOPT_MAXREDIRS, o->max_redirects);
-    SET(CURLOPT_CONNECTTIMEOUT_MS, o->connect_timeout_ms);
-    SET(CURLOPT_TIMEOUT_MS, o->total_timeout_ms);
-    SET(CURLOPT_NOSIGNAL, 1L);
-    SET(CURLOPT_USERAGENT, o->user_agent);
-    SET(CURLOPT_ACCEPT_ENCODING, "");
-    SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)o->max_bytes);
-    SET(CURLOPT_WRITEFUNCTION, on_write);
-    SET(CURLOPT_WRITEDATA, (void *)t);
-    SET(CURLOPT_HEADERFUNCTION, on_header);
-    SET(CURLOPT_HEADERDATA, (void *)t);
-    SET(CURLOPT_XFERINFOFUNCTION, on_progress);
-    SET(CURLOPT_XFERINFODATA, (void *)t);
-    SET(CURLOPT_NOPROGRESS, 0L);
+    PC_SET(CURLOPT_PRIVATE, (void *)t);
+    PC_SET(CURLOPT_ERRORBUFFER, t->errbuf);
+    PC_SET(CURLOPT_URL, url);
+    PC_SET(CURLOPT_PROTOCOLS_STR, o->protocols);
+    PC_SET(CURLOPT_REDIR_PROTOCOLS_STR, o->protocols);
+    PC_SET(CURLOPT_FOLLOWLOCATION, 1L);
+    PC_SET(CURLOPT_MAXREDIRS, o->max_redirects);
+    PC_SET(CURLOPT_CONNECTTIMEOUT_MS, o->connect_timeout_ms);
+    PC_SET(CURLOPT_TIMEOUT_MS, o->total_timeout_ms);
+    PC_SET(CURLOPT_NOSIGNAL, 1L);
+    PC_SET(CURLOPT_USERAGENT, o->user_agent);
+    PC_SET(CURLOPT_ACCEPT_ENCODING, "");
+    PC_SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)o->max_bytes);
+    PC_SET(CURLOPT_WRITEFUNCTION, on_write);
+    PC_SET(CURLOPT_WRITEDATA, (void *)t);
+    PC_SET(CURLOPT_HEADERFUNCTION, on_header);
+    PC_SET(CURLOPT_HEADERDATA, (void *)t);
+    PC_SET(CURLOPT_XFERINFOFUNCTION, on_progress);
+    PC_SET(CURLOPT_XFERINFODATA, (void *)t);
+    PC_SET(CURLOPT_NOPROGRESS, 0L);
     if (o->policy) {
         const char *option = "";
         CURLcode rc = pc_transfer_set_policy(t, o->policy, &option);

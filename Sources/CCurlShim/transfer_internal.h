@@ -5,6 +5,18 @@
 #include <stdatomic.h>
 #include "curl_shim.h"
 
+// Sets an option on `t`'s easy handle inside a function that makes `t` and returns it: on a
+// failure it writes which option and why into `err`, frees `t` and returns NULL.
+#define PC_SET(option, value)                                                             \
+    do {                                                                                  \
+        CURLcode rc_ = curl_easy_setopt(t->easy, option, value);                          \
+        if (rc_ != CURLE_OK) {                                                            \
+            snprintf(err, err_len, "could not set %s: %s", #option, curl_easy_strerror(rc_)); \
+            pc_transfer_free(t);                                                          \
+            return NULL;                                                                  \
+        }                                                                                 \
+    } while (0)
+
 // Ownership: `cancel` may be set from any thread. Every other field is set up by the thread that
 // creates the transfer, then belongs to the thread that drives it (handed over under a lock),
 // and is read by others only after the transfer finished.

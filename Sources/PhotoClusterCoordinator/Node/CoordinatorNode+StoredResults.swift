@@ -40,14 +40,6 @@ extension CoordinatorNode {
     }
 
     private func failStorage(_ result: Photocluster_V1_PhotoResult, from worker: String, _ reason: String) {
-        photoFailed(.with {
-            $0.jobID = result.jobID
-            $0.photoIndex = result.photoIndex
-            $0.attempt = result.attempt
-            $0.stage = .write
-            $0.stageName = "store"
-            $0.reason = reason
-            $0.transient = true
-        }, from: worker)
+        failAttempt(of: result, from: worker, stage: .write, stageName: "store", reason: reason)
     }
 }

@@ -233,13 +233,19 @@ extension CoordinatorNode {
         if jobs[result.jobID]?.place != nil || !result.storedAt.isEmpty { return storedResultReceived(result, photo: photo, from: worker) }
         guard photo.isEmpty else { return photoSucceeded(result, photo: photo, from: worker) }
         // Never an empty file that looks finished: the attempt failed, and is retried.
+        failAttempt(of: result, from: worker, stage: .encode, stageName: "result", reason: "worker \(worker) sent a result without the encoded photo")
+    }
+
+    /// Fails the attempt `result` answers, as a transient failure (the photo is tried again): the
+    /// result itself was not what the job needs.
+    func failAttempt(of result: Photocluster_V1_PhotoResult, from worker: String, stage: Photocluster_V1_Stage, stageName: String, reason: String) {
         photoFailed(.with {
             $0.jobID = result.jobID
             $0.photoIndex = result.photoIndex
             $0.attempt = result.attempt
-            $0.stage = .encode
-            $0.stageName = "result"
-            $0.reason = "worker \(worker) sent a result without the encoded photo"
+            $0.stage = stage
+            $0.stageName = stageName
+            $0.reason = reason
             $0.transient = true
         }, from: worker)
     }
