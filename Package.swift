@@ -93,7 +93,7 @@ let package = Package(
         .target(name: "PhotoClusterKernels", swiftSettings: kernelSettings),
         .target(name: "PhotoClusterKernelsAVX2", swiftSettings: kernelSettings + avx2Settings),
 
-        // Generated from proto/cluster.proto by proto/generate.
+        // Generated from proto/*.proto by proto/generate.
         .target(
             name: "PhotoClusterProto",
             dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
