@@ -26,7 +26,9 @@ final class BlurCancellationTests: XCTestCase {
         let ended = DispatchSemaphore(value: 0)
         let outcome = LockedBox<String?>(nil)
         let engine = WorkerEngine(
-            configuration: .init(concurrency: 1), filters: .builtIn,
+            // At normal priority: the stage threads' default (nice 19) would measure how busy
+            // the rest of the machine is, not where the blur looks for its cancel.
+            configuration: .init(concurrency: 1, stagePriority: .normal), filters: .builtIn,
             onStage: { _, stage, _, _, _ in if stage == .decode { decoded.signal() } },
             onOutcome: { _, result in
                 if case .cancelled = result { outcome.withLock { $0 = "cancelled" } } else { outcome.withLock { $0 = "\(result)" } }

@@ -147,4 +147,20 @@ final class FinishedJobRetentionTests: XCTestCase {
         let restored = await heldJobs(restarted)
         XCTAssertEqual(restored, [ids[1], ids[2]], "the older journal's first job is forgotten first")
     }
+
+    /// A journal written when the submit message lay in the job's own row opens with its jobs.
+    func testAJournalWithTheSubmitInTheJobsRowOpensWithItsJobs() async throws {
+        var ids: [String] = []
+        let (_, first) = try startCluster(keeping: 5)
+        for label in ["j", "k"] { ids.append(try await ClusterHarness.run(try job("/fast/\(label)", label: label), on: first).job.id) }
+        stopCluster()
+        let journal = try SQLiteDatabase(path: state.appendingPathComponent("journal.sqlite").path)
+        try journal.execute("UPDATE jobs SET submit = (SELECT submit FROM submits WHERE submits.job_id = jobs.id)")
+        try journal.execute("DROP TABLE submits")
+
+        let (restarted, _) = try startCluster(keeping: 5)
+        let restored = await restarted.status().jobs
+        XCTAssertEqual(Set(restored.map(\.jobID)), Set(ids), "the older journal's jobs are restored")
+        XCTAssertEqual(restored.map(\.progress.succeeded), [1, 1], "with their photos, read from the submit in their rows")
+    }
 }

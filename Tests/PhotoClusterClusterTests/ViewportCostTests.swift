@@ -12,16 +12,27 @@ import XCTest
 /// not the photos of the job: moving over a 100,000-photo job costs what it costs over 100.
 final class ViewportCostTests: XCTestCase {
     private var cluster: ScriptedWorkerCluster!
-
-    override func setUpWithError() throws {
-        cluster = try ScriptedWorkerCluster(name: "viewport-cost")
-    }
+    private var state: URL?
 
     override func tearDown() {
         cluster?.stop()
+        if let state { try? FileManager.default.removeItem(at: state) }
     }
 
     func testAViewportChangeOnA100000PhotoJobCostsNoMoreThanOnA100PhotoJob() async throws {
+        cluster = try ScriptedWorkerCluster(name: "viewport-cost")
+        try await compareChanges()
+    }
+
+    /// The journal records each change: its cost must not grow with the job either (the job's
+    /// row is written whole on each update, so the submit message lives apart from it).
+    func testWithTheJournalOnAViewportChangeOnA100000PhotoJobCostsNoMoreThanOnA100PhotoJob() async throws {
+        state = Repository.temporaryDirectory("viewport-cost-state")
+        cluster = try ScriptedWorkerCluster(name: "viewport-cost", state: state)
+        try await compareChanges()
+    }
+
+    private func compareChanges() async throws {
         let small = try await submit(photos: 100)
         let large = try await submit(photos: 100_000)
         // Workers with credit to spare: every change cancels the photos in flight out of view

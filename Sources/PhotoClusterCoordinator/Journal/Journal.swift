@@ -34,6 +34,11 @@ final class Journal {
                 stage TEXT NOT NULL, reason TEXT NOT NULL, output_path TEXT NOT NULL, width INTEGER NOT NULL, height INTEGER NOT NULL,
                 PRIMARY KEY (job_id, idx))
             """)
+        // The submit message of each job, apart from its row in `jobs`: SQLite writes a row whole
+        // on every update, and a job's row changes with every viewport change and every batch of
+        // settled photos, while the submit of a 100,000-photo job is megabytes. (Journals from
+        // before keep it in `jobs.submit`, which new jobs leave empty.)
+        try database.execute("CREATE TABLE IF NOT EXISTS submits (job_id TEXT PRIMARY KEY, submit BLOB NOT NULL)")
         // Photos on workers that died, so a restarted coordinator keeps counting towards
         // --max-worker-losses (a photo that crashes workers would otherwise get a fresh start).
         try database.execute("""
@@ -62,9 +67,10 @@ final class Journal {
         try database.transaction(synchronous: .full) {
             let seq = try database.query("SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs").first?.first?.int ?? 1
             try database.execute(
-                "INSERT INTO jobs (id, submit, output_dir, created_at, phase, seq, owner) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [.text(job.id), .blob(submitBytes), .text(job.outputLocation), .double(job.createdAt.timeIntervalSince1970),
+                "INSERT INTO jobs (id, submit, output_dir, created_at, phase, seq, owner) VALUES (?, X'', ?, ?, ?, ?, ?)",
+                [.text(job.id), .text(job.outputLocation), .double(job.createdAt.timeIntervalSince1970),
                  .int(Int64(job.phase.rawValue)), .int(seq), job.owner.map { .text($0) } ?? .null])
+            try database.execute("INSERT INTO submits (job_id, submit) VALUES (?, ?)", [.text(job.id), .blob(submitBytes)])
         }
     }
 
@@ -130,6 +136,7 @@ final class Journal {
         try database.transaction {
             try database.execute("DELETE FROM photos WHERE job_id = ?", [.text(id)])
             try database.execute("DELETE FROM worker_losses WHERE job_id = ?", [.text(id)])
+            try database.execute("DELETE FROM submits WHERE job_id = ?", [.text(id)])
             try database.execute("DELETE FROM jobs WHERE id = ?", [.text(id)])
         }
     }
@@ -139,7 +146,11 @@ final class Journal {
     /// job's place as recorded); everything else waits to run again.
     func loadJobs() throws -> [Job] {
         let rows = try database.query(
-            "SELECT id, submit, output_dir, created_at, phase, cancelled_whole, requeues, retries, visible_start, visible_end, prefetch, epoch, suspended_by_client, owner FROM jobs ORDER BY seq")
+            """
+            SELECT id, COALESCE(submits.submit, jobs.submit), output_dir, created_at, phase, cancelled_whole, requeues, retries, visible_start,
+                visible_end, prefetch, epoch, suspended_by_client, owner
+            FROM jobs LEFT JOIN submits ON submits.job_id = jobs.id ORDER BY seq
+            """)
         return try rows.map { row in
             let submit = try Photocluster_V1_SubmitJob(serializedBytes: row[1].blob)
             let owner: String? = if case .text(let key) = row[13] { key } else { nil }
