@@ -264,7 +264,7 @@ let package = Package(
             dependencies: [
                 "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport", "PhotoClusterWorker",
                 "PhotoClusterCoordinator", "PhotoClusterClient", "PhotoClusterImaging", "PhotoClusterEmbedded", "LoopbackHTTP",
-                "PhotoClusterPluginHost", "PhotoClusterTestSupport",
+                "PhotoClusterPluginHost", "PhotoClusterTestSupport", "PhotoClusterStorage",
             ],
             swiftSettings: swiftSettings
         ),

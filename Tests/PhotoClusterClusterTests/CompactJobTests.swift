@@ -1,6 +1,7 @@
 import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterStorage
 import PhotoClusterTestSupport
 import PhotoClusterTransport
 import XCTest
@@ -40,6 +41,41 @@ final class CompactJobTests: XCTestCase {
             id: "job-1", submit: try submit(photos, filters: ["c": ["sepia:intensity=0.5"]]), outputDirectory: URL(fileURLWithPath: "/tmp/compact"))
         XCTAssertEqual(job.photos.map(\.leader), [nil, 0, nil, nil], "b copies a; c has other filters; d another URL")
         XCTAssertEqual(job.followers(of: 0), [1])
+    }
+
+    func testGraphsEncodedByHandDecodeAsTheGraphsTheyStandFor() throws {
+        var submit = try submit([("a", "http://h/ünï.jpg"), ("b", "http://h/b.jpg"), ("c", "http://h/c.jpg")], filters: ["b": ["blur:sigma=2", "sepia"]])
+        submit.format = .png
+        submit.quality = 70
+        submit.fastDct = true
+        submit.image.noAutoOrient = true
+        submit.image.metadata = .keep
+        submit.viewportMode = true
+        submit.viewport = .with { $0.visibleStart = 1; $0.visibleEnd = 1; $0.prefetch = 1 }
+        var job = Job(id: "job-1", submit: submit, outputDirectory: URL(fileURLWithPath: "/tmp/compact"))
+        job.epoch = 300
+        var encoded: [UInt8] = []
+        let taken = [0, 1, 2].map { job.assign($0, to: WorkerNumber(value: 7), encodingInto: &encoded) }
+        XCTAssertEqual(Set(taken.map(\.band)), [.visible, .prefetch], "the graphs differ in what is their own")
+
+        let decoded = try Photocluster_V1_CoordinatorToWorker(serializedBytes: GraphBatch(encoded: encoded).message(sequence: 1_000))
+        XCTAssertEqual(decoded.assignBatch.graphs, taken.map { job.graph(of: $0) })
+        XCTAssertEqual(decoded.assignBatch.sequence, 1_000)
+    }
+
+    func testGraphsOfAJobWhoseWorkersStoreOutputsCarryThePlaceAndEveryCopysStem() throws {
+        // "a" and "A" collide as file names (one gets a stem of its own); "b" copies "a".
+        let photos = [("a", "http://h/1.jpg"), ("b", "http://h/1.jpg"), ("A", "http://h/2.jpg"), ("c", "http://h/3.jpg")]
+        var job = Job(
+            id: "job-2", submit: try submit(photos), outputDirectory: URL(fileURLWithPath: "/tmp/compact"),
+            place: try OutputPlace.shared(parsing: "/mnt/photos/out"))
+        var encoded: [UInt8] = []
+        let taken = [0, 2, 3].map { job.assign($0, to: WorkerNumber(value: 3), encodingInto: &encoded) }
+
+        let decoded = try Photocluster_V1_CoordinatorToWorker(serializedBytes: GraphBatch(encoded: encoded).message(sequence: 2))
+        XCTAssertEqual(decoded.assignBatch.graphs, taken.map { job.graph(of: $0) })
+        XCTAssertEqual(decoded.assignBatch.graphs.first?.outputStems, [job.stem(of: 0), job.stem(of: 1)], "the follower's file is written too")
+        XCTAssertTrue(decoded.assignBatch.graphs.allSatisfy(\.hasOutputPlace))
     }
 
     func testTheFinishedEventDecodesAsTheMessageItIsMadeOf() throws {

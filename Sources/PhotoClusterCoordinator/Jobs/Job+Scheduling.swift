@@ -79,31 +79,37 @@ extension Job {
         queue.ordered().map { photos[$0] }.filter(isReady) + readySuspects.map { photos[Int($0)] }
     }
 
-    mutating func assign(_ index: UInt32, to worker: WorkerNumber) -> Photocluster_V1_PhotoGraph {
+    /// Gives photo `index` to `worker`: in flight there at the band the viewport gives it, one
+    /// attempt more. Its graph is `graph(of:)`, or encoded by `assign(_:to:encodingInto:)`.
+    mutating func take(_ index: UInt32, for worker: WorkerNumber) -> AssignedGraph {
         let plan = planner
         let band = plan.band(of: Int(index))
         setWorker(index, worker, band: band)
         photos[Int(index)].attempts += 1
         if photos[Int(index)].state == .cancelled { setState(index, .new) }
-        let photo = photos[Int(index)]
+        return AssignedGraph(index: index, band: band.proto, rank: Int64(plan.rank(of: Int(index))), epoch: epoch, attempt: photos[Int(index)].attempts)
+    }
+
+    /// The graph of a photo taken for a worker.
+    func graph(of taken: AssignedGraph) -> Photocluster_V1_PhotoGraph {
         var graph = Photocluster_V1_PhotoGraph()
         graph.jobID = id
-        graph.photoIndex = photo.index
-        graph.name = name(of: photo.index)
-        graph.url = url(of: photo.index)
-        graph.filters = filters(of: photo)
+        graph.photoIndex = taken.index
+        graph.name = name(of: taken.index)
+        graph.url = url(of: taken.index)
+        graph.filters = filters(of: photos[Int(taken.index)])
         graph.format = format
         graph.quality = quality
         graph.fastDct = fastDCT
         graph.image = image
-        graph.band = band.proto
-        graph.rank = Int64(plan.rank(of: Int(photo.index)))
-        graph.epoch = epoch
-        graph.attempt = photo.attempts
+        graph.band = taken.band
+        graph.rank = taken.rank
+        graph.epoch = taken.epoch
+        graph.attempt = taken.attempt
         if let place {
             // The worker stores the output itself, under the photo's name and its copies'.
             graph.outputPlace = place.proto
-            graph.outputStems = ([index] + followers(of: index)).map { stem(of: $0) }
+            graph.outputStems = ([taken.index] + followers(of: taken.index)).map { stem(of: $0) }
         }
         return graph
     }

@@ -36,11 +36,13 @@ struct Job {
     private(set) var followersByLeader: [UInt32: [UInt32]] = [:]
     /// The distinct filter sets of the job, for capability checks.
     /// Every photo's name, URL and output stem (see `name(of:)`).
-    private let strings: ManifestStrings
+    let strings: ManifestStrings
     /// The distinct filter chains of the job (a photo holds an index); chain 0 is the job's own.
     let chains: [[Photocluster_V1_FilterSpec]]
     /// The filter names of each chain, for capability checks.
     let chainNames: [Set<String>]
+    /// The encoded fields every graph of a chain shares (see `encodeGraph`), made when first needed.
+    var graphTemplates: [UInt32: [UInt8]] = [:]
     private(set) var phase: Photocluster_V1_JobPhase = .preparation
     private(set) var finishedAt: Date?
     var requeues: UInt32 = 0

@@ -33,6 +33,18 @@ struct ManifestStrings {
         return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
     }
 
+    /// String `number`'s UTF-8 bytes, in place.
+    func withBytes<Result>(_ number: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        let start = number == 0 ? 0 : Int(ends[number - 1])
+        let end = Int(ends[number])
+        return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+    }
+
+    /// String `number`'s length in UTF-8 bytes.
+    func byteCount(_ number: Int) -> Int {
+        Int(ends[number]) - (number == 0 ? 0 : Int(ends[number - 1]))
+    }
+
     /// Whether string `number` is empty, without making a `String`.
     func isEmpty(_ number: Int) -> Bool {
         (number == 0 ? 0 : ends[number - 1]) == ends[number]

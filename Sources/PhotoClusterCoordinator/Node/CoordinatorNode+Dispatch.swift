@@ -45,24 +45,27 @@ extension CoordinatorNode {
         // Read once for the batch; the record is changed only after, so no copy of it is alive
         // while it changes.
         guard let worker = workers[id], !worker.unreachable, worker.credits > 0, !holdsSuspect(worker) else { return 0 }
-        var graphs: [Photocluster_V1_PhotoGraph] = []
+        var batch = graphsToSend.removeValue(forKey: id) ?? GraphBatch()
         var refs: [PhotoRef] = []
-        while graphs.count < min(limit, worker.credits), let (jobID, photo) = nextPhoto(for: worker, holdsNothing: worker.inFlight.isEmpty && graphs.isEmpty) {
-            graphs.append(jobs[jobID]!.assign(photo.index, to: worker.number))
-            refs.append(PhotoRef(job: jobID, index: photo.index))
+        while refs.count < min(limit, worker.credits),
+            let (jobID, photo, suspect) = nextPhoto(for: worker, holdsNothing: worker.inFlight.isEmpty && refs.isEmpty) {
+            let taken = jobs[jobID]!.assign(photo.index, to: worker.number, encodingInto: &batch.encoded)
+            let ref = PhotoRef(job: jobID, index: photo.index)
+            batch.sent.append((ref, taken.attempt))
+            refs.append(ref)
             // A suspect (a photo lost with a worker that died) runs alone.
-            if jobs[jobID]?.isSuspect(photo.index) == true { break }
+            if suspect { break }
         }
-        guard !graphs.isEmpty else { return 0 }
+        if !batch.sent.isEmpty { graphsToSend[id] = batch }
+        guard !refs.isEmpty else { return 0 }
         workers[id]?.spendCredit(holding: refs)
-        graphsToSend[id, default: []].append(contentsOf: graphs)
-        return graphs.count
+        return refs.count
     }
 
     /// Jobs are served in submission order; suspended jobs start nothing. A photo whose
     /// intermediate results sit on another connected worker is left for that worker.
     /// `holdsNothing`: the worker has no photo, counting those given to it this turn.
-    private func nextPhoto(for worker: WorkerRecord, holdsNothing: Bool) -> (String, PhotoRecord)? {
+    private func nextPhoto(for worker: WorkerRecord, holdsNothing: Bool) -> (job: String, photo: PhotoRecord, suspect: Bool)? {
         for id in openJobs {
             // No `let job = jobs[id]`: a copy alive while `takeNext` changes the queue would copy it.
             // Read before `takeNext`, which holds the job for writing while it asks the closures.
@@ -74,13 +77,13 @@ extension CoordinatorNode {
             // there; when there is none, the affinity scan of the queue is skipped.
             if worker.holdsCachedPhotosNotInFlight,
                 let photo = jobs[id]?.takeNext(window: Self.affinityWindow, where: { $0.cachedOn == worker.number && mayRun($0) }) {
-                return (id, photo)
+                return (id, photo, losses[photo.index] != nil)
             }
             let elsewhere = { (photo: PhotoRecord) in
                 photo.cachedOn != .none && photo.cachedOn != worker.number && self.workerIDs[photo.cachedOn] != nil
             }
             if let photo = jobs[id]?.takeNext(where: { !elsewhere($0) && mayRun($0) }) {
-                return (id, photo)
+                return (id, photo, losses[photo.index] != nil)
             }
         }
         return nil

@@ -24,25 +24,25 @@ public final class CoordinatorNode: @unchecked Sendable {
     // Loop-thread state.
     var workerSocket: ZMQSocket!
     var clientSocket: ZMQSocket!
-    var jobs: [String: Job] = [:]
+    var jobs = SlotTable<String, Job>()
     var jobOrder: [String] = []
     /// The jobs not finished yet, in submission order: the ones dispatch looks at.
     var openJobs: [String] = []
     /// Finished jobs, the first to finish first: the oldest are forgotten (see `forgetOldFinishedJobs`).
     var finishedOrder: [String] = []
     /// Who hears about each job, and how much.
-    var subscribers: [String: JobSubscribers] = [:]
+    var subscribers = SlotTable<String, JobSubscribers>()
     /// Jobs whose paced counts wait for the timer (see `JobSubscribers`).
     var jobsWithWaitingCounts: Set<String> = []
     /// Messages for clients whose connections are full, sent as they read.
     var clientOutbox = ClientOutbox()
-    var workers: [String: WorkerRecord] = [:]
+    var workers = SlotTable<String, WorkerRecord>()
     /// The worker table: connected workers by number (photo records hold numbers, not ids).
     var workerIDs: [WorkerNumber: String] = [:]
     var lastWorkerNumber: UInt32 = 0
     /// Graphs assigned during this turn of the loop, per worker id, sent when the turn ends (see
     /// `sendToWorker`).
-    var graphsToSend: [String: [Photocluster_V1_PhotoGraph]] = [:]
+    var graphsToSend: [String: GraphBatch] = [:]
     /// When every message from workers had last been read (see `tick`).
     var workerMessagesReadAt = MonotonicInstant.now
     /// Workers declared lost for their silence, with the photos charged for them: forgiven if
@@ -302,8 +302,10 @@ public final class CoordinatorNode: @unchecked Sendable {
     /// whether the worker is lost.
     @discardableResult
     func sendToWorker(_ id: String, _ body: Photocluster_V1_CoordinatorToWorker.OneOf_Body) -> Bool {
-        if !graphsToSend.isEmpty, let graphs = graphsToSend.removeValue(forKey: id) { send(graphs, to: id) }
-        return send(body, to: id)
+        if !graphsToSend.isEmpty, let batch = graphsToSend.removeValue(forKey: id) { send(batch, to: id) }
+        var message = Photocluster_V1_CoordinatorToWorker()
+        message.body = body
+        return send(encoded: Envelope.encode(message), to: id)
     }
 
     /// Sends every worker the graphs assigned to it during this turn, each batch as one message.
@@ -313,7 +315,7 @@ public final class CoordinatorNode: @unchecked Sendable {
             let batches = graphsToSend
             graphsToSend.removeAll(keepingCapacity: true)
             var refused = false
-            for (id, graphs) in batches where !send(graphs, to: id) { refused = true }
+            for (id, batch) in batches where !send(batch, to: id) { refused = true }
             guard refused else { return }
             dispatch()
         }
@@ -323,29 +325,24 @@ public final class CoordinatorNode: @unchecked Sendable {
     /// back to their places at once (not after the worker is declared lost), their credit back to
     /// the worker, and the worker is sent nothing more until it is heard from.
     @discardableResult
-    private func send(_ graphs: [Photocluster_V1_PhotoGraph], to id: String) -> Bool {
+    private func send(_ batch: GraphBatch, to id: String) -> Bool {
         // A worker lost this turn: its photos went back to the queue with it.
         guard let worker = workers[id].map({ (number: $0.number, sequence: $0.assignSequence + 1) }) else { return false }
-        var batch = Photocluster_V1_AssignGraphs()
-        batch.graphs = graphs
-        batch.sequence = worker.sequence
-        let refs = graphs.map { PhotoRef(job: $0.jobID, index: $0.photoIndex) }
-        guard send(.assignBatch(batch), to: id) else {
+        let refs = batch.sent.map(\.ref)
+        guard send(encoded: batch.message(sequence: worker.sequence), to: id) else {
             for ref in refs where jobs[ref.job]?.photo(ref.index)?.worker == worker.number { jobs[ref.job]?.unassign(ref.index) }
             workers[id]?.refundCredit(releasing: refs)
             workers[id]?.unreachable = true
             return false
         }
         workers[id]?.noteAssigned(refs, sequence: worker.sequence)
-        for graph in graphs { attemptsSent.recordSent(PhotoRef(job: graph.jobID, index: graph.photoIndex), attempt: graph.attempt, to: id) }
+        for (ref, attempt) in batch.sent { attemptsSent.recordSent(ref, attempt: attempt, to: id) }
         return true
     }
 
-    private func send(_ body: Photocluster_V1_CoordinatorToWorker.OneOf_Body, to id: String) -> Bool {
-        var message = Photocluster_V1_CoordinatorToWorker()
-        message.body = body
+    private func send(encoded message: Data, to id: String) -> Bool {
         do {
-            try workerSocket.send([workers[id]?.identity ?? Data(id.utf8), Envelope.encode(message)], dontWait: true)
+            try workerSocket.send([workers[id]?.identity ?? Data(id.utf8), message], dontWait: true)
             return true
         } catch {
             return false

@@ -1,0 +1,25 @@
+import Foundation
+
+/// The graphs assigned to one worker during a turn of the loop, already encoded (see
+/// `Job.assign(_:to:encodingInto:)`), and the attempt of each photo, for the bookkeeping done
+/// once they leave. Loop-owned (`CoordinatorNode.graphsToSend`).
+struct GraphBatch {
+    /// `AssignGraphs.graphs` entries.
+    var encoded: [UInt8] = []
+    var sent: [(ref: PhotoRef, attempt: UInt32)] = []
+
+    /// `AssignGraphs.sequence`, and `CoordinatorToWorker.assign_batch`, which carries them.
+    static let sequenceField = 181
+    static let assignBatchField = 180
+
+    /// The `CoordinatorToWorker` message that carries the graphs as `AssignGraphs`, numbered
+    /// `sequence`.
+    func message(sequence: UInt64) -> Data {
+        var batch = encoded
+        ProtobufWire.appendVarintField(Self.sequenceField, sequence, to: &batch)
+        var message: [UInt8] = []
+        message.reserveCapacity(batch.count + 8)
+        ProtobufWire.appendBytesField(Self.assignBatchField, batch, to: &message)
+        return Data(message)
+    }
+}
