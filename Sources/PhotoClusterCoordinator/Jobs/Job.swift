@@ -211,6 +211,11 @@ struct Job {
         return outputPath(stem: stem(of: photo.index), format: photo.outputFormat)
     }
 
+    /// Where photo `index`'s output of `format` goes.
+    func outputPath(of index: UInt32, format: Photocluster_V1_OutputFormat) -> String {
+        outputPath(stem: stem(of: index), format: format)
+    }
+
     /// The file a result of `format` is written to. Made as a string: appending to a `URL` parses
     /// it, which costs more than the rest of a photo's handling.
     func outputPath(stem: String, format: Photocluster_V1_OutputFormat) -> String {
