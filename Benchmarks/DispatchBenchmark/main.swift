@@ -8,7 +8,11 @@ import PhotoClusterTransport
 // of N photos. Prints photo graphs per second dispatched and tracked end to end (submit →
 // every result written → summary), and the coordinator's peak memory.
 // Usage: dispatch-benchmark [--cluster PATH] [--workers N] [--credit N] [--photos N[,N...]]
-//                           [--events counts|every-photo]
+//                           [--events counts|every-photo] [--outputs workers|coordinator]
+// `--outputs workers` (the default) has the job's outputs stored by the workers in a shared
+// directory, as `cluster submit --out-shared` does: the simulated workers say where each one is
+// and send no bytes, and the coordinator writes only index.json. `--outputs coordinator` has
+// each result's bytes sent to the coordinator, which writes every file itself.
 // The client asks for the job's counts, as `cluster submit` does; `--events every-photo` has it
 // hear of every photo as `cluster watch` does (two more messages a photo for the coordinator).
 // Figures are noisy while anything else runs: each row carries the load average it ran under.
@@ -18,6 +22,7 @@ var workerCount = 1000
 var credit: UInt32 = 4
 var events = EventDetail.counts
 var sizes = [10_000, 100_000]
+var workersStoreOutputs = true
 var rest = CommandLine.arguments.dropFirst()
 while let flag = rest.popFirst() {
     let value = rest.popFirst() ?? ""
@@ -27,6 +32,7 @@ while let flag = rest.popFirst() {
     case "--credit": credit = UInt32(value) ?? credit
     case "--events": events = value == "every-photo" ? .everyPhoto : .counts
     case "--photos": sizes = value.split(separator: ",").compactMap { Int($0) }
+    case "--outputs": workersStoreOutputs = value != "coordinator"
     default:
         FileHandle.standardError.write(Data("unknown option \(flag)\n".utf8))
         exit(2)
@@ -148,8 +154,11 @@ final class SimulatedWorkers: @unchecked Sendable {
 
     /// Every graph done at once, told as a real worker tells it: one batch of results (each
     /// photo a frame of its own), giving the credit back.
+    /// A graph with an output place is stored "there" (nothing is written: the figure is the
+    /// coordinator's), and its result says where, with no photo.
     private func answer(_ graphs: [Photocluster_V1_PhotoGraph], on socket: ZMQSocket, photo: Data) {
         var message = Photocluster_V1_WorkerToCoordinator()
+        var photos: [Data] = []
         message.reports.reports = graphs.map { graph in
             .with {
                 $0.result = .with {
@@ -159,12 +168,18 @@ final class SimulatedWorkers: @unchecked Sendable {
                     $0.format = .jpeg
                     $0.width = 1
                     $0.height = 1
-                    $0.photoInFrame = true
+                    if graph.hasOutputPlace {
+                        let directory = graph.outputPlace.sharedDirectory
+                        $0.storedAt = graph.outputStems.map { "\(directory)/\($0).jpg" }
+                    } else {
+                        $0.photoInFrame = true
+                        photos.append(photo)
+                    }
                 }
             }
         }
         message.reports.credit = UInt32(graphs.count)
-        try? socket.send([Envelope.encode(message)] + Array(repeating: photo, count: graphs.count), dontWait: true)
+        try? socket.send([Envelope.encode(message)] + photos, dontWait: true)
         answered += graphs.count
     }
 }
@@ -177,28 +192,60 @@ final class LockedBoxFlag: @unchecked Sendable {
     func set() { lock.lock(); value = true; lock.unlock() }
 }
 
+/// A coordinator on two free ports. Ports are taken below Linux's ephemeral range (32768 up),
+/// where the simulated workers' own connections would take them; one that is in use all the
+/// same makes the coordinator exit at once, and another pair is tried.
+/// `stopping`: set before the benchmark stops the coordinator itself.
+func startCoordinator(outputs scratch: URL, stopping: LockedBoxFlag) throws -> (Process, Int) {
+    for _ in 0..<10 {
+        let port = Int.random(in: 20_000...30_000)
+        let coordinator = Process()
+        coordinator.executableURL = URL(fileURLWithPath: clusterPath)
+        coordinator.arguments = [
+            "coordinator", "--insecure", "--bind", "tcp://127.0.0.1:\(port)", "--client-bind", "tcp://127.0.0.1:\(port + 1)", "--metrics-bind", "off", "--http", "off",
+            "--output-root", scratch.path, "--shared-root", scratch.path,
+        ]
+        // DISPATCH_BENCH_COORDINATOR_LOG=FILE keeps the coordinator's log (at debug level) there.
+        if let log = ProcessInfo.processInfo.environment["DISPATCH_BENCH_COORDINATOR_LOG"],
+            FileManager.default.createFile(atPath: log, contents: nil), let handle = FileHandle(forWritingAtPath: log) {
+            coordinator.arguments! += ["--log-level", "debug"]
+            coordinator.standardError = handle
+        } else {
+            coordinator.standardError = FileHandle.nullDevice
+        }
+        try coordinator.run()
+        usleep(500_000)
+        if coordinator.isRunning {
+            // From here on a coordinator that dies ends the benchmark: nothing would answer.
+            coordinator.terminationHandler = { process in
+                guard !stopping.isSet else { return }
+                note("the coordinator exited (status \(process.terminationStatus)) during the run: DISPATCH_BENCH_COORDINATOR_LOG=FILE keeps its log")
+                exit(1)
+            }
+            return (coordinator, port)
+        }
+        note("the coordinator did not start on ports \(port)-\(port + 1) (in use?): trying others")
+    }
+    note("the coordinator did not start: run it by hand (\(clusterPath) coordinator --insecure) to see why")
+    exit(1)
+}
+
+/// CPU seconds a whole process has used (every thread), from /proc.
+func processCPUSeconds(_ pid: Int32) -> Double {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return .nan }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
 var rows: [String] = []
 var figures: [[String: Any]] = []  // the same rows for bench/run's report
 for photos in sizes {
-    let port = Int.random(in: 40_000...50_000)
     // Outputs go to memory when it can (/dev/shm): the figure is the coordinator, not the disk.
     let scratch = ProcessInfo.processInfo.environment["DISPATCH_BENCH_DISK"] == nil && FileManager.default.fileExists(atPath: "/dev/shm") ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
     let out = scratch.appendingPathComponent("dispatch-bench-\(getpid())-\(photos)")
-    let coordinator = Process()
-    coordinator.executableURL = URL(fileURLWithPath: clusterPath)
-    coordinator.arguments = [
-        "coordinator", "--insecure", "--bind", "tcp://127.0.0.1:\(port)", "--client-bind", "tcp://127.0.0.1:\(port + 1)", "--metrics-bind", "off", "--http", "off",
-        "--output-root", scratch.path,
-    ]
-    // DISPATCH_BENCH_COORDINATOR_LOG=FILE keeps the coordinator's log (at debug level) there.
-    if let log = ProcessInfo.processInfo.environment["DISPATCH_BENCH_COORDINATOR_LOG"],
-        FileManager.default.createFile(atPath: log, contents: nil), let handle = FileHandle(forWritingAtPath: log) {
-        coordinator.arguments! += ["--log-level", "debug"]
-        coordinator.standardError = handle
-    } else {
-        coordinator.standardError = FileHandle.nullDevice
-    }
-    try coordinator.run()
+    let stopping = LockedBoxFlag()
+    let (coordinator, port) = try startCoordinator(outputs: scratch, stopping: stopping)
     let workers = try SimulatedWorkers(count: workerCount, credit: credit, endpoint: "tcp://127.0.0.1:\(port)")
     workers.start()
     let client = try ClusterClient(endpoint: "tcp://127.0.0.1:\(port + 1)")
@@ -211,12 +258,18 @@ for photos in sizes {
     note("\(photos) photos: \(joined) simulated workers joined")
     var submit = SubmitJob()
     submit.label = "dispatch-\(photos)"
-    submit.outputDir = out.path
+    if workersStoreOutputs {
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        submit.outputPlace = .with { $0.sharedDirectory = out.path }
+    } else {
+        submit.outputDir = out.path
+    }
     submit.filters = [.with { $0.name = "sepia" }]
     submit.events = events
     submit.photos = (0..<photos).map { index in .with { $0.name = "p\(index)"; $0.url = "http://127.0.0.1:9/p\(index).jpg" } }
     let started = Date()
     let loopBefore = loopCPUSeconds(coordinator.processIdentifier)
+    let coordinatorBefore = processCPUSeconds(coordinator.processIdentifier)
     let job = try await client.submit(submit, timeout: 60)
     var summary: JobSummary?
     for await event in job.events {
@@ -224,9 +277,11 @@ for photos in sizes {
     }
     let elapsed = Date().timeIntervalSince(started)
     let loopBusy = (loopCPUSeconds(coordinator.processIdentifier) - loopBefore) / elapsed
+    let coordinatorBusy = (processCPUSeconds(coordinator.processIdentifier) - coordinatorBefore) / elapsed
     let memory = peakMemoryMB(coordinator.processIdentifier)
     client.close()
     workers.stop()
+    stopping.set()
     coordinator.interrupt()
     coordinator.waitUntilExit()
     try? FileManager.default.removeItem(at: out)
@@ -235,24 +290,27 @@ for photos in sizes {
     let load = loadAverage()
     let bytesPerPhoto = memory * 1024 * 1024 / Double(photos)
     let row = String(
-        format: "| %d | %d | %d | %.2f s | %.0f | %.0f%% | %.0f | %.0f MB | %.0f B | %.1f |", photos, joined, succeeded, elapsed, rate, loopBusy * 100,
-        rate / loopBusy, memory, bytesPerPhoto, load)
+        format: "| %d | %d | %d | %.2f s | %.0f | %.0f%% | %.0f | %.0f%% | %.0f MB | %.0f B | %.1f |", photos, joined, succeeded, elapsed, rate, loopBusy * 100,
+        rate / loopBusy, coordinatorBusy * 100, memory, bytesPerPhoto, load)
     note(row)
     rows.append(row)
     figures.append([
         "photos": photos, "simulated_workers": joined, "credit": Int(credit), "events": events == .counts ? "counts" : "every-photo", "done": succeeded, "elapsed_seconds": elapsed,
-        "graphs_per_second": rate, "loop_busy": loopBusy, "loop_limit_graphs_per_second": rate / loopBusy,
+        "graphs_per_second": rate, "loop_busy": loopBusy, "coordinator_cpu": coordinatorBusy, "loop_limit_graphs_per_second": rate / loopBusy,
         "coordinator_peak_rss_mb": memory, "coordinator_peak_rss_bytes_per_photo": bytesPerPhoto, "load_average_1min": load,
     ])
 }
 // bench/run puts these figures in its report.
 let results = URL(fileURLWithPath: "bench/results")
 try FileManager.default.createDirectory(at: results, withIntermediateDirectories: true)
-try JSONSerialization.data(withJSONObject: ["outputs_on": ProcessInfo.processInfo.environment["DISPATCH_BENCH_DISK"] == nil ? "tmpfs" : "disk", "rows": figures],
+let outputs = (workersStoreOutputs ? "workers, " : "coordinator, ") + (ProcessInfo.processInfo.environment["DISPATCH_BENCH_DISK"] == nil ? "tmpfs" : "disk")
+try JSONSerialization.data(withJSONObject: ["outputs_on": outputs, "rows": figures],
                            options: [.prettyPrinted, .sortedKeys]).write(to: results.appendingPathComponent("dispatch.json"))
 note("wrote bench/results/dispatch.json")
 // "loop busy": the coordinator's loop thread's share of one core during the job; "loop limit":
-// graphs/s it would reach busy all the time (the rate divided by that share).
-print("| photos | simulated workers | done | elapsed | graphs/s end to end | loop busy | loop limit, graphs/s | coordinator peak RSS | per photo | load average |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+// graphs/s it would reach busy all the time (the rate divided by that share); "coordinator CPU":
+// every thread of the coordinator process (loop, ZeroMQ, writers), in shares of one core.
+print("outputs stored by: \(outputs); credit \(credit) per simulated worker")
+print("| photos | simulated workers | done | elapsed | graphs/s end to end | loop busy | loop limit, graphs/s | coordinator CPU | coordinator peak RSS | per photo | load average |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 for row in rows { print(row) }
