@@ -2,6 +2,7 @@
 arguments, a coordinator and worker over TCP, and the in-process passes each job is set beside."""
 import json
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -127,7 +128,9 @@ def start_cluster(bench, cores, concurrency, cache_mb=None):
                                    stdout=logs, stderr=logs)
     worker = subprocess.Popen(bench.pin(cores) + [cluster, "worker", "--insecure", "--coordinator", workers_ep, "--concurrency", str(concurrency),
                                                   "--id", f"bench-{cores}", "--metrics-bind", f"127.0.0.1:{free_port()}"]
-                              + ([] if cache_mb is None else ["--cache-mb", str(cache_mb)]),
+                              + ([] if cache_mb is None else ["--cache-mb", str(cache_mb)])
+                              # Options to compare, such as `--stage-priority normal`.
+                              + shlex.split(os.environ.get("BENCH_WORKER_ARGS", "")),
                               stdout=logs, stderr=logs)
     deadline = time.time() + 20
     while time.time() < deadline:
