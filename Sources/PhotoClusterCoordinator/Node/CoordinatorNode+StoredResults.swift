@@ -37,7 +37,13 @@ extension CoordinatorNode {
             }
             ends.append((index, worker))
         }
-        photosFinished(result.jobID, ends)
+        // In a batch of reports, told with the batch's others (one journal write, one count); a
+        // client that hears of every photo is promised the counts after each (`EventDetail`).
+        if settledInBatch != nil, subscribers[result.jobID]?.everyPhoto.isEmpty != false {
+            settledInBatch![result.jobID, default: []].append(contentsOf: ends)
+        } else {
+            photosFinished(result.jobID, ends)
+        }
     }
 
     private func failStorage(_ result: Photocluster_V1_PhotoResult, from worker: String, _ reason: String) {

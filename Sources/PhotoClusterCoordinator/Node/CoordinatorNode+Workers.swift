@@ -65,9 +65,16 @@ extension CoordinatorNode {
 
     /// A worker's batch: each report handled in order exactly as if it had come alone, then the
     /// credit spent at once (the graphs it frees leave together when the loop's turn ends).
+    /// Photos its stored results settle are told once the batch is through (`settledInBatch`).
     private func receiveReports(_ batch: Photocluster_V1_WorkerReports, photos: ArraySlice<Data>, from id: String) {
         var photos = photos
         var handedBack = false
+        settledInBatch = [:]
+        defer {
+            let settled = settledInBatch
+            settledInBatch = nil
+            for (jobID, ends) in settled ?? [:] { photosFinished(jobID, ends) }
+        }
         for report in batch.reports {
             guard let body = report.body else { continue }
             var photo = Data()

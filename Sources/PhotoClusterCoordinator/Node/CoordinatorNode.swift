@@ -43,6 +43,9 @@ public final class CoordinatorNode: @unchecked Sendable {
     /// Graphs assigned during this turn of the loop, per worker id, sent when the turn ends (see
     /// `sendToWorker`).
     var graphsToSend: [String: GraphBatch] = [:]
+    /// While a worker's batch of reports is handled: the photos its stored results settled, per
+    /// job, told when the batch is through (see `receiveReports`); nil otherwise.
+    var settledInBatch: [String: [(index: UInt32, worker: String?)]]?
     /// When every message from workers had last been read (see `tick`).
     var workerMessagesReadAt = MonotonicInstant.now
     /// Workers declared lost for their silence, with the photos charged for them: forgiven if
@@ -383,12 +386,12 @@ public final class CoordinatorNode: @unchecked Sendable {
     }
 
     /// Writes through to the journal; a failure is logged (the job goes on in memory).
-    func journaling(_ what: String, _ body: (Journal) throws -> Void) {
+    func journaling(_ what: @autoclosure () -> String, _ body: (Journal) throws -> Void) {
         guard let journal else { return }
         do {
             try body(journal)
         } catch {
-            log(.error, "cannot record \(what): \(error); check the disk holding --state")
+            log(.error, "cannot record \(what()): \(error); check the disk holding --state")
         }
     }
 
