@@ -29,6 +29,11 @@ final class SQLiteDatabase {
 
     let path: String
     private var handle: OpaquePointer?
+    /// Statements already compiled, by their SQL: the journal runs the same few thousands of
+    /// times a second, and compiling one cost more than running it (each is reset after use).
+    private var prepared: [String: OpaquePointer] = [:]
+    /// Distinct statements kept compiled, at most; others are compiled each time.
+    static let preparedKept = 64
     /// Runs inside each transaction just before it commits (tests read its settings there).
     var willCommit: ((SQLiteDatabase) -> Void)?
 
@@ -47,7 +52,10 @@ final class SQLiteDatabase {
         try execute("PRAGMA synchronous = NORMAL")
     }
 
-    deinit { sqlite3_close(handle) }
+    deinit {
+        for statement in prepared.values { sqlite3_finalize(statement) }
+        sqlite3_close(handle)
+    }
 
     func execute(_ sql: String, _ values: [Value] = []) throws {
         _ = try query(sql, values)
@@ -56,9 +64,20 @@ final class SQLiteDatabase {
     /// Runs one statement and returns its rows.
     @discardableResult
     func query(_ sql: String, _ values: [Value] = []) throws -> [[Value]] {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else { throw failure() }
-        defer { sqlite3_finalize(statement) }
+        var statement = prepared[sql]
+        let kept = statement != nil || prepared.count < Self.preparedKept
+        if statement == nil {
+            guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else { throw failure() }
+            if kept { prepared[sql] = statement }
+        }
+        defer {
+            if kept {
+                sqlite3_reset(statement)
+                sqlite3_clear_bindings(statement)
+            } else {
+                sqlite3_finalize(statement)
+            }
+        }
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let result: Int32
