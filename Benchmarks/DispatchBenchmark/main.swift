@@ -9,10 +9,12 @@ import PhotoClusterTransport
 // every result written → summary), and the coordinator's peak memory.
 // Usage: dispatch-benchmark [--cluster PATH] [--workers N] [--credit N] [--photos N[,N...]]
 //                           [--events counts|every-photo] [--outputs workers|coordinator]
+//                           [--state DIR]
 // `--outputs workers` (the default) has the job's outputs stored by the workers in a shared
 // directory, as `cluster submit --out-shared` does: the simulated workers say where each one is
 // and send no bytes, and the coordinator writes only index.json. `--outputs coordinator` has
-// each result's bytes sent to the coordinator, which writes every file itself.
+// each result's bytes sent to the coordinator, which writes every file itself. `--state DIR`
+// has the coordinator keep its journal, as a production one does, in a new directory under DIR.
 // The client asks for the job's counts, as `cluster submit` does; `--events every-photo` has it
 // hear of every photo as `cluster watch` does (two more messages a photo for the coordinator).
 // Figures are noisy while anything else runs: each row carries the load average it ran under.
@@ -23,6 +25,7 @@ var credit: UInt32 = 4
 var events = EventDetail.counts
 var sizes = [10_000, 100_000]
 var workersStoreOutputs = true
+var stateRoot: String?
 var rest = CommandLine.arguments.dropFirst()
 while let flag = rest.popFirst() {
     let value = rest.popFirst() ?? ""
@@ -33,6 +36,7 @@ while let flag = rest.popFirst() {
     case "--events": events = value == "every-photo" ? .everyPhoto : .counts
     case "--photos": sizes = value.split(separator: ",").compactMap { Int($0) }
     case "--outputs": workersStoreOutputs = value != "coordinator"
+    case "--state": stateRoot = value
     default:
         FileHandle.standardError.write(Data("unknown option \(flag)\n".utf8))
         exit(2)
@@ -205,6 +209,7 @@ func startCoordinator(outputs scratch: URL, stopping: LockedBoxFlag) throws -> (
             "coordinator", "--insecure", "--bind", "tcp://127.0.0.1:\(port)", "--client-bind", "tcp://127.0.0.1:\(port + 1)", "--metrics-bind", "off", "--http", "off",
             "--output-root", scratch.path, "--shared-root", scratch.path,
         ]
+        if let stateRoot { coordinator.arguments! += ["--state", "\(stateRoot)/dispatch-bench-state-\(getpid())-\(port)"] }
         // DISPATCH_BENCH_COORDINATOR_LOG=FILE keeps the coordinator's log (at debug level) there.
         if let log = ProcessInfo.processInfo.environment["DISPATCH_BENCH_COORDINATOR_LOG"],
             FileManager.default.createFile(atPath: log, contents: nil), let handle = FileHandle(forWritingAtPath: log) {
@@ -285,6 +290,7 @@ for photos in sizes {
     coordinator.interrupt()
     coordinator.waitUntilExit()
     try? FileManager.default.removeItem(at: out)
+    if let stateRoot { try? FileManager.default.removeItem(atPath: "\(stateRoot)/dispatch-bench-state-\(getpid())-\(port)") }
     let succeeded = Int(summary?.progress.succeeded ?? 0)
     let rate = Double(succeeded) / elapsed
     let load = loadAverage()
@@ -304,13 +310,13 @@ for photos in sizes {
 let results = URL(fileURLWithPath: "bench/results")
 try FileManager.default.createDirectory(at: results, withIntermediateDirectories: true)
 let outputs = (workersStoreOutputs ? "workers, " : "coordinator, ") + (ProcessInfo.processInfo.environment["DISPATCH_BENCH_DISK"] == nil ? "tmpfs" : "disk")
-try JSONSerialization.data(withJSONObject: ["outputs_on": outputs, "rows": figures],
+try JSONSerialization.data(withJSONObject: ["outputs_on": outputs, "journal": stateRoot ?? "off", "rows": figures],
                            options: [.prettyPrinted, .sortedKeys]).write(to: results.appendingPathComponent("dispatch.json"))
 note("wrote bench/results/dispatch.json")
 // "loop busy": the coordinator's loop thread's share of one core during the job; "loop limit":
 // graphs/s it would reach busy all the time (the rate divided by that share); "coordinator CPU":
 // every thread of the coordinator process (loop, ZeroMQ, writers), in shares of one core.
-print("outputs stored by: \(outputs); credit \(credit) per simulated worker")
+print("outputs stored by: \(outputs); credit \(credit) per simulated worker; journal: \(stateRoot.map { "in \($0) (--state)" } ?? "off")")
 print("| photos | simulated workers | done | elapsed | graphs/s end to end | loop busy | loop limit, graphs/s | coordinator CPU | coordinator peak RSS | per photo | load average |")
 print("|---|---|---|---|---|---|---|---|---|---|---|")
 for row in rows { print(row) }
