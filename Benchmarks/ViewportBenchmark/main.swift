@@ -87,7 +87,9 @@ guard FileManager.default.isExecutableFile(atPath: options.cluster) else {
 let logs = FileManager.default.temporaryDirectory.appendingPathComponent("viewport-bench-\(getpid())")
 try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
 let server = try LoopbackHTTPServer.serving(directory: URL(fileURLWithPath: "samples/photos"))
-let port = Int.random(in: 30_000...40_000)
+// Below Linux's ephemeral range (32768 up): a worker reconnecting to a port in it while nothing
+// listens there can be given that very port as its own and connect to itself.
+let port = Int.random(in: 20_000...30_000)
 let workerEndpoint = "tcp://127.0.0.1:\(port)"
 let clientEndpoint = "tcp://127.0.0.1:\(port + 1)"
 let loadAtStart = loadAverage()
@@ -100,10 +102,12 @@ for index in 0..<options.workers {
     if let priority = options.stagePriority { arguments += ["--stage-priority", priority] }
     processes.append(try launch(options.cluster, arguments, log: logs.appendingPathComponent("worker-\(index).log")))
 }
-defer {
+/// Stops the coordinator and the workers (`exit` skips top-level `defer`s, so failures call it too).
+func stopCluster() {
     for process in processes.reversed() where process.isRunning { process.interrupt(); process.waitUntilExit() }
     server.stop()
 }
+defer { stopCluster() }
 
 let client = try ClusterClient(endpoint: clientEndpoint)
 var connected = 0
@@ -114,6 +118,7 @@ for _ in 0..<100 {
 }
 guard connected == options.workers else {
     note("only \(connected) of \(options.workers) workers joined; logs in \(logs.path)")
+    stopCluster()
     exit(1)
 }
 note("cluster up: coordinator and \(options.workers) workers over TCP; logs in \(logs.path)")
