@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <stdint.h>
 #ifdef __linux__
 #include <sys/mman.h>
@@ -60,4 +61,14 @@ void *ic_alloc_pixels(size_t byte_count) {
 int ic_wants_reduction(const ic_decode_options *options, uint32_t width, uint32_t height) {
     uint32_t w = options->reduce_width, h = options->reduce_height;
     return w > 0 && h > 0 && w <= width && h <= height && (w < width || h < height);
+}
+
+ic_status ic_start_decode(const uint8_t *data, size_t size, ic_image *out, char *message, size_t message_size) {
+    memset(out, 0, sizeof *out);
+    ic_set_message(message, message_size, "%s", "");
+    if (data == NULL || size == 0) {
+        ic_set_message(message, message_size, "image data is empty");
+        return IC_EMPTY;
+    }
+    return IC_OK;
 }

@@ -25,6 +25,12 @@ ic_status ic_check_size(uint64_t width, uint64_t height, uint64_t max_pixels,
  */
 void *ic_alloc_pixels(size_t byte_count);
 
+/*
+ * What every decoder does first: clears `out` and the message, and refuses empty input
+ * (IC_EMPTY, with its message). IC_OK when there are bytes to decode.
+ */
+ic_status ic_start_decode(const uint8_t *data, size_t size, ic_image *out, char *message, size_t message_size);
+
 /* Whether the options ask to shrink a width × height image (see ic_decode_options). */
 int ic_wants_reduction(const ic_decode_options *options, uint32_t width, uint32_t height);
 

@@ -278,12 +278,8 @@ static ic_status decode(decode_job *job, const uint8_t *data, size_t size,
 
 ic_status ic_decode_jpeg(const uint8_t *data, size_t size, const ic_decode_options *options,
                          ic_image *out, char *message, size_t message_size) {
-    memset(out, 0, sizeof *out);
-    ic_set_message(message, message_size, "%s", "");
-    if (data == NULL || size == 0) {
-        ic_set_message(message, message_size, "image data is empty");
-        return IC_EMPTY;
-    }
+    ic_status started = ic_start_decode(data, size, out, message, message_size);
+    if (started != IC_OK) return started;
     decode_job job;
     memset(&job, 0, sizeof job);
     job.message = message;

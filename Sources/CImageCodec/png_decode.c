@@ -190,12 +190,8 @@ static ic_status reduce_whole(ic_image *image, const ic_decode_options *options,
 
 ic_status ic_decode_png(const uint8_t *data, size_t size, const ic_decode_options *options,
                         ic_image *out, char *message, size_t message_size) {
-    memset(out, 0, sizeof *out);
-    ic_set_message(message, message_size, "%s", "");
-    if (data == NULL || size == 0) {
-        ic_set_message(message, message_size, "image data is empty");
-        return IC_EMPTY;
-    }
+    ic_status started = ic_start_decode(data, size, out, message, message_size);
+    if (started != IC_OK) return started;
     ic_status status = precheck_header(data, size, options->max_pixels, message, message_size);
     if (status != IC_OK) return status;
     /* IHDR: width, height, bit depth, colour type (byte 25), ..., interlace method (byte 28). */

@@ -8,12 +8,8 @@
 
 ic_status ic_decode_webp(const uint8_t *data, size_t size, const ic_decode_options *options,
                          ic_image *out, char *message, size_t message_size) {
-    memset(out, 0, sizeof *out);
-    ic_set_message(message, message_size, "%s", "");
-    if (data == NULL || size == 0) {
-        ic_set_message(message, message_size, "image data is empty");
-        return IC_EMPTY;
-    }
+    ic_status started = ic_start_decode(data, size, out, message, message_size);
+    if (started != IC_OK) return started;
     WebPDecoderConfig config;
     if (!WebPInitDecoderConfig(&config)) {
         ic_set_message(message, message_size, "libwebp is not the version PhotoCluster was built with");
