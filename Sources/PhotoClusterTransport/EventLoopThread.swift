@@ -9,7 +9,8 @@ public final class EventLoopThread: @unchecked Sendable {
     public typealias Tick = () -> Void
 
     private let wakeup = WakeupSignal()
-    private let inbox = LockedBox<[() -> Void]>([])
+    /// Without a lock: low-priority threads post too (see `MPSCQueue`).
+    private let inbox = MPSCQueue<() -> Void>()
     private let stopRequested = LockedBox(false)
     private let finished = DispatchSemaphore(value: 0)
     private let name: String
@@ -45,7 +46,7 @@ public final class EventLoopThread: @unchecked Sendable {
 
     /// Runs `body` on the loop thread soon.
     public func post(_ body: @escaping () -> Void) {
-        inbox.withLock { $0.append(body) }
+        inbox.put(body)
         wakeup.signal()
     }
 
@@ -106,11 +107,7 @@ public final class EventLoopThread: @unchecked Sendable {
     }
 
     private func runPosted() {
-        let work = inbox.withLock { pending -> [() -> Void] in
-            defer { pending.removeAll() }
-            return pending
-        }
-        for body in work { body() }
+        for body in inbox.takeAll() { body() }
     }
 
     private func nextTimerDelayMs() -> Int {

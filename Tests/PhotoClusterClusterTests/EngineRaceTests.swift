@@ -314,7 +314,7 @@ private final class EngineHolder: @unchecked Sendable {
 
 /// A filter that holds its photo until the test opens it, cancelled or not, like a stage that
 /// cannot be interrupted.
-private final class HoldFilter: FilterStage, @unchecked Sendable {
+final class HoldFilter: FilterStage, @unchecked Sendable {
     let descriptor = FilterDescriptor(name: "hold", version: "1", summary: "held until the test opens it", parameters: [])
     let entered = DispatchSemaphore(value: 0)
     let open = LockedBox(false)

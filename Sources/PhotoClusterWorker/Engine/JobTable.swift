@@ -1,10 +1,10 @@
 /// The engine's jobs: each job's queues while it holds photos, and the jobs that are suspended
 /// (remembered even while a job has no queues).
 ///
-/// Lives behind the engine's lock, and every queue's `isSuspended` is set under that lock too,
-/// so the table and the queues never disagree: two threads suspending and resuming a job at
-/// once, or a photo admitted as its job's last one ends, cannot leave queues the table does not
-/// know or a queue suspended that the table says is running.
+/// Used on the engine's queue thread, which also sets every queue's `isSuspended`, so the table
+/// and the queues never disagree: suspending and resuming a job over and over, or a photo
+/// admitted as its job's last one ends, cannot leave queues the table does not know or a queue
+/// suspended that the table says is running.
 struct JobTable {
     private(set) var queues: [String: JobQueues] = [:]
     /// Photos admitted per job that have not ended: a job's queues go when it reaches zero.
@@ -13,8 +13,6 @@ struct JobTable {
     /// Set once the engine shuts down: nothing is suspended after that, or its cancelled
     /// operations would never run and the shutdown would wait for them for ever.
     private var isShutDown = false
-
-    var knownJobs: Set<String> { suspended.union(queues.keys) }
 
     /// The queues a new photo of `job` runs in, counted until `release` (made if needed).
     mutating func admit(_ job: String, makeQueues: (_ suspended: Bool) -> JobQueues) -> JobQueues {

@@ -6,8 +6,8 @@ import PhotoClusterProto
 /// What a photo's stages hand one another, and how the photo ended.
 ///
 /// Each stage reads its dependency's output and writes its own; the lock makes those hand-overs
-/// (and a cancel arriving from the worker's loop thread) safe without relying on the queue's
-/// ordering guarantees.
+/// safe without relying on the queue's ordering guarantees. A cancel from the worker's loop
+/// thread takes no lock (see `CancellationFlag`).
 final class PhotoWork: @unchecked Sendable {
     struct Key: Hashable, Sendable {
         let job: String
@@ -53,16 +53,25 @@ final class PhotoWork: @unchecked Sendable {
     }
 
     private let contents = LockedBox(Contents())
-    private let cancelled = LockedBox(false)
+    private let cancelled = CancellationFlag()
 
-    init(graph: Photocluster_V1_PhotoGraph, filters: [ConfiguredFilter]) {
+    /// The photo's job's gate: stages wait there while the job is suspended.
+    let gate: JobGate
+
+    init(graph: Photocluster_V1_PhotoGraph, filters: [ConfiguredFilter], gate: JobGate = .alwaysOpen) {
         self.graph = graph
         self.filters = filters
+        self.gate = gate
     }
 
-    var isCancelled: Bool { cancelled.current }
+    /// Waits while the photo's job is suspended, unless the photo is cancelled.
+    func waitWhileSuspended() {
+        gate.waitWhileClosed(unless: { isCancelled })
+    }
 
-    func markCancelled() { cancelled.withLock { $0 = true } }
+    var isCancelled: Bool { cancelled.isRaised }
+
+    func markCancelled() { cancelled.raise() }
 
     func read<T>(_ body: (Contents) -> T) -> T { contents.withLock { body($0) } }
 

@@ -9,8 +9,17 @@ import PhotoClusterStorage
 /// Runs photo graphs on per-job, per-stage `OperationQueue`s: download → decode → filters… →
 /// encode, starting at the first stage whose result is not already in the cache.
 ///
-/// Owns the queues, the cache and the in-flight map (the map and the job table behind locks);
-/// every graph ends with exactly one call of `onOutcome`, whatever happened to it.
+/// Owns the queues, the cache and the in-flight map (behind a lock); every graph ends with
+/// exactly one call of `onOutcome`, whatever happened to it.
+///
+/// The worker's loop calls in here, and it must never wait for a stage thread: stage threads
+/// run at a low priority, and one preempted while it holds a lock makes whoever waits for that
+/// lock wait until the scheduler gets round to it again (tens of milliseconds on a busy host,
+/// measured). `OperationQueue` and `Operation` keep locks the stage threads take as operations
+/// start and end, so every call that changes a queue or an operation (adding, cancelling,
+/// suspending, re-prioritising) is made on the engine's queue thread instead. What the loop
+/// does itself is lock-free: a cancel raises the photo's flag, a suspension closes the job's
+/// gate (`JobGate`), and both hold from that moment.
 public final class WorkerEngine: @unchecked Sendable {
     public struct Configuration: Sendable {
         /// Photos decoded, filtered and encoded at once (CPU-bound work), per job.
@@ -55,7 +64,7 @@ public final class WorkerEngine: @unchecked Sendable {
 
     /// What `submit` decided for a graph.
     private enum Admission {
-        case accepted(JobQueues)
+        case accepted
         /// The same photo is still running: not cancelled, this graph is a repeat and is
         /// ignored; cancelled, this graph starts when it ends, replacing the successor (if
         /// any) that was waiting there.
@@ -87,9 +96,13 @@ public final class WorkerEngine: @unchecked Sendable {
     /// Set by `shutdown`; guarded by `inFlight`'s lock (read and written only inside it): a
     /// graph submitted after it is handed back at once instead of starting on the closed downloader.
     private var closed = false
-    /// Each job's queues and suspension. Its lock is taken inside `inFlight`'s (when a graph is
-    /// admitted), never the other way round.
+    /// Each job's queues and suspension: used on the queue thread only (and on callers' threads
+    /// once it has stopped, hence the lock, which nothing else ever waits for).
     private let jobs = LockedBox(JobTable())
+    /// Each job's suspension as the loop last set it, read by stage threads as they start.
+    private let gates = JobGates()
+    /// The one thread that calls into the queues and their operations (see above), in order.
+    private let queueThread = SerialThread(name: "pc-queues")
     private let reporter: StageReporter
     private let onOutcome: OutcomeHandler
 
@@ -169,11 +182,12 @@ public final class WorkerEngine: @unchecked Sendable {
             onOutcome(PhotoWork(graph: graph, filters: []), .failed(stage: .write, stageName: "store", reason: "\(error)", transient: false))
             return
         }
-        let work = PhotoWork(graph: graph, filters: configured)
+        let work = PhotoWork(graph: graph, filters: configured, gate: gates.gate(for: graph.jobID))
         let operations = makeOperations(for: work, storingIn: place)
         // Decided under the lock that `complete` and `shutdown` take too, so a successor is never
-        // left behind and nothing starts after the shutdown has cancelled what runs; the job's
-        // queues are counted here too, so `shutdown` waits for them.
+        // left behind and nothing starts after the shutdown has cancelled what runs; the graph's
+        // queueing is handed to the queue thread under it too, so it comes before the
+        // shutdown's and `shutdown` waits for the job's queues.
         let admission = inFlight.withLock { map -> Admission in
             if closed { return .refused }
             if let running = map[work.key] {
@@ -182,16 +196,21 @@ public final class WorkerEngine: @unchecked Sendable {
                 return .behindRunning(replaced: running.successor)
             }
             map[work.key] = Running(work: work, operations: operations)
-            return .accepted(admitQueues(for: graph.jobID))
+            // Woken once the lock is let go (see `SerialThread`).
+            queueThread.submit(wake: false) { [self] in enqueue(operations, of: graph) }
+            return .accepted
         }
-        let queues: JobQueues
         switch admission {
-        case .accepted(let admitted): queues = admitted
+        case .accepted: queueThread.wake()
         case .behindRunning(let replaced):
             if let replaced { endUnstarted(replaced) }
-            return
-        case .refused: return onOutcome(work, .cancelled(lastFinished: .unspecified))
+        case .refused: onOutcome(work, .cancelled(lastFinished: .unspecified))
         }
+    }
+
+    /// Puts a graph's operations in its job's queues (on the queue thread).
+    private func enqueue(_ operations: [Operation], of graph: Photocluster_V1_PhotoGraph) {
+        let queues = admitQueues(for: graph.jobID)
         // Priority must be set before an operation is added (see OperationQueue on Linux).
         let priority = Self.queuePriority(for: graph.band)
         for operation in operations { operation.queuePriority = priority }
@@ -284,7 +303,7 @@ public final class WorkerEngine: @unchecked Sendable {
         } else {
             onOutcome(work, .failed(stage: .unspecified, stageName: "worker", reason: "the graph ended without a result", transient: true))
         }
-        jobs.withLock { $0.release(work.graph.jobID) }
+        queueThread.submit { [self] in jobs.withLock { $0.release(work.graph.jobID) } }
     }
 
     /// Ends a graph that never started (a successor replaced or cancelled while it waited).
@@ -305,7 +324,10 @@ public final class WorkerEngine: @unchecked Sendable {
     /// Cancels photos of a job (all of them when `photos` is nil). Each ends with a `.cancelled`
     /// outcome unless it had already finished; a successor waiting behind one ends cancelled at
     /// once, without running. Results already made stay in the cache.
-    func cancel(job: String, photos: Set<UInt32>?) {
+    ///
+    /// `wakeQueueThread: false` leaves the queue thread's share for `wakeQueueThread()`: the
+    /// loop acknowledges first, so the thread it would wake does not run ahead of the ack.
+    func cancel(job: String, photos: Set<UInt32>?, wakeQueueThread wake: Bool = true) {
         let (targets, successors) = inFlight.withLock { map -> ([Running], [Photocluster_V1_PhotoGraph]) in
             var targets: [Running] = []
             var successors: [Photocluster_V1_PhotoGraph] = []
@@ -319,17 +341,32 @@ public final class WorkerEngine: @unchecked Sendable {
             return (targets, successors)
         }
         for successor in successors { endUnstarted(successor) }
-        for target in targets {
-            target.work.markCancelled()
-            // The last operation reports the outcome, so it must run: never cancel it.
-            for operation in target.operations.dropLast() { operation.cancel() }
+        // The photos' flags first: their running stages stop at their next check, and a stage
+        // waiting at the job's gate gives up. The operations follow on the queue thread.
+        for target in targets { target.work.markCancelled() }
+        guard !targets.isEmpty else { return }
+        queueThread.submit(wake: wake) {
+            for target in targets {
+                // The last operation reports the outcome, so it must run: never cancel it.
+                for operation in target.operations.dropLast() { operation.cancel() }
+            }
+            for gate in Dictionary(targets.map { (ObjectIdentifier($0.work.gate), $0.work.gate) }, uniquingKeysWith: { a, _ in a }).values {
+                gate.wakeWaiters()
+            }
         }
     }
 
-    /// Suspends or resumes a job: running operations finish, queued ones wait. After
-    /// `shutdown`, nothing is suspended any more.
-    func setSuspended(job: String, _ suspended: Bool) {
-        jobs.withLock { $0.setSuspended(job, suspended) }
+    /// Suspends or resumes a job: running operations finish, queued ones wait (at once at the
+    /// job's gate, then in its queues). After `shutdown`, nothing is suspended any more.
+    /// `wakeQueueThread`: as for `cancel`.
+    func setSuspended(job: String, _ suspended: Bool, wakeQueueThread wake: Bool = true) {
+        guard let gate = gates.set(job, closed: suspended) else { return }
+        queueThread.submit(wake: wake) { [self] in
+            // The gate's state now, not the one asked for: the newest change wins whatever the order.
+            let closed = gate.isClosed
+            jobs.withLock { $0.setSuspended(job, closed) }
+            if !closed { gate.wakeWaiters() }
+        }
     }
 
     /// A job the coordinator closed: its photos here are cancelled (a suspended job's queues are
@@ -337,23 +374,33 @@ public final class WorkerEngine: @unchecked Sendable {
     func close(job: String) {
         cancel(job: job, photos: nil)
         setSuspended(job: job, false)
+        gates.remove(job)
     }
 
     /// Closes every job this engine knows (running, queued or suspended) but those in `open`.
     func closeJobs(except open: Set<String>) {
         let running = inFlight.withLock { Set($0.keys.map(\.job)) }
-        let known = jobs.withLock { $0.knownJobs }.union(running)
-        for job in known.subtracting(open) { close(job: job) }
+        for job in gates.jobs.union(running).subtracting(open) { close(job: job) }
     }
 
     /// Sets the queue priority of a photo's operations that have not started yet.
-    func reprioritise(job: String, photo: UInt32, band: Photocluster_V1_PriorityBand) {
+    /// `wakeQueueThread`: as for `cancel`.
+    func reprioritise(job: String, photo: UInt32, band: Photocluster_V1_PriorityBand, wakeQueueThread wake: Bool = true) {
         guard let running = inFlight.withLock({ $0[PhotoWork.Key(job: job, photo: photo)] }) else { return }
         let priority = Self.queuePriority(for: band)
-        for operation in running.operations where !operation.isExecuting && !operation.isFinished {
-            operation.queuePriority = priority
+        queueThread.submit(wake: wake) {
+            for operation in running.operations where !operation.isExecuting && !operation.isFinished {
+                operation.queuePriority = priority
+            }
         }
     }
+
+    /// Lets the queue thread run what was handed to it with `wakeQueueThread: false`.
+    func wakeQueueThread() { queueThread.wake() }
+
+    /// Runs `body` on the queue thread after what was handed to it before (tests hold the
+    /// thread with it, to show what the loop's calls do without it).
+    func onQueueThread(_ body: @escaping () -> Void) { queueThread.submit(body) }
 
     /// Cancels everything and waits for it to end; then stops the transfers' thread. Graphs
     /// submitted from now on end at once as cancelled (handed back to the coordinator).
@@ -363,10 +410,16 @@ public final class WorkerEngine: @unchecked Sendable {
             return Set(map.keys.map(\.job))
         }
         for job in running { cancel(job: job, photos: nil) }
-        let queues = jobs.withLock { $0.shutDown() }
+        let opened = gates.shutDown()
+        // After everything handed to the queue thread so far: every graph admitted is queued.
+        let queues = queueThread.sync { [self] in jobs.withLock { $0.shutDown() } }
+        for gate in opened { gate.wakeWaiters() }
         for queue in queues { queue.waitUntilIdle() }
+        // What is handed over from now on runs on the caller's thread.
+        queueThread.stop()
         downloadEngine.shutdown()
     }
+
 
     /// The queues a newly admitted photo runs in; they stay in the table until it ends.
     private func admitQueues(for job: String) -> JobQueues {
@@ -378,7 +431,7 @@ public final class WorkerEngine: @unchecked Sendable {
     }
 
     /// The queues the job table holds for a job (tests check that a finished job leaves none).
-    func jobQueues(_ job: String) -> JobQueues? { jobs.withLock { $0.queues[job] } }
+    func jobQueues(_ job: String) -> JobQueues? { queueThread.sync { [self] in jobs.withLock { $0.queues[job] } } }
 
     static func queuePriority(for band: Photocluster_V1_PriorityBand) -> Operation.QueuePriority {
         switch band {

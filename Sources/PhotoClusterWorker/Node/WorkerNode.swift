@@ -14,7 +14,8 @@ import PhotoClusterTransport
 /// `WorkerReports` message when its turn ends (so a burst of outcomes costs one message, and a
 /// lone outcome waits for nothing); messages that cannot be sent yet (no connection) wait in
 /// `unsent`. Both are loop-owned. Stage progress is not worth a wake-up of its own: it waits in
-/// `pendingProgress` (behind its lock) for the loop's next tick or the photo's outcome.
+/// `pendingProgress` (lock-free: stage threads put into it) for the loop's next tick or the
+/// photo's outcome.
 public final class WorkerNode: @unchecked Sendable {
     public let configuration: WorkerConfiguration
     private let context: ZMQContext
@@ -50,7 +51,7 @@ public final class WorkerNode: @unchecked Sendable {
     private var refusalLogged = false
 
     /// Stage progress from operation threads, sent in one batch by the loop.
-    private let pendingProgress = LockedBox<[Photocluster_V1_StageProgress]>([])
+    private let pendingProgress = MPSCQueue<Photocluster_V1_StageProgress>()
 
     /// Prometheus metrics: recorded from stage threads and the loop (the handles are thread-safe).
     public let metrics = WorkerMetrics()
@@ -165,6 +166,8 @@ public final class WorkerNode: @unchecked Sendable {
             applyControl(message, acks: &acks)
         }
         for (job, epoch) in acks { acknowledge(job: job, epoch: epoch) }
+        // The engine's queue thread does the rest of the control's work once the acks are out.
+        if !acks.isEmpty { engine.wakeQueueThread() }
         for message in deferred { handle(message) }
     }
 
@@ -177,22 +180,28 @@ public final class WorkerNode: @unchecked Sendable {
         switch message.body {
         case .cancel(let cancel):
             (job, epoch) = (cancel.jobID, cancel.epoch)
-            apply = { self.engine.cancel(job: cancel.jobID, photos: cancel.wholeJob ? nil : Set(cancel.photoIndices)) }
+            apply = { self.engine.cancel(job: cancel.jobID, photos: cancel.wholeJob ? nil : Set(cancel.photoIndices), wakeQueueThread: false) }
         case .suspend(let suspend):
             (job, epoch) = (suspend.jobID, suspend.epoch)
-            apply = { self.engine.setSuspended(job: suspend.jobID, true) }
+            apply = { self.engine.setSuspended(job: suspend.jobID, true, wakeQueueThread: false) }
         case .resume(let resume):
             (job, epoch) = (resume.jobID, resume.epoch)
-            apply = { self.engine.setSuspended(job: resume.jobID, false) }
+            apply = { self.engine.setSuspended(job: resume.jobID, false, wakeQueueThread: false) }
         case .reprioritise(let update):
             (job, epoch) = (update.jobID, update.epoch)
-            apply = { for photo in update.updates { self.engine.reprioritise(job: update.jobID, photo: photo.photoIndex, band: photo.band) } }
+            apply = {
+                for photo in update.updates {
+                    self.engine.reprioritise(job: update.jobID, photo: photo.photoIndex, band: photo.band, wakeQueueThread: false)
+                }
+            }
         case .control(let control):
             (job, epoch) = (control.jobID, control.epoch)
             apply = {
-                if !control.cancel.isEmpty { self.engine.cancel(job: control.jobID, photos: Set(control.cancel)) }
-                for photo in control.priorities { self.engine.reprioritise(job: control.jobID, photo: photo.photoIndex, band: photo.band) }
-                self.engine.setSuspended(job: control.jobID, control.suspended)
+                if !control.cancel.isEmpty { self.engine.cancel(job: control.jobID, photos: Set(control.cancel), wakeQueueThread: false) }
+                for photo in control.priorities {
+                    self.engine.reprioritise(job: control.jobID, photo: photo.photoIndex, band: photo.band, wakeQueueThread: false)
+                }
+                self.engine.setSuspended(job: control.jobID, control.suspended, wakeQueueThread: false)
             }
         default:
             return
@@ -334,11 +343,7 @@ public final class WorkerNode: @unchecked Sendable {
     /// Sends the progress gathered since the last batch. Runs before every outcome, so the
     /// coordinator always learns what a worker holds before it learns how the photo ended.
     private func sendPendingProgress() {
-        let batch = pendingProgress.withLock { pending -> [Photocluster_V1_StageProgress] in
-            defer { pending.removeAll(keepingCapacity: true) }
-            return pending
-        }
-        for progress in batch { reports.add(.progress(progress)) }
+        for progress in pendingProgress.takeAll() { reports.add(.progress(progress)) }
     }
 
     private func flushUnsent() {
@@ -367,7 +372,7 @@ public final class WorkerNode: @unchecked Sendable {
         progress.pixels = pixels
         progress.seconds = seconds
         progress.attempt = work.graph.attempt
-        pendingProgress.withLock { $0.append(progress) }
+        pendingProgress.put(progress)
     }
 
     /// Counts the incident and logs it at warning, naming the photo, its job and the plugin.

@@ -12,19 +12,17 @@ import PhotoClusterImaging
 /// full-size image), is turned upright (cheap once small) and cut as the filter says. The result
 /// is the first filter's, cached under its own key.
 final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
-    private let work: PhotoWork
     private let maxPixels: Int
     private let limit: TimeInterval
     private let cache: StageCache
     private let report: StageReporter
 
     init(work: PhotoWork, maxPixels: Int, limit: TimeInterval, cache: StageCache, report: StageReporter, priority: ThreadPriority) {
-        self.work = work
         self.maxPixels = maxPixels
         self.limit = limit
         self.cache = cache
         self.report = report
-        super.init(priority: priority)
+        super.init(work: work, priority: priority)
         name = "decode \(work.graph.name)"
     }
 
@@ -35,7 +33,7 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
         #endif
         let started = Date()
         let deadline = StageDeadline(limit: limit)
-        let cancelled = { [unowned self] in self.isCancelled || self.work.isCancelled }
+        let cancelled = { [work] in work.isCancelled }
         do {
             var options = DecodeOptions(maxPixels: maxPixels, fastDCT: work.graph.fastDct, toSRGB: work.variant.srgb)
             let reduction = try work.reducesOnLoad ? plan(for: bytes) : nil
@@ -48,7 +46,7 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
             }
             if let reduction {
                 // Reduced: only the cut is left. Not reduced (a photo smaller than the box): all of it.
-                let check = { [unowned self] in self.isCancelled || self.work.isCancelled }
+                let check = { cancelled() }
                 image = try reduction.filter.finish(reduction.plan, from: image, isCancelled: check)
             }
             let origin = PixelOrigin(

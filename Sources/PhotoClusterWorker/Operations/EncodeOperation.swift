@@ -10,17 +10,15 @@ import PhotoClusterProto
 /// image and an image's worth of memory (see `PointFilter`). The encode checks for cancellation
 /// and its time limit between bands.
 final class EncodeOperation: CPUStageOperation, @unchecked Sendable {
-    private let work: PhotoWork
     private let fused: [ConfiguredFilter]
     private let limit: TimeInterval
     private let report: StageReporter
 
     init(work: PhotoWork, fused: [ConfiguredFilter], limit: TimeInterval, report: StageReporter, priority: ThreadPriority) {
-        self.work = work
         self.fused = fused
         self.limit = limit
         self.report = report
-        super.init(priority: priority)
+        super.init(work: work, priority: priority)
         name = "encode \(work.graph.name)"
     }
 
@@ -37,7 +35,7 @@ final class EncodeOperation: CPUStageOperation, @unchecked Sendable {
         }
         let filterTime = FusedFilterClock(transform: chained(fused.compactMap(\.pixelTransform)))
         let deadline = StageDeadline(limit: limit)
-        let cancelled = { [unowned self] in self.isCancelled || self.work.isCancelled }
+        let cancelled = { [work] in work.isCancelled }
         do {
             let started = Date()
             let options = encodeOptions(for: image, from: origin, as: format)

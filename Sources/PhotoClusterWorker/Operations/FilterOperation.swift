@@ -6,19 +6,17 @@ import PhotoClusterCore
 /// has run past its time limit; its output is cached as the result of the chain's prefix up to
 /// here.
 final class FilterOperation: CPUStageOperation, @unchecked Sendable {
-    private let work: PhotoWork
     private let index: Int
     private let limit: TimeInterval
     private let cache: StageCache
     private let report: StageReporter
 
     init(work: PhotoWork, index: Int, limit: TimeInterval, cache: StageCache, report: StageReporter, priority: ThreadPriority) {
-        self.work = work
         self.index = index
         self.limit = limit
         self.cache = cache
         self.report = report
-        super.init(priority: priority)
+        super.init(work: work, priority: priority)
         name = "filter \(work.filters[index].name) \(work.graph.name)"
     }
 
@@ -27,7 +25,7 @@ final class FilterOperation: CPUStageOperation, @unchecked Sendable {
         let filter = work.filters[index]
         let started = Date()
         let deadline = StageDeadline(limit: limit)
-        let cancelled = { [unowned self] in self.isCancelled || work.isCancelled }
+        let cancelled = { [work] in work.isCancelled }
         do {
             // Cached images are immutable: filter a copy (point filters write it in one pass).
             let check = { cancelled() || deadline.hasPassed }

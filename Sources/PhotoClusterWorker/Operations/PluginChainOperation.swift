@@ -28,6 +28,7 @@ final class PluginChainOperation: Operation, @unchecked Sendable {
     }
 
     override func main() {
+        work.waitWhileSuspended()
         guard !isCancelled, work.shouldContinue, let (input, shared) = work.read({ c in c.image.map { ($0, c.imageIsShared) } }) else { return }
         let filters = work.filters[range]
         let stages = filters.compactMap { $0.stage as? HostedFilterStage }
@@ -35,8 +36,8 @@ final class PluginChainOperation: Operation, @unchecked Sendable {
         let chain = zip(stages, filters).map { stage, filter in stage.call(filter.parameters) }
         let started = Date()
         do {
-            let output = try pool.run(chain, on: input, mayOverwrite: !shared, limit: limit) { [unowned self] in
-                self.isCancelled || work.isCancelled
+            let output = try pool.run(chain, on: input, mayOverwrite: !shared, limit: limit) {
+                work.isCancelled
             }
             if let origin = work.read({ $0.origin }) { cache.put(work.pixelsKey(filtersDone: range.upperBound), .image(output, origin)) }
             let isLast = range.upperBound == work.filters.count
