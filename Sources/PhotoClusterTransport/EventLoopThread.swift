@@ -18,6 +18,8 @@ public final class EventLoopThread: @unchecked Sendable {
 
     // Loop-thread state.
     private var sources: [(ZMQSocket, (ZMQSocket) -> Void)] = []
+    /// Changes with every `watch` and `unwatch`, so the poller is rebuilt.
+    private var sourcesVersion = 0
     /// Due times on the monotonic clock: a wall clock stepped back must not stop the timers.
     private var timers: [(interval: TimeInterval, next: MonotonicInstant, body: Tick)] = []
     private var turnEnds: [Tick] = []
@@ -30,6 +32,13 @@ public final class EventLoopThread: @unchecked Sendable {
     /// before the closures posted since the last turn. Call before `start()` or from the loop thread.
     public func watch(_ socket: ZMQSocket, onReadable: @escaping (ZMQSocket) -> Void) {
         sources.append((socket, onReadable))
+        sourcesVersion += 1
+    }
+
+    /// Stops watching `socket` (before closing it). Call from the loop thread.
+    public func unwatch(_ socket: ZMQSocket) {
+        sources.removeAll { $0.0 === socket }
+        sourcesVersion += 1
     }
 
     /// Runs `body` every `interval` seconds on the loop thread. Call before `start()` or from the loop thread.
@@ -81,11 +90,11 @@ public final class EventLoopThread: @unchecked Sendable {
 
     private func run() {
         var poller = ZMQPoller([.fileDescriptor(wakeup.fileDescriptor)] + sources.map { .socket($0.0) })
-        var watchedCount = sources.count
+        var watchedVersion = sourcesVersion
         while !stopRequested.current {
-            if sources.count != watchedCount {
+            if sourcesVersion != watchedVersion {
                 poller = ZMQPoller([.fileDescriptor(wakeup.fileDescriptor)] + sources.map { .socket($0.0) })
-                watchedCount = sources.count
+                watchedVersion = sourcesVersion
             }
             let readable: [Bool]
             do {
@@ -98,6 +107,8 @@ public final class EventLoopThread: @unchecked Sendable {
             // Sockets before posted work: a control message read in the same turn as a burst
             // of posted outcomes is handled (and answered) first.
             for (index, source) in sources.enumerated() where readable[index + 1] {
+                // A handler that changed what is watched ends this pass: the rest may be closed.
+                guard sourcesVersion == watchedVersion else { break }
                 source.1(source.0)
             }
             runPosted()

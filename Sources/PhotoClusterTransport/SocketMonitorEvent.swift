@@ -20,7 +20,8 @@ extension SocketMonitor {
 
     /// One event. Events are hints: a send right after `.disconnected` can still succeed.
     public enum Event: Sendable, Equatable {
-        case connected(endpoint: String)
+        /// `descriptor`: the connection's socket (see `TCPConnection.isConnectedToItself`).
+        case connected(endpoint: String, descriptor: Int32)
         case connectRetried(endpoint: String)
         case disconnected(endpoint: String)
         case handshakeSucceeded(endpoint: String)
@@ -49,7 +50,7 @@ extension SocketMonitor {
             }
             let endpoint = String(decoding: frames[1], as: UTF8.self)
             switch code {
-            case ZMQ_EVENT_CONNECTED: self = .connected(endpoint: endpoint)
+            case ZMQ_EVENT_CONNECTED: self = .connected(endpoint: endpoint, descriptor: Int32(truncatingIfNeeded: value))
             case ZMQ_EVENT_CONNECT_RETRIED: self = .connectRetried(endpoint: endpoint)
             case ZMQ_EVENT_DISCONNECTED: self = .disconnected(endpoint: endpoint)
             case ZMQ_EVENT_HANDSHAKE_SUCCEEDED: self = .handshakeSucceeded(endpoint: endpoint)

@@ -46,9 +46,11 @@ public final class WorkerNode: @unchecked Sendable {
     /// or one a coordinator heartbeat names (every assignment before it has arrived or never
     /// will). Heartbeats report it with the photos held, so the coordinator finds lost ones.
     private var assignSequenceSeen: UInt64 = 0
-    /// Reports a refused CURVE handshake, which libzmq never retries by itself.
+    /// The connection's events: each new connection (see `SelfConnectionGuard`) and, with
+    /// CURVE, a refused handshake, which libzmq never retries by itself.
     private var monitor: SocketMonitor?
     private var refusalLogged = false
+    private var selfConnection = SelfConnectionGuard()
 
     /// Stage progress from operation threads, sent in one batch by the loop.
     private let pendingProgress = MPSCQueue<Photocluster_V1_StageProgress>()
@@ -80,20 +82,10 @@ public final class WorkerNode: @unchecked Sendable {
 
     /// Connects (libzmq keeps retrying until the coordinator is there) and says hello.
     public func start() throws {
-        let socket = try ZMQSocket(context: context, kind: .dealer)
-        try socket.setRoutingID(configuration.workerID)
-        try socket.setMaxMessageSize(256 << 20)
-        try socket.setHeartbeat(intervalMs: 1000, timeoutMs: 3000, ttlMs: 3000)
-        try socket.setReconnectInterval(initialMs: 100, maxMs: 2000)
-        if let curve = configuration.curve {
-            try socket.makeCurveClient(serverPublicKey: curve.serverPublicKey, keys: curve.keys)
-            monitor = try SocketMonitor(socket: socket, context: context, events: .handshakeFailed)
-        }
-        try socket.connect(configuration.coordinatorEndpoint)
-        self.socket = socket
-        loop.watch(socket) { [unowned self] socket in receiveAll(from: socket) }
+        try openSocket()
         // A fine clock, so the interval can follow the coordinator's welcome.
         loop.every(0.05) { [unowned self] in
+            if selfConnection.shouldReconnect() { reconnect() }
             sendPendingProgress()
             if lastHeartbeatSent.map({ MonotonicInstant.now.seconds(since: $0) >= heartbeatInterval }) ?? true { heartbeat() }
         }
@@ -106,6 +98,36 @@ public final class WorkerNode: @unchecked Sendable {
             self.socket?.close()
             self.socket = nil
         }
+    }
+
+    /// A new DEALER and its monitor, connecting to the coordinator and watched by the loop.
+    /// Before `start()` or on the loop thread.
+    private func openSocket() throws {
+        let socket = try ZMQSocket(context: context, kind: .dealer)
+        try socket.setRoutingID(configuration.workerID)
+        try socket.setMaxMessageSize(256 << 20)
+        try socket.setHeartbeat(intervalMs: 1000, timeoutMs: 3000, ttlMs: 3000)
+        try socket.setReconnectInterval(initialMs: 100, maxMs: 2000)
+        if let curve = configuration.curve {
+            try socket.makeCurveClient(serverPublicKey: curve.serverPublicKey, keys: curve.keys)
+        }
+        let monitor = try SocketMonitor(socket: socket, context: context, events: configuration.curve == nil ? .connected : [.connected, .handshakeFailed])
+        try socket.connect(configuration.coordinatorEndpoint)
+        self.socket = socket
+        self.monitor = monitor
+        loop.watch(monitor.eventSocket) { [unowned self] _ in connectionEvents() }
+        loop.watch(socket) { [unowned self] socket in receiveAll(from: socket) }
+    }
+
+    /// Closes the socket unread (its linger is 0: what waits to leave is dropped) and its monitor.
+    private func closeSocket() {
+        guard let socket, let monitor else { return }
+        loop.unwatch(monitor.eventSocket)
+        loop.unwatch(socket)
+        monitor.close()
+        socket.close()
+        self.socket = nil
+        self.monitor = nil
     }
 
     /// Stops taking work, cancels what is held, tells the coordinator, and closes the socket.
@@ -150,7 +172,9 @@ public final class WorkerNode: @unchecked Sendable {
     private func receiveAll(from socket: ZMQSocket) {
         var deferred: [Photocluster_V1_CoordinatorToWorker] = []
         var acks: [String: UInt64] = [:]
-        while let frames = try? socket.receive(dontWait: true) {
+        // A connection's event is queued before its first message: read before every message,
+        // whatever the poll said, so a connection that reached the worker itself is never read.
+        while connectionEventsLeaveSocketOpen(socket), let frames = try? socket.receive(dontWait: true) {
             guard let payload = frames.last, let message = Envelope.decode(Photocluster_V1_CoordinatorToWorker.self, from: payload) else {
                 continue  // a frame that does not parse is dropped, never trusted
             }
@@ -281,15 +305,42 @@ public final class WorkerNode: @unchecked Sendable {
         flushUnsent()
     }
 
+    /// Reads the connection's events; answers whether `socket` is still the one in use.
+    private func connectionEventsLeaveSocketOpen(_ socket: ZMQSocket) -> Bool {
+        connectionEvents()
+        return socket === self.socket
+    }
+
+    /// The connection's events, read before its messages.
+    private func connectionEvents() {
+        for event in monitor?.poll() ?? [] {
+            if case .connected(let endpoint, let descriptor) = event {
+                guard case .itself(let warning) = selfConnection.connected(descriptor: descriptor, endpoint: endpoint) else { continue }
+                if let warning { logger.warning("\(warning)") }
+                return closeSocket()
+            } else if event.isHandshakeFailure, !refusalLogged {
+                refusalLogged = true
+                let key = configuration.curve?.keys.publicKey ?? ""
+                let advice = "add it to the coordinator's authorized keys as `worker \(key) NAME` (or its .pub file in a worker/ directory there; "
+                    + "the coordinator reloads them on SIGHUP), then restart this worker"
+                logger.error("the coordinator refused this worker's key \(key): it is not authorized as a worker (not listed, listed as a client, or removed); \(advice)")
+            }
+        }
+    }
+
+    /// Connects again after dropping a connection that reached the worker itself; what was
+    /// sent over that one never left, so the worker introduces itself again.
+    private func reconnect() {
+        do {
+            try openSocket()
+            sayHello()
+        } catch {
+            logger.error("cannot connect to \(configuration.coordinatorEndpoint) again: \(error); restart this worker")
+        }
+    }
+
     private func heartbeat() {
         lastHeartbeatSent = .now
-        if let monitor, !refusalLogged, monitor.poll().contains(where: \.isHandshakeFailure) {
-            refusalLogged = true
-            let key = configuration.curve?.keys.publicKey ?? ""
-            let advice = "add it to the coordinator's authorized keys as `worker \(key) NAME` (or its .pub file in a worker/ directory there; "
-                + "the coordinator reloads them on SIGHUP), then restart this worker"
-            logger.error("the coordinator refused this worker's key \(key): it is not authorized as a worker (not listed, listed as a client, or removed); \(advice)")
-        }
         flushUnsent()
         heartbeatSequence += 1
         var beat = Photocluster_V1_Heartbeat()
