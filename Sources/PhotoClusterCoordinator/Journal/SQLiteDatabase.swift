@@ -36,6 +36,8 @@ final class SQLiteDatabase {
     static let preparedKept = 64
     /// Runs inside each transaction just before it commits (tests read its settings there).
     var willCommit: ((SQLiteDatabase) -> Void)?
+    /// A transaction is open across calls, from `beginBatch` to `commitBatch`.
+    private(set) var batchIsOpen = false
 
     init(path: String) throws {
         self.path = path
@@ -53,6 +55,7 @@ final class SQLiteDatabase {
     }
 
     deinit {
+        try? commitBatch()
         for statement in prepared.values { sqlite3_finalize(statement) }
         sqlite3_close(handle)
     }
@@ -102,12 +105,48 @@ final class SQLiteDatabase {
 
     /// Runs `body` in one transaction; `synchronous: .full` makes this commit durable before
     /// it returns (the setting cannot change inside a transaction, so it is set around it).
+    /// Inside a batch, a `.normal` transaction is a savepoint of the batch's; a `.full` one
+    /// commits the batch first and flushes it with its own.
     func transaction(synchronous: Synchronous = .normal, _ body: () throws -> Void) throws {
+        if batchIsOpen && synchronous == .normal {
+            try execute("SAVEPOINT nested")
+            do {
+                try body()
+                try execute("RELEASE nested")
+            } catch {
+                try? execute("ROLLBACK TO nested")
+                try? execute("RELEASE nested")
+                throw error
+            }
+            return
+        }
+        try commitBatch()
         if synchronous != .normal { try execute("PRAGMA synchronous = \(synchronous.rawValue)") }
         defer { if synchronous != .normal { try? execute("PRAGMA synchronous = NORMAL") } }
         try execute("BEGIN IMMEDIATE")
         do {
             try body()
+            willCommit?(self)
+            try execute("COMMIT")
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Opens a transaction that the writes from now on share until `commitBatch`: one commit
+    /// for many small writes (a coordinator's turn of the loop) instead of one each.
+    func beginBatch() throws {
+        guard !batchIsOpen else { return }
+        try execute("BEGIN IMMEDIATE")
+        batchIsOpen = true
+    }
+
+    /// Commits the batch's writes (rolled back if the commit fails).
+    func commitBatch() throws {
+        guard batchIsOpen else { return }
+        batchIsOpen = false
+        do {
             willCommit?(self)
             try execute("COMMIT")
         } catch {
