@@ -196,6 +196,39 @@ final class LockedBoxFlag: @unchecked Sendable {
     func set() { lock.lock(); value = true; lock.unlock() }
 }
 
+/// The coordinator running now: stopped with the benchmark when it is interrupted (Ctrl-C or
+/// SIGTERM), so no coordinator outlives the run that started it.
+final class RunningCoordinator: @unchecked Sendable {
+    private let lock = NSLock()
+    private var process: Process?
+    private var sources: [DispatchSourceSignal] = []
+
+    func set(_ process: Process?) { lock.lock(); self.process = process; lock.unlock() }
+
+    func stopOnInterrupt() {
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [self] in
+                lock.lock()
+                let running = process
+                lock.unlock()
+                if let running, running.isRunning {
+                    running.terminationHandler = nil  // its end is expected now
+                    running.interrupt()
+                    running.waitUntilExit()
+                }
+                note("interrupted: the coordinator is stopped")
+                exit(128 + number)
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+}
+let runningCoordinator = RunningCoordinator()
+runningCoordinator.stopOnInterrupt()
+
 /// A coordinator on two free ports. Ports are taken below Linux's ephemeral range (32768 up),
 /// where the simulated workers' own connections would take them; one that is in use all the
 /// same makes the coordinator exit at once, and another pair is tried.
@@ -227,6 +260,7 @@ func startCoordinator(outputs scratch: URL, stopping: LockedBoxFlag) throws -> (
                 note("the coordinator exited (status \(process.terminationStatus)) during the run: DISPATCH_BENCH_COORDINATOR_LOG=FILE keeps its log")
                 exit(1)
             }
+            runningCoordinator.set(coordinator)
             return (coordinator, port)
         }
         note("the coordinator did not start on ports \(port)-\(port + 1) (in use?): trying others")
