@@ -177,7 +177,8 @@ final class EngineRaceTests: XCTestCase {
             engine.submit(try graph(job: job, photo: 0, attempt: 1, filters: []))
             engine.submit(try graph(job: job, photo: 1, attempt: 1, filters: []))
             XCTAssertTrue(eventually(timeout: 10) { log.count(job: job) == 2 }, "both photos of \(job) ended")
-            if !eventually(timeout: 2, { engine.jobQueues(job) == nil }) { leaked.append(job) }
+            // The release runs on the engine's queue thread, which a loaded host may be slow to schedule.
+            if !eventually(timeout: 10, { engine.jobQueues(job) == nil }) { leaked.append(job) }
         }
         XCTAssertEqual(leaked, [], "jobs whose queues stayed after their last photo")
         XCTAssertTrue(log.all.allSatisfy { $0.kind == "encoded" }, "\(log.all)")
@@ -232,7 +233,7 @@ final class EngineRaceTests: XCTestCase {
             XCTAssertEqual(ends[photo]?.map(\.kind), ["encoded"], "photo \(photo)")
         }
         XCTAssertEqual(outside.current, [], "photos whose operations ran in queues the job table no longer held")
-        XCTAssertTrue(eventually(timeout: 2) { engine.jobQueues("chain") == nil }, "the finished job left its queues")
+        XCTAssertTrue(eventually(timeout: 10) { engine.jobQueues("chain") == nil }, "the finished job left its queues")
         XCTAssertEqual(engine.inFlightCount, 0)
     }
 
