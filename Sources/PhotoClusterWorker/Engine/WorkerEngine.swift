@@ -349,9 +349,7 @@ public final class WorkerEngine: @unchecked Sendable {
             for target in targets {
                 // The last operation reports the outcome, so it must run: never cancel it.
                 for operation in target.operations.dropLast() { operation.cancel() }
-            }
-            for gate in Dictionary(targets.map { (ObjectIdentifier($0.work.gate), $0.work.gate) }, uniquingKeysWith: { a, _ in a }).values {
-                gate.wakeWaiters()
+                target.work.gate.wakeWaiters()
             }
         }
     }
@@ -419,7 +417,6 @@ public final class WorkerEngine: @unchecked Sendable {
         queueThread.stop()
         downloadEngine.shutdown()
     }
-
 
     /// The queues a newly admitted photo runs in; they stay in the table until it ends.
     private func admitQueues(for job: String) -> JobQueues {
