@@ -108,6 +108,18 @@ func stopCluster() {
     server.stop()
 }
 defer { stopCluster() }
+// Interrupted (Ctrl-C, SIGTERM): the cluster stops with the benchmark, not after it.
+let interruptions = [SIGINT, SIGTERM].map { number in
+    signal(number, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+    source.setEventHandler {
+        stopCluster()
+        note("interrupted: the coordinator and the workers are stopped")
+        exit(128 + number)
+    }
+    source.resume()
+    return source
+}
 
 let client = try ClusterClient(endpoint: clientEndpoint)
 var connected = 0
