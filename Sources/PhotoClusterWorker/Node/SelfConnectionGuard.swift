@@ -8,7 +8,7 @@ import PhotoClusterTransport
 /// nothing listening there (the coordinator stopped), can be connected to from that very port:
 /// the socket then talks to itself, and the worker would read its own hello, heartbeats and
 /// reports as a welcome, assignments and control (measured: a core spent failing photos with
-/// empty URLs, tens of thousands of log lines a second). Each new connection is checked as it
+/// empty URLs, thousands of log lines a second). Each new connection is checked as it
 /// is made, before its first message is read; the socket of one that reached the worker itself
 /// is closed unread, and the worker connects again a moment later with a new one. Owned by the
 /// worker's loop thread.
