@@ -97,11 +97,6 @@ public final class ZMQSocket {
         try check(zmq_connect(handle, endpoint), "connect \(endpoint)")
     }
 
-    /// Drops the connection to `endpoint` and stops reconnecting to it (until `connect` again).
-    public func disconnect(_ endpoint: String) throws {
-        try check(zmq_disconnect(handle, endpoint), "disconnect \(endpoint)")
-    }
-
     /// The endpoint actually bound (resolves `tcp://127.0.0.1:*` to the chosen port).
     public var lastEndpoint: String? {
         var buffer = [CChar](repeating: 0, count: 256)

@@ -21,8 +21,6 @@ extension Job {
     /// Distinct chains whose shared fields are kept; a job with more encodes the others each time.
     static let templatesKept = 256
 
-    /// `AssignGraphs.graphs`: each entry of `encodeGraph`'s is this field.
-    static let graphsField = 180
     /// `PhotoGraph.output_stems`.
     static let outputStemsField = 201
 
@@ -53,13 +51,13 @@ extension Job {
 
     private func encodeGraph(_ taken: AssignedGraph, shared: [UInt8], into batch: inout [UInt8]) {
         let (index, band, rank, epoch, attempt) = (UInt64(taken.index), UInt64(taken.band.rawValue), UInt64(bitPattern: taken.rank), taken.epoch, UInt64(taken.attempt))
-        strings.withBytes(3 * Int(taken.index)) { name in
-            strings.withBytes(3 * Int(taken.index) + 1) { url in
+        strings.withBytes(nameNumber(of: taken.index)) { name in
+            strings.withBytes(urlNumber(of: taken.index)) { url in
                 let size = shared.count + ProtobufWire.bytesFieldSize(3, count: name.count) + ProtobufWire.bytesFieldSize(4, count: url.count)
                     + ProtobufWire.varintFieldSize(2, index) + ProtobufWire.varintFieldSize(8, band) + ProtobufWire.varintFieldSize(9, rank)
                     + ProtobufWire.varintFieldSize(10, epoch) + ProtobufWire.varintFieldSize(11, attempt)
                     + (place != nil ? outputStemsSize(of: taken.index) : 0)
-                ProtobufWire.appendTag(field: Self.graphsField, wireType: ProtobufWire.lengthDelimited, to: &batch)
+                ProtobufWire.appendTag(field: GraphBatch.graphsField, wireType: ProtobufWire.lengthDelimited, to: &batch)
                 ProtobufWire.appendVarint(UInt64(size), to: &batch)
                 batch.append(contentsOf: shared)
                 ProtobufWire.appendVarintField(2, index, to: &batch)
@@ -98,10 +96,5 @@ extension Job {
             ProtobufWire.appendVarint(UInt64(stem.count), to: &batch)
             batch.append(contentsOf: stem)
         }
-    }
-
-    /// The arena's string for photo `index`'s stem: its own, or its name when it has none.
-    private func stemNumber(of index: UInt32) -> Int {
-        strings.isEmpty(3 * Int(index) + 2) ? 3 * Int(index) : 3 * Int(index) + 2
     }
 }

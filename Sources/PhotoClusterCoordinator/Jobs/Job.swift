@@ -193,13 +193,19 @@ struct Job {
 
     // MARK: - A photo's strings
 
-    func name(of index: UInt32) -> String { strings[3 * Int(index)] }
-    func url(of index: UInt32) -> String { strings[3 * Int(index) + 1] }
+    func name(of index: UInt32) -> String { strings[nameNumber(of: index)] }
+    func url(of index: UInt32) -> String { strings[urlNumber(of: index)] }
 
     /// The safe, unique file name of the photo's output without extension (see `OutputNaming`).
-    func stem(of index: UInt32) -> String {
-        let number = 3 * Int(index) + 2
-        return strings.isEmpty(number) ? name(of: index) : strings[number]
+    func stem(of index: UInt32) -> String { strings[stemNumber(of: index)] }
+
+    /// Where photo `index`'s strings are in `strings`: its name, URL and own stem, one after
+    /// the other.
+    func nameNumber(of index: UInt32) -> Int { 3 * Int(index) }
+    func urlNumber(of index: UInt32) -> Int { 3 * Int(index) + 1 }
+    /// Its own stem, or its name when it has none.
+    func stemNumber(of index: UInt32) -> Int {
+        strings.isEmpty(3 * Int(index) + 2) ? nameNumber(of: index) : 3 * Int(index) + 2
     }
 
     func filters(of photo: PhotoRecord) -> [Photocluster_V1_FilterSpec] { chains[Int(photo.chain)] }

@@ -8,7 +8,9 @@ struct GraphBatch {
     var encoded: [UInt8] = []
     var sent: [(ref: PhotoRef, attempt: UInt32)] = []
 
-    /// `AssignGraphs.sequence`, and `CoordinatorToWorker.assign_batch`, which carries them.
+    /// `AssignGraphs.graphs` (each entry of `encoded` is this field) and `AssignGraphs.sequence`,
+    /// and `CoordinatorToWorker.assign_batch`, which carries them.
+    static let graphsField = 180
     static let sequenceField = 181
     static let assignBatchField = 180
 

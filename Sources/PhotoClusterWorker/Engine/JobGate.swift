@@ -46,12 +46,7 @@ final class JobGates: @unchecked Sendable {
 
     /// The job's gate, made (open) if the job is new.
     func gate(for job: String) -> JobGate {
-        table.withLock { table in
-            if let gate = table.gates[job] { return gate }
-            let gate = JobGate()
-            table.gates[job] = gate
-            return gate
-        }
+        table.withLock { Self.gate(for: job, in: &$0.gates) }
     }
 
     /// Closes or opens a job's gate; after `shutDown`, gates only open. Answers the gate if
@@ -59,8 +54,7 @@ final class JobGates: @unchecked Sendable {
     func set(_ job: String, closed: Bool) -> JobGate? {
         table.withLock { table in
             guard !(closed && table.shutDown) else { return nil }
-            let gate = table.gates[job] ?? JobGate()
-            table.gates[job] = gate
+            let gate = Self.gate(for: job, in: &table.gates)
             guard gate.isClosed != closed else { return nil }
             gate.set(closed: closed)
             return gate
@@ -73,6 +67,13 @@ final class JobGates: @unchecked Sendable {
     }
 
     var jobs: Set<String> { table.withLock { Set($0.gates.keys) } }
+
+    private static func gate(for job: String, in gates: inout [String: JobGate]) -> JobGate {
+        if let gate = gates[job] { return gate }
+        let gate = JobGate()
+        gates[job] = gate
+        return gate
+    }
 
     /// Opens every gate for good and answers them (so their waiters can be woken).
     func shutDown() -> [JobGate] {
