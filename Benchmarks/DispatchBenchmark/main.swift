@@ -9,7 +9,7 @@ import PhotoClusterTransport
 // every result written → summary), and the coordinator's peak memory.
 // Usage: dispatch-benchmark [--cluster PATH] [--workers N] [--credit N] [--photos N[,N...]]
 //                           [--events counts|every-photo] [--outputs workers|coordinator]
-//                           [--state DIR]
+//                           [--state DIR] [--summary unsuccessful|every-photo]
 // `--outputs workers` (the default) has the job's outputs stored by the workers in a shared
 // directory, as `cluster submit --out-shared` does: the simulated workers say where each one is
 // and send no bytes, and the coordinator writes only index.json. `--outputs coordinator` has
@@ -17,6 +17,8 @@ import PhotoClusterTransport
 // has the coordinator keep its journal, as a production one does, in a new directory under DIR.
 // The client asks for the job's counts, as `cluster submit` does; `--events every-photo` has it
 // hear of every photo as `cluster watch` does (two more messages a photo for the coordinator).
+// Its summary lists the photos that did not succeed, as `cluster submit` asks for a large job;
+// `--summary every-photo` has it list every photo (megabytes for 100,000 photos).
 // Figures are noisy while anything else runs: each row carries the load average it ran under.
 
 var clusterPath = ".build/release/cluster"
@@ -26,6 +28,7 @@ var events = EventDetail.counts
 var sizes = [10_000, 100_000]
 var workersStoreOutputs = true
 var stateRoot: String?
+var summaryDetail = SummaryDetail.unsuccessful
 var rest = CommandLine.arguments.dropFirst()
 while let flag = rest.popFirst() {
     let value = rest.popFirst() ?? ""
@@ -37,6 +40,7 @@ while let flag = rest.popFirst() {
     case "--photos": sizes = value.split(separator: ",").compactMap { Int($0) }
     case "--outputs": workersStoreOutputs = value != "coordinator"
     case "--state": stateRoot = value
+    case "--summary": summaryDetail = value == "every-photo" ? .everyPhoto : .unsuccessful
     default:
         FileHandle.standardError.write(Data("unknown option \(flag)\n".utf8))
         exit(2)
@@ -305,15 +309,20 @@ for photos in sizes {
     }
     submit.filters = [.with { $0.name = "sepia" }]
     submit.events = events
+    submit.summary = summaryDetail
     submit.photos = (0..<photos).map { index in .with { $0.name = "p\(index)"; $0.url = "http://127.0.0.1:9/p\(index).jpg" } }
     let started = Date()
     let loopBefore = loopCPUSeconds(coordinator.processIdentifier)
     let coordinatorBefore = processCPUSeconds(coordinator.processIdentifier)
     let job = try await client.submit(submit, timeout: 60)
+    let acceptedAt = Date()
     var summary: JobSummary?
+    var lastCountsAt = Date()
     for await event in job.events {
-        if case .finished(let finished) = event.body { summary = finished }
+        if case .finished(let finished) = event.body { summary = finished } else { lastCountsAt = Date() }
     }
+    let phases = (accepted: acceptedAt.timeIntervalSince(started), lastCounts: lastCountsAt.timeIntervalSince(started))
+    note(String(format: "%d photos: accepted after %.3f s, last counts at %.3f s, the summary at %.3f s", photos, phases.accepted, phases.lastCounts, Date().timeIntervalSince(started)))
     let elapsed = Date().timeIntervalSince(started)
     let loopBusy = (loopCPUSeconds(coordinator.processIdentifier) - loopBefore) / elapsed
     let coordinatorBusy = (processCPUSeconds(coordinator.processIdentifier) - coordinatorBefore) / elapsed
@@ -337,6 +346,7 @@ for photos in sizes {
     figures.append([
         "photos": photos, "simulated_workers": joined, "credit": Int(credit), "events": events == .counts ? "counts" : "every-photo", "done": succeeded, "elapsed_seconds": elapsed,
         "graphs_per_second": rate, "loop_busy": loopBusy, "coordinator_cpu": coordinatorBusy, "loop_limit_graphs_per_second": rate / loopBusy,
+        "accepted_seconds": phases.accepted, "last_counts_seconds": phases.lastCounts,
         "coordinator_peak_rss_mb": memory, "coordinator_peak_rss_bytes_per_photo": bytesPerPhoto, "load_average_1min": load,
     ])
 }
@@ -344,13 +354,14 @@ for photos in sizes {
 let results = URL(fileURLWithPath: "bench/results")
 try FileManager.default.createDirectory(at: results, withIntermediateDirectories: true)
 let outputs = (workersStoreOutputs ? "workers, " : "coordinator, ") + (ProcessInfo.processInfo.environment["DISPATCH_BENCH_DISK"] == nil ? "tmpfs" : "disk")
-try JSONSerialization.data(withJSONObject: ["outputs_on": outputs, "journal": stateRoot ?? "off", "rows": figures],
+let summaryName = summaryDetail == .everyPhoto ? "every photo" : "unsuccessful photos"
+try JSONSerialization.data(withJSONObject: ["outputs_on": outputs, "journal": stateRoot ?? "off", "summary_lists": summaryName, "rows": figures],
                            options: [.prettyPrinted, .sortedKeys]).write(to: results.appendingPathComponent("dispatch.json"))
 note("wrote bench/results/dispatch.json")
 // "loop busy": the coordinator's loop thread's share of one core during the job; "loop limit":
 // graphs/s it would reach busy all the time (the rate divided by that share); "coordinator CPU":
 // every thread of the coordinator process (loop, ZeroMQ, writers), in shares of one core.
-print("outputs stored by: \(outputs); credit \(credit) per simulated worker; journal: \(stateRoot.map { "in \($0) (--state)" } ?? "off")")
+print("outputs stored by: \(outputs); credit \(credit) per simulated worker; journal: \(stateRoot.map { "in \($0) (--state)" } ?? "off"); the summary lists \(summaryName)")
 print("| photos | simulated workers | done | elapsed | graphs/s end to end | loop busy | loop limit, graphs/s | coordinator CPU | coordinator peak RSS | per photo | load average |")
 print("|---|---|---|---|---|---|---|---|---|---|---|")
 for row in rows { print(row) }

@@ -10,12 +10,16 @@ public typealias JobEvent = Photocluster_V1_JobEvent
 public typealias JobSummary = Photocluster_V1_JobSummary
 /// The coordinator's answer to `status` and `watch`: its workers, throughput and jobs.
 public typealias StatusReply = Photocluster_V1_StatusReply
-/// A job to run: the manifest's entries, the filter chain, the output directory and format, and
-/// how much of its progress the client wants to hear (`events`).
+/// A job to run: the manifest's entries, the filter chain, the output directory and format, how
+/// much of its progress the client wants to hear (`events`) and what its summary lists (`summary`).
 public typealias SubmitJob = Photocluster_V1_SubmitJob
 /// How much of a job a client hears: every photo's status (`.everyPhoto`) or only the job's
 /// counts, at most ten times a second and always the last (`.counts`).
 public typealias EventDetail = Photocluster_V1_EventDetail
+/// What a finished job's summary lists: every photo's status (`.everyPhoto`), or only the
+/// photos that failed or were cancelled (`.unsuccessful`; the counts say the rest, and the job's
+/// index.json lists every photo). A summary of every photo of a large job is megabytes.
+public typealias SummaryDetail = Photocluster_V1_SummaryDetail
 /// Why the coordinator refused a request, when it says: another client's job
 /// (`.notPermitted`), an output directory outside its `--output-root` (`.outputOutsideRoot`), a
 /// job over its size limits (`.tooLarge`), too many open jobs (`.tooManyJobs`), or this client's
@@ -54,6 +58,7 @@ public struct SubmittedJob: Sendable {
 private struct FollowedJob {
     let stream: AsyncStream<JobEvent>.Continuation
     let detail: EventDetail
+    let summary: SummaryDetail
 }
 
 /// Talks to a coordinator's client endpoint: submit jobs, follow their events, ask for status,
@@ -174,7 +179,7 @@ public final class ClusterClient: @unchecked Sendable {
     public func submit(_ job: SubmitJob, timeout: TimeInterval = 15) async throws -> SubmittedJob {
         let (events, continuation) = AsyncStream<JobEvent>.makeStream(bufferingPolicy: .unbounded)
         let reply = try await request(.submit(job), timeout: timeout) { [unowned self] requestID in
-            streamsByRequest[requestID] = FollowedJob(stream: continuation, detail: job.events)
+            streamsByRequest[requestID] = FollowedJob(stream: continuation, detail: job.events, summary: job.summary)
         }
         guard case .accepted(let accepted) = reply.body else {
             throw ClusterClientError("unexpected answer to submit")
@@ -187,15 +192,18 @@ public final class ClusterClient: @unchecked Sendable {
     /// - Parameters:
     ///   - jobID: The job to follow.
     ///   - detail: Every photo's status, or only the job's counts (paced; see ``EventDetail``).
+    ///   - summary: What the job's summary lists when it ends (see ``SummaryDetail``).
     ///   - timeout: Seconds to wait for the coordinator's answer.
     /// - Returns: The job's status now, and its events from now on; the first event is its
     ///   summary if it has already finished.
     /// - Throws: ``ClusterClientError`` for a job the coordinator does not know (or has
     ///   forgotten: it keeps the last `--keep-finished` finished jobs), or no answer.
-    public func watch(_ jobID: String, events detail: EventDetail = .everyPhoto, timeout: TimeInterval = 15) async throws -> (StatusReply, AsyncStream<JobEvent>) {
+    public func watch(
+        _ jobID: String, events detail: EventDetail = .everyPhoto, summary: SummaryDetail = .everyPhoto, timeout: TimeInterval = 15
+    ) async throws -> (StatusReply, AsyncStream<JobEvent>) {
         let (events, continuation) = AsyncStream<JobEvent>.makeStream(bufferingPolicy: .unbounded)
-        let reply = try await request(.watch(.with { $0.jobID = jobID; $0.events = detail }), timeout: timeout) { [unowned self] _ in
-            streamsByJob[jobID] = FollowedJob(stream: continuation, detail: detail)
+        let reply = try await request(.watch(.with { $0.jobID = jobID; $0.events = detail; $0.summary = summary }), timeout: timeout) { [unowned self] _ in
+            streamsByJob[jobID] = FollowedJob(stream: continuation, detail: detail, summary: summary)
         }
         guard case .status(let status) = reply.body else { throw ClusterClientError("unexpected answer to watch") }
         return (status, events)
@@ -387,7 +395,7 @@ public final class ClusterClient: @unchecked Sendable {
             var message = Photocluster_V1_ClientToCoordinator()
             message.requestID = requestID
             // As much as the client first asked for: a watch without it would ask for every photo.
-            message.body = .watch(.with { $0.jobID = job; $0.events = followed.detail; $0.renewal = true })
+            message.body = .watch(.with { $0.jobID = job; $0.events = followed.detail; $0.summary = followed.summary; $0.renewal = true })
             try? socket.send([Envelope.encode(message)], dontWait: true)
         }
     }

@@ -63,6 +63,47 @@ public nonisolated enum Photocluster_V1_EventDetail: SwiftProtobuf.Enum, Swift.C
 
 }
 
+/// How much of a finished job's summary a client gets. A job of 100,000 photos has a summary of
+/// megabytes when it lists every photo; a client that shows counts and failures needs only the
+/// photos that did not succeed (index.json lists every photo).
+public nonisolated enum Photocluster_V1_SummaryDetail: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+
+  /// every photo's status
+  case everyPhoto // = 0
+
+  /// the counts, and the status of each photo that failed or was cancelled
+  case unsuccessful // = 1
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .everyPhoto
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .everyPhoto
+    case 1: self = .unsuccessful
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .everyPhoto: return 0
+    case .unsuccessful: return 1
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Photocluster_V1_SummaryDetail] = [
+    .everyPhoto,
+    .unsuccessful,
+  ]
+
+}
+
 public nonisolated enum Photocluster_V1_JobPhase: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
   case preparation // = 0
@@ -251,6 +292,12 @@ public nonisolated struct Photocluster_V1_SubmitJob: @unchecked Sendable {
     set {_uniqueStorage()._events = newValue}
   }
 
+  /// what the submitting client's summary lists when the job ends
+  public var summary: Photocluster_V1_SummaryDetail {
+    get {_storage._summary}
+    set {_uniqueStorage()._summary = newValue}
+  }
+
   /// orientation, colour and metadata of every photo
   public var image: Photocluster_V1_ImageOptions {
     get {_storage._image ?? Photocluster_V1_ImageOptions()}
@@ -361,6 +408,8 @@ public nonisolated struct Photocluster_V1_WatchJob: Sendable {
   public var jobID: String = String()
 
   public var events: Photocluster_V1_EventDetail = .everyPhoto
+
+  public var summary: Photocluster_V1_SummaryDetail = .everyPhoto
 
   /// The client renews a watch it holds (it does so every few seconds, in case the coordinator
   /// restarted): the answer carries the job's counts, not every photo's status.
@@ -929,6 +978,10 @@ nonisolated extension Photocluster_V1_EventDetail: SwiftProtobuf._ProtoNameProvi
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0EVENT_DETAIL_EVERY_PHOTO\0\u{1}EVENT_DETAIL_COUNTS\0")
 }
 
+nonisolated extension Photocluster_V1_SummaryDetail: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SUMMARY_DETAIL_EVERY_PHOTO\0\u{1}SUMMARY_DETAIL_UNSUCCESSFUL\0")
+}
+
 nonisolated extension Photocluster_V1_JobPhase: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0JOB_PHASE_PREPARATION\0\u{1}JOB_PHASE_IN_PROGRESS\0\u{1}JOB_PHASE_WILL_FINISH\0\u{1}JOB_PHASE_DID_FINISH\0\u{1}JOB_PHASE_CANCELLED\0")
 }
@@ -979,7 +1032,7 @@ nonisolated extension Photocluster_V1_ManifestEntry: SwiftProtobuf.Message, Swif
 
 nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SubmitJob"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}photos\0\u{1}filters\0\u{3}output_dir\0\u{1}format\0\u{1}quality\0\u{1}viewport\0\u{3}viewport_mode\0\u{1}label\0\u{3}fast_dct\0\u{1}events\0\u{4}~\u{2}output_place\0\u{2}\u{14}image\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}photos\0\u{1}filters\0\u{3}output_dir\0\u{1}format\0\u{1}quality\0\u{1}viewport\0\u{3}viewport_mode\0\u{1}label\0\u{3}fast_dct\0\u{1}events\0\u{1}summary\0\u{4}}\u{2}output_place\0\u{2}\u{14}image\0")
 
   fileprivate class _StorageClass {
     var _photos: [Photocluster_V1_ManifestEntry] = []
@@ -992,6 +1045,7 @@ nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftPro
     var _label: String = String()
     var _fastDct: Bool = false
     var _events: Photocluster_V1_EventDetail = .everyPhoto
+    var _summary: Photocluster_V1_SummaryDetail = .everyPhoto
     var _image: Photocluster_V1_ImageOptions? = nil
     var _outputPlace: Photocluster_V1_OutputPlace? = nil
 
@@ -1014,6 +1068,7 @@ nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftPro
       _label = source._label
       _fastDct = source._fastDct
       _events = source._events
+      _summary = source._summary
       _image = source._image
       _outputPlace = source._outputPlace
     }
@@ -1044,6 +1099,7 @@ nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftPro
         case 8: try { try decoder.decodeSingularStringField(value: &_storage._label) }()
         case 9: try { try decoder.decodeSingularBoolField(value: &_storage._fastDct) }()
         case 10: try { try decoder.decodeSingularEnumField(value: &_storage._events) }()
+        case 11: try { try decoder.decodeSingularEnumField(value: &_storage._summary) }()
         case 200: try { try decoder.decodeSingularMessageField(value: &_storage._outputPlace) }()
         case 220: try { try decoder.decodeSingularMessageField(value: &_storage._image) }()
         default: break
@@ -1088,6 +1144,9 @@ nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftPro
       if _storage._events != .everyPhoto {
         try visitor.visitSingularEnumField(value: _storage._events, fieldNumber: 10)
       }
+      if _storage._summary != .everyPhoto {
+        try visitor.visitSingularEnumField(value: _storage._summary, fieldNumber: 11)
+      }
       try { if let v = _storage._outputPlace {
         try visitor.visitSingularMessageField(value: v, fieldNumber: 200)
       } }()
@@ -1113,6 +1172,7 @@ nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftPro
         if _storage._label != rhs_storage._label {return false}
         if _storage._fastDct != rhs_storage._fastDct {return false}
         if _storage._events != rhs_storage._events {return false}
+        if _storage._summary != rhs_storage._summary {return false}
         if _storage._image != rhs_storage._image {return false}
         if _storage._outputPlace != rhs_storage._outputPlace {return false}
         return true
@@ -1290,7 +1350,7 @@ nonisolated extension Photocluster_V1_StatusRequest: SwiftProtobuf.Message, Swif
 
 nonisolated extension Photocluster_V1_WatchJob: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WatchJob"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{1}events\0\u{2}r\u{2}renewal\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{1}events\0\u{1}summary\0\u{2}q\u{2}renewal\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1300,6 +1360,7 @@ nonisolated extension Photocluster_V1_WatchJob: SwiftProtobuf.Message, SwiftProt
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularStringField(value: &self.jobID) }()
       case 2: try { try decoder.decodeSingularEnumField(value: &self.events) }()
+      case 3: try { try decoder.decodeSingularEnumField(value: &self.summary) }()
       case 180: try { try decoder.decodeSingularBoolField(value: &self.renewal) }()
       default: break
       }
@@ -1313,6 +1374,9 @@ nonisolated extension Photocluster_V1_WatchJob: SwiftProtobuf.Message, SwiftProt
     if self.events != .everyPhoto {
       try visitor.visitSingularEnumField(value: self.events, fieldNumber: 2)
     }
+    if self.summary != .everyPhoto {
+      try visitor.visitSingularEnumField(value: self.summary, fieldNumber: 3)
+    }
     if self.renewal != false {
       try visitor.visitSingularBoolField(value: self.renewal, fieldNumber: 180)
     }
@@ -1322,6 +1386,7 @@ nonisolated extension Photocluster_V1_WatchJob: SwiftProtobuf.Message, SwiftProt
   public static func ==(lhs: Photocluster_V1_WatchJob, rhs: Photocluster_V1_WatchJob) -> Bool {
     if lhs.jobID != rhs.jobID {return false}
     if lhs.events != rhs.events {return false}
+    if lhs.summary != rhs.summary {return false}
     if lhs.renewal != rhs.renewal {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true

@@ -95,6 +95,30 @@ final class SubmitCommandTests: XCTestCase {
         XCTAssertLessThanOrEqual(SepiaReference.difference(SepiaReference.apply(input, intensity: 1), clock.image).max, 1)
     }
 
+    /// A job over the table's limit is reported by its photos that did not succeed, and where the
+    /// list of every photo is; `--json` still lists every output.
+    func testALargeJobsTableListsOnlyThePhotosThatDidNotSucceed() throws {
+        // One photo under a thousand and one names: it is fetched and filtered once, and copied.
+        var entries: [String: String] = [:]
+        for index in 0..<1_000 { entries[String(format: "copy%04d", index)] = "\(server.baseURL)/clock.jpg" }
+        entries["missing"] = "\(server.baseURL)/no-such-photo.jpg"
+        let manifest = try writeManifest(entries)
+        let out = work.appendingPathComponent("large")
+        let result = try CommandRunner.run(["submit", manifest.path, "--out", out.path, "--workers", "2"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        let rows = result.stdout.split(separator: "\n")
+        XCTAssertTrue(rows.contains { $0.hasPrefix("missing") && $0.contains("failed") && $0.contains("HTTP 404") }, result.stdout)
+        XCTAssertFalse(rows.contains { $0.hasPrefix("copy") }, "no row for a photo that succeeded")
+        XCTAssertTrue(result.stdout.contains("(1000 photos that succeeded are not listed: \(out.path)/index.json lists every photo)"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("1000 ok, 1 failed"), result.stdout)
+        let index = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("index.json"))) as? [String: Any])
+        XCTAssertEqual((index["photos"] as? [Any])?.count, 1_001)
+
+        let json = try CommandRunner.run(["submit", manifest.path, "--out", work.appendingPathComponent("large-json").path, "--json", "--workers", "2"])
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], json.stdout)
+        XCTAssertEqual((object["outputs"] as? [Any])?.count, 1_000, "JSON lists every output")
+    }
+
     func testMalformedManifestExitsTwoNamingFileAndEntry() throws {
         let manifest = work.appendingPathComponent("broken.txt")
         try "\(server.baseURL)/clock.jpg\nthis is not a url\n".write(to: manifest, atomically: true, encoding: .utf8)

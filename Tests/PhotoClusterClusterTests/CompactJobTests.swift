@@ -35,6 +35,35 @@ final class CompactJobTests: XCTestCase {
         XCTAssertEqual(job.chains.count, 2, "one chain per distinct filter list")
     }
 
+    /// A stored result is checked byte by byte against the path the job expects, in every kind
+    /// of place: the one path is accepted, and a path that differs anywhere is not.
+    func testAnOutputPathIsRecognisedOnlyWhereTheJobPutsIt() throws {
+        let photos = [("Cat.JPG", "http://h/1"), ("cat.jpg", "http://h/2"), ("ünï", "http://h/3")]
+        let places: [(URL, OutputPlace?)] = [
+            (URL(fileURLWithPath: "/tmp/compact"), nil), (URL(fileURLWithPath: "/"), nil),
+            (URL(fileURLWithPath: "/"), try OutputPlace.s3(parsing: "s3://bucket/some/prefix")), (URL(fileURLWithPath: "/"), try OutputPlace.s3(parsing: "s3://bucket")),
+            (URL(fileURLWithPath: "/"), try OutputPlace.shared(parsing: "/mnt/photos/out")),
+        ]
+        for (directory, place) in places {
+            let job = Job(id: "job-1", submit: try submit(photos), outputDirectory: directory, place: place)
+            for index in UInt32(0)..<3 {
+                for format in [Photocluster_V1_OutputFormat.jpeg, .png, .webp] {
+                    let path = job.outputPath(of: index, format: format)
+                    let name = OutputNaming.fileName(stem: job.stem(of: index), format: format.fileExtension)
+                    XCTAssertEqual(path, place?.location(of: name) ?? directory.appendingPathComponent(name).path)
+                    XCTAssertTrue(job.isOutputPath(path, of: index, format: format), path)
+                    var bytes: [UInt8] = []
+                    job.appendOutputPath(of: index, format: format, to: &bytes)
+                    XCTAssertEqual(String(decoding: bytes, as: UTF8.self), path)
+                    for other in [path + "x", String(path.dropLast()), "x" + path.dropFirst(), path.replacingOccurrences(of: ".", with: "_"),
+                                  job.outputPath(of: (index + 1) % 3, format: format), job.outputPath(of: index, format: format == .png ? .jpeg : .png)] {
+                        XCTAssertFalse(job.isOutputPath(other, of: index, format: format), "\(other) is not \(path)")
+                    }
+                }
+            }
+        }
+    }
+
     func testAPhotoFollowsTheFirstWithItsURLAndFiltersAndNoOther() throws {
         let photos = [("a", "http://h/1"), ("b", "http://h/1"), ("c", "http://h/1"), ("d", "http://h/2")]
         let job = Job(

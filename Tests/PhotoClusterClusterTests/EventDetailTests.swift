@@ -50,6 +50,28 @@ final class EventDetailTests: XCTestCase {
         events.compactMap { if case .progress(let p) = $0.body { return ($0.at, p.done) } else { return nil } }
     }
 
+    /// A summary of the photos that did not succeed lists those and no other, with the counts of
+    /// all; a client that asks for every photo still gets every photo of the same job.
+    func testASummaryOfUnsuccessfulPhotosListsOnlyThose() async throws {
+        var submit = try submit((0..<4).map { "/fast/\($0)" }, events: .counts)
+        submit.photos += (0..<2).map { index in .with { $0.name = "broken\(index)"; $0.url = "ftp://127.0.0.1/broken\(index).jpg" } }
+        submit.summary = .unsuccessful
+        let (job, summary, _) = try await ClusterHarness.run(submit, on: client)
+        let listed = try XCTUnwrap(summary)
+        XCTAssertEqual(listed.progress.total, 6)
+        XCTAssertEqual(listed.progress.succeeded, 4)
+        XCTAssertEqual(listed.progress.failed, 2)
+        XCTAssertEqual(listed.photos.map(\.name).sorted(), ["broken0", "broken1"], "only the photos that did not succeed")
+        XCTAssertTrue(listed.photos.allSatisfy { $0.state == .failed && !$0.reason.isEmpty })
+
+        let (_, events) = try await client.watch(job.id, events: .counts, summary: .everyPhoto)
+        var everything: JobSummary?
+        for await event in events {
+            if case .finished(let finished) = event.body { everything = finished }
+        }
+        XCTAssertEqual(try XCTUnwrap(everything).photos.count, 6, "a client that asks for every photo gets every photo")
+    }
+
     func testEveryPhotoClientsHearEachPhotoAndTheCountsAfterIt() async throws {
         let events = try await follow(try submit((0..<20).map { "/fast/\($0)" }, events: .everyPhoto))
         let photos = events.compactMap { if case .photo(let p) = $0.body { return p.index } else { return nil } }

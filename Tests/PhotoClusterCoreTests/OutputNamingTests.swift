@@ -39,4 +39,17 @@ final class OutputNamingTests: XCTestCase {
         XCTAssertEqual(stems[1].count, OutputNaming.maxStemLength)
         XCTAssertTrue(stems[1].hasSuffix("-2"))
     }
+
+    /// The shortcut for plain ASCII names gives what the rule gives, character by character.
+    func testTheShortcutForPlainNamesFollowsTheRule() {
+        let pieces = ["a", "Z", "7", "-", "_", ".", ".", " ", "/", "é", "jpg", "JPEG", "png", "Webp", "jpe", "txt", "tar.gz"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let name = (0..<Int.random(in: 0...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            XCTAssertEqual(OutputNaming.sanitizedStem(name), OutputNaming.sanitizedStemByRule(name), name)
+        }
+        for name in [String(repeating: "x", count: 120), String(repeating: "x", count: 121), "x.JPG", "x.", ".x", "x.jpeg2"] {
+            XCTAssertEqual(OutputNaming.sanitizedStem(name), OutputNaming.sanitizedStemByRule(name), name)
+        }
+    }
 }

@@ -88,9 +88,11 @@ struct JobRunner {
     }
 
     private func follow(_ submit: SubmitJob, with client: ClusterClient, where place: String) async throws -> Int32 {
-        // The bar and the report need only the counts and the summary, not every photo's status.
+        // The bar and the report need only the counts and the summary, not every photo's status;
+        // the table of a large job lists the photos that did not succeed (see `JobReport`).
         var submit = submit
         submit.events = .counts
+        if !options.json && submit.photos.count > JobReport.photoTableLimit { submit.summary = .unsuccessful }
         let job: SubmittedJob
         do {
             job = try await client.submit(submit)

@@ -3,6 +3,10 @@ import PhotoClusterProto
 
 /// The end of a job as a table for people or one JSON object for programs.
 struct JobReport {
+    /// The table lists every photo of a job up to this many; a larger job's table lists the
+    /// photos that did not succeed, and says where the index of every photo is.
+    static let photoTableLimit = 1000
+
     let summary: Photocluster_V1_JobSummary
 
     var allSucceeded: Bool {
@@ -84,6 +88,10 @@ struct JobReport {
             text += pad(photo.name, nameWidth) + "  " + pad(result, 9) + "  " + pad(size, 11) + "  " + detail + "\n"
         }
         let p = summary.progress
+        if photos.count < p.total {
+            let location = summary.outputDir.hasSuffix("/") ? summary.outputDir : summary.outputDir + "/"
+            text += "(\(Int(p.total) - photos.count) photos that succeeded are not listed: \(location)index.json lists every photo)\n"
+        }
         let rate = summary.elapsedSeconds > 0 ? Double(p.succeeded) / summary.elapsedSeconds : 0
         text += "\n\(p.succeeded) ok, \(p.failed) failed, \(p.cancelled) cancelled of \(p.total) in "
             + String(format: "%.2f s (%.1f photos/s)", summary.elapsedSeconds, rate) + "\n"

@@ -1,7 +1,8 @@
 import Foundation
 import PhotoClusterProto
 
-/// The clients that hear about one job, and how much each asked for (see `EventDetail`).
+/// The clients that hear about one job, and how much each asked for (see `EventDetail` and
+/// `SummaryDetail`).
 /// Loop-owned: one per job in `CoordinatorNode.subscribers`.
 ///
 /// Counts-only clients get the job's counts at most once per `countsInterval`; counts that
@@ -12,6 +13,8 @@ struct JobSubscribers {
 
     private(set) var everyPhoto: Set<Data> = []
     private(set) var countsOnly: Set<Data> = []
+    /// Clients whose summary lists only the photos that did not succeed.
+    private(set) var unsuccessfulOnly: Set<Data> = []
     /// Clients that were sent the finished job's summary: a watch they renew (while the summary
     /// is on its way) does not bring it again.
     private(set) var toldTheEnd: Set<Data> = []
@@ -22,12 +25,17 @@ struct JobSubscribers {
 
     init() {}
 
-    init(_ client: Data, detail: Photocluster_V1_EventDetail) {
-        add(client, detail: detail)
+    init(_ client: Data, detail: Photocluster_V1_EventDetail, summary: Photocluster_V1_SummaryDetail = .everyPhoto) {
+        add(client, detail: detail, summary: summary)
     }
 
     /// Subscribes a client, or changes what it hears.
-    mutating func add(_ client: Data, detail: Photocluster_V1_EventDetail) {
+    mutating func add(_ client: Data, detail: Photocluster_V1_EventDetail, summary: Photocluster_V1_SummaryDetail = .everyPhoto) {
+        if summary == .unsuccessful {
+            unsuccessfulOnly.insert(client)
+        } else {
+            unsuccessfulOnly.remove(client)
+        }
         if detail == .counts {
             everyPhoto.remove(client)
             countsOnly.insert(client)
@@ -40,6 +48,12 @@ struct JobSubscribers {
     mutating func remove(_ client: Data) {
         everyPhoto.remove(client)
         countsOnly.remove(client)
+        unsuccessfulOnly.remove(client)
+    }
+
+    /// What `client`'s summary lists (a client not subscribed gets every photo).
+    func summaryDetail(of client: Data) -> Photocluster_V1_SummaryDetail {
+        unsuccessfulOnly.contains(client) ? .unsuccessful : .everyPhoto
     }
 
     var all: Set<Data> { everyPhoto.union(countsOnly) }

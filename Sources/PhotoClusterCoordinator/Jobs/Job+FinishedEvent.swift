@@ -6,24 +6,28 @@ extension Job {
     static let finishedEventPiece = 4096
 
     /// The event that ends a job for its clients (a `CoordinatorToClient` carrying the summary with
-    /// every photo's status), encoded a piece of `finishedEventPiece` photos at a time.
+    /// every photo's status, or with those of the photos that did not succeed), encoded a piece
+    /// of `finishedEventPiece` photos at a time.
     ///
     /// Protobuf merges a message field that appears twice and appends to a repeated one, so the
     /// pieces, one after the other, decode as the one message: the summary without its photos,
     /// then messages that carry only the next photos. For a million photos this keeps a few
     /// thousand statuses in memory instead of all of them beside their encoding.
-    func encodedFinishedEvent() -> Data {
+    func encodedFinishedEvent(detail: Photocluster_V1_SummaryDetail = .everyPhoto) -> Data {
         var head = Photocluster_V1_CoordinatorToClient()
         head.event.jobID = id
         head.event.finished = summary(includePhotos: false)
         var encoded = Envelope.encode(head)
-        encoded.reserveCapacity(encoded.count + photos.count * 96)
+        let listed = detail == .unsuccessful ? photos.count - (tally.states[.done] ?? 0) : photos.count
+        encoded.reserveCapacity(encoded.count + listed * 96)
         var start = 0
         while start < photos.count {
             let end = min(start + Self.finishedEventPiece, photos.count)
             var piece = Photocluster_V1_CoordinatorToClient()
-            piece.event.finished.photos = photos[start..<end].map { status(of: $0) }
-            encoded.append(Envelope.encode(piece))
+            piece.event.finished.photos = photos[start..<end].compactMap { photo in
+                detail == .unsuccessful && photo.state == .done ? nil : status(of: photo)
+            }
+            if !piece.event.finished.photos.isEmpty { encoded.append(Envelope.encode(piece)) }
             start = end
         }
         return encoded

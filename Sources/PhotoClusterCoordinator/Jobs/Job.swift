@@ -11,6 +11,9 @@ struct Job {
     let outputDirectory: URL
     /// `outputDirectory.path`, made once: a URL's path is parsed anew at every use.
     let outputDirectoryPath: String
+    /// What every output's path starts with: the directory and a `/`, or the place's prefix
+    /// (see `Job+OutputPaths`).
+    let outputPathPrefix: String
     /// Where the workers store the outputs themselves (S3, a shared directory), or nil: the
     /// coordinator writes them into `outputDirectory`, which a job with a place does not use.
     let place: OutputPlace?
@@ -79,6 +82,8 @@ struct Job {
         self.outputDirectory = outputDirectory
         self.outputDirectoryPath = outputDirectory.path
         self.place = place
+        let directoryPath = outputDirectory.path
+        outputPathPrefix = place?.location(of: "") ?? (directoryPath.hasSuffix("/") ? directoryPath : directoryPath + "/")
         self.owner = owner
         self.format = submit.format
         self.quality = submit.quality == 0 ? 90 : submit.quality
@@ -211,28 +216,6 @@ struct Job {
     func filters(of photo: PhotoRecord) -> [Photocluster_V1_FilterSpec] { chains[Int(photo.chain)] }
     func filterNames(of photo: PhotoRecord) -> Set<String> { chainNames[Int(photo.chain)] }
 
-    /// Where a photo's output is once it is done: its stem and format in the output directory.
-    func outputPath(of photo: PhotoRecord) -> String {
-        guard photo.state == .done else { return "" }
-        return outputPath(stem: stem(of: photo.index), format: photo.outputFormat)
-    }
-
-    /// Where photo `index`'s output of `format` goes.
-    func outputPath(of index: UInt32, format: Photocluster_V1_OutputFormat) -> String {
-        outputPath(stem: stem(of: index), format: format)
-    }
-
-    /// The file a result of `format` is written to. Made as a string: appending to a `URL` parses
-    /// it, which costs more than the rest of a photo's handling.
-    func outputPath(stem: String, format: Photocluster_V1_OutputFormat) -> String {
-        let name = OutputNaming.fileName(stem: stem, format: format.fileExtension)
-        if let place { return place.location(of: name) }
-        return outputDirectoryPath.hasSuffix("/") ? outputDirectoryPath + name : outputDirectoryPath + "/" + name
-    }
-
-    /// The output directory's path, or the place (`s3://BUCKET/PREFIX`, a shared directory).
-    var outputLocation: String { place?.description ?? outputDirectoryPath }
-
     /// The photo as clients see it; `workerID` names the worker holding it.
     func status(of photo: PhotoRecord, workerID: String = "") -> Photocluster_V1_PhotoStatus {
         var status = Photocluster_V1_PhotoStatus()
@@ -288,17 +271,6 @@ struct Job {
         summary.pixelsWasted = work.wastedPixels
         if includePhotos { summary.photos = photos.map { status(of: $0, workerID: $0.isInFlight ? workerID($0.worker) : "") } }
         return summary
-    }
-}
-
-extension Photocluster_V1_OutputFormat {
-    /// The extension of an output file of this format (a result's format is never `keep`).
-    var fileExtension: String {
-        switch self {
-        case .png: return "png"
-        case .webp: return "webp"
-        default: return "jpg"
-        }
     }
 }
 

@@ -28,7 +28,7 @@ extension CoordinatorNode {
             sendToClient(client, requestID: id, .status(statusReply(for: status.jobID, for: requester)))
         case .watch(let watch):
             guard permitted(watch.jobID, for: requester, client, id), let job = jobs[watch.jobID] else { return }
-            subscribers[watch.jobID, default: JobSubscribers()].add(client, detail: watch.events)
+            subscribers[watch.jobID, default: JobSubscribers()].add(client, detail: watch.events, summary: watch.summary)
             // A renewal's answer is only looked at for an error: every photo's status, built
             // every few seconds for a job of a million photos, would cost the loop seconds.
             sendToClient(client, requestID: id, .status(statusReply(for: job.id, includePhotos: !watch.renewal, for: requester)))
@@ -163,7 +163,7 @@ extension CoordinatorNode {
         jobOrder.append(jobID)
         openJobs.append(jobID)
         if let directory { outputDirectories[jobID] = directory }
-        subscribers[jobID] = JobSubscribers(client, detail: submit.events)
+        subscribers[jobID] = JobSubscribers(client, detail: submit.events, summary: submit.summary)
         var accepted = Photocluster_V1_JobAccepted()
         accepted.jobID = jobID
         accepted.total = UInt32(submit.photos.count)

@@ -52,8 +52,13 @@ extension CoordinatorNode {
 
     /// The finished job's summary, with every photo, to `clients` (see `Job.encodedFinishedEvent`).
     func sendFinishedSummary(of jobID: String, to clients: Set<Data>) {
-        guard !clients.isEmpty, let encoded = jobs[jobID]?.encodedFinishedEvent() else { return }
-        for client in clients { sendToClient(client, encoded: encoded) }
+        guard !clients.isEmpty, jobs[jobID] != nil else { return }
+        // Encoded once for each detail asked for: for a large job it is the biggest message sent.
+        let byDetail = Dictionary(grouping: clients) { subscribers[jobID]?.summaryDetail(of: $0) ?? .everyPhoto }
+        for (detail, recipients) in byDetail {
+            guard let encoded = jobs[jobID]?.encodedFinishedEvent(detail: detail) else { continue }
+            for client in recipients { sendToClient(client, encoded: encoded) }
+        }
         subscribers[jobID]?.noteTheEnd(sentTo: clients)
     }
 }

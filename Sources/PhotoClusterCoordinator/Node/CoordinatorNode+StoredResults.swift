@@ -24,15 +24,17 @@ extension CoordinatorNode {
             let followers = jobs[result.jobID]?.followers(of: result.photoIndex)
         else { return }
         if photo.worker == workers[worker]?.number { workers[worker]?.completed += 1 }
-        let stored = Set(result.storedAt)
         var ends: [(index: UInt32, worker: String?)] = []
         for index in [result.photoIndex] + followers {
             // No `let job = jobs[…]`: a copy alive while `markDone` changes the job would copy
             // every photo record, for each photo (a job of 100,000 photos finished at 600 a second).
-            guard jobs[result.jobID]?.photo(index)?.isSettled == false, let expected = jobs[result.jobID]?.outputPath(of: index, format: result.format) else { continue }
-            if stored.contains(expected) {
+            guard jobs[result.jobID]?.photo(index)?.isSettled == false,
+                let stored = jobs[result.jobID].map({ job in result.storedAt.contains { job.isOutputPath($0, of: index, format: result.format) } })
+            else { continue }
+            if stored {
                 jobs[result.jobID]?.markDone(index, format: result.format, width: result.width, height: result.height)
             } else {
+                let expected = jobs[result.jobID]!.outputPath(of: index, format: result.format)
                 jobs[result.jobID]?.markFailed(index, stage: "store", reason: "worker \(worker) did not store it at \(expected)")
             }
             ends.append((index, worker))

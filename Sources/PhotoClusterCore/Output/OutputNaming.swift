@@ -26,18 +26,28 @@ public enum OutputNaming {
             let base = sanitizedStem(name)
             var candidate = base
             var counter = 2
-            while taken.contains(candidate.lowercased()) {
+            while taken.contains(lowercased(candidate)) {
                 let suffix = "-\(counter)"
                 candidate = String(base.prefix(maxStemLength - suffix.count)) + suffix
                 counter += 1
             }
-            taken.insert(candidate.lowercased())
+            taken.insert(lowercased(candidate))
             return candidate
+        }
+
+        /// A stem in lower case; most have no capital, and stay as they are (no copy).
+        private func lowercased(_ stem: String) -> String {
+            stem.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) ? stem.lowercased() : stem
         }
     }
 
     /// The safe stem of one name, before de-duplication.
     public static func sanitizedStem(_ name: String) -> String {
+        asciiStemUnchanged(name) ?? sanitizedStemByRule(name)
+    }
+
+    /// The rule itself, character by character.
+    static func sanitizedStemByRule(_ name: String) -> String {
         var stem = name
         if let dot = stem.lastIndex(of: "."), imageExtensions.contains(stem[stem.index(after: dot)...].lowercased()) {
             stem = String(stem[..<dot])
@@ -53,5 +63,31 @@ public enum OutputNaming {
 
     public static func fileName(stem: String, format fileExtension: String) -> String {
         "\(stem).\(fileExtension)"
+    }
+
+    /// The common case, answered from the bytes alone: an ASCII name of allowed characters,
+    /// with no leading dot and no image extension, that fits: it is its own stem. Nil otherwise
+    /// (the general rule above decides).
+    private static func asciiStemUnchanged(_ name: String) -> String? {
+        let bytes = name.utf8
+        guard !bytes.isEmpty, bytes.count <= maxStemLength, bytes.first != UInt8(ascii: "."),
+            bytes.allSatisfy({ isAllowedASCII($0) })
+        else { return nil }
+        if let dot = bytes.lastIndex(of: UInt8(ascii: ".")), hasImageExtension(bytes[bytes.index(after: dot)...]) { return nil }
+        return name
+    }
+
+    private static func isAllowedASCII(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+            return true
+        default:
+            return false
+        }
+    }
+
+    private static func hasImageExtension(_ bytes: Substring.UTF8View) -> Bool {
+        bytes.count <= 4 && imageExtensions.contains(String(decoding: bytes, as: UTF8.self).lowercased())
     }
 }
