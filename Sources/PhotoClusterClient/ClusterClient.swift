@@ -279,7 +279,6 @@ public final class ClusterClient: @unchecked Sendable {
         _ body: Photocluster_V1_ClientToCoordinator.OneOf_Body, timeout: TimeInterval,
         prepare: @escaping (UInt64) -> Void = { _ in }
     ) async throws -> Photocluster_V1_CoordinatorToClient {
-        let endpoint = self.endpoint
         return try await withCheckedThrowingContinuation { continuation in
             loop.post { [unowned self] in
                 let requestID = nextRequestID

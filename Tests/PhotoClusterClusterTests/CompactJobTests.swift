@@ -81,7 +81,7 @@ final class CompactJobTests: XCTestCase {
         submit.image.metadata = .keep
         submit.viewportMode = true
         submit.viewport = .with { $0.visibleStart = 1; $0.visibleEnd = 1; $0.prefetch = 1 }
-        var job = Job(id: "job-1", submit: submit, outputDirectory: URL(fileURLWithPath: "/tmp/compact"))
+        let job = Job(id: "job-1", submit: submit, outputDirectory: URL(fileURLWithPath: "/tmp/compact"))
         job.epoch = 300
         var encoded: [UInt8] = []
         let taken = [0, 1, 2].map { job.assign($0, to: WorkerNumber(value: 7), encodingInto: &encoded) }
@@ -95,7 +95,7 @@ final class CompactJobTests: XCTestCase {
     func testGraphsOfAJobWhoseWorkersStoreOutputsCarryThePlaceAndEveryCopysStem() throws {
         // "a" and "A" collide as file names (one gets a stem of its own); "b" copies "a".
         let photos = [("a", "http://h/1.jpg"), ("b", "http://h/1.jpg"), ("A", "http://h/2.jpg"), ("c", "http://h/3.jpg")]
-        var job = Job(
+        let job = Job(
             id: "job-2", submit: try submit(photos), outputDirectory: URL(fileURLWithPath: "/tmp/compact"),
             place: try OutputPlace.shared(parsing: "/mnt/photos/out"))
         var encoded: [UInt8] = []
@@ -109,7 +109,7 @@ final class CompactJobTests: XCTestCase {
 
     func testTheFinishedEventDecodesAsTheMessageItIsMadeOf() throws {
         let count = Job.finishedEventPiece * 2 + 7
-        var job = Job(
+        let job = Job(
             id: "job-1", submit: try submit((0..<count).map { ("p\($0)", "http://h/p\($0).jpg") }), outputDirectory: URL(fileURLWithPath: "/tmp/compact"))
         for index in stride(from: 0, to: count, by: 3) { job.markDone(UInt32(index), format: .png, width: 4, height: 3) }
         job.markFailed(1, stage: "download", reason: "HTTP 404")
@@ -130,7 +130,7 @@ final class CompactJobTests: XCTestCase {
             ("plain", "http://h/plain.jpg"), ("quote\"d \\ back", "http://h/q.jpg?a=1&b=/c"), ("tab\there\nnew\u{1}ctl", "http://h/t.jpg"),
             ("ünïcødé 🎉", "http://h/u.jpg"), ("gone", "http://h/gone.jpg"),
         ]
-        var job = Job(id: "job-1", submit: try submit(photos), outputDirectory: out)
+        let job = Job(id: "job-1", submit: try submit(photos), outputDirectory: out)
         job.markDone(0, format: .jpeg, width: 640, height: 480)
         job.markDone(2, format: .png, width: 1, height: 2)
         job.markDone(3, format: .jpeg, width: 3, height: 4)

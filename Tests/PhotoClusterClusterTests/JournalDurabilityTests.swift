@@ -27,7 +27,7 @@ final class JournalDurabilityTests: XCTestCase {
             levels.append((try? database.query("PRAGMA synchronous").first?.first?.int) ?? -1)
         }
         let submit = try ClusterHarness.submit([("a", "http://127.0.0.1:9/a.jpg")], out: state)
-        var job = Job(id: "job-durable", submit: submit, outputDirectory: state)
+        let job = Job(id: "job-durable", submit: submit, outputDirectory: state)
         try journal.recordJob(job, submit: submit)
         XCTAssertEqual(levels, [2], "the accepted job was committed without a full flush")
 

@@ -26,7 +26,7 @@ extension Job {
 
     /// Gives photo `index` to `worker` (see `take`) and appends its graph to `batch` as one
     /// `AssignGraphs.graphs` entry. Answers what it took.
-    mutating func assign(_ index: UInt32, to worker: WorkerNumber, encodingInto batch: inout [UInt8]) -> AssignedGraph {
+    func assign(_ index: UInt32, to worker: WorkerNumber, encodingInto batch: inout [UInt8]) -> AssignedGraph {
         let taken = take(index, for: worker)
         let chain = photos[Int(index)].chain
         if graphTemplates[chain] == nil && graphTemplates.count < Self.templatesKept {

@@ -4,13 +4,13 @@ import PhotoClusterProto
 
 /// How photos end.
 extension Job {
-    mutating func markStage(_ index: UInt32, _ state: PhotoState) {
+    func markStage(_ index: UInt32, _ state: PhotoState) {
         guard !photos[Int(index)].state.isTerminal else { return }
         setState(index, state)
     }
 
     /// Done, its output written where `outputPath(stem:format:)` puts it.
-    mutating func markDone(_ index: UInt32, format: Photocluster_V1_OutputFormat, width: UInt32, height: UInt32) {
+    func markDone(_ index: UInt32, format: Photocluster_V1_OutputFormat, width: UInt32, height: UInt32) {
         setState(index, .done)
         setWorker(index, .none)
         photos[Int(index)].outputFormat = format
@@ -20,7 +20,7 @@ extension Job {
         photos[Int(index)].reason = ""
     }
 
-    mutating func markFailed(_ index: UInt32, stage: String, reason: String) {
+    func markFailed(_ index: UInt32, stage: String, reason: String) {
         setState(index, .failed)
         setWorker(index, .none)
         photos[Int(index)].failedStage = stage
@@ -28,7 +28,7 @@ extension Job {
     }
 
     /// Cancelled for good (the client cancelled it or the job).
-    mutating func markCancelled(_ index: UInt32, reason: String) {
+    func markCancelled(_ index: UInt32, reason: String) {
         guard !photos[Int(index)].isSettled else { return }
         setState(index, .cancelled)
         setWorker(index, .none)
@@ -36,14 +36,14 @@ extension Job {
     }
 
     /// Cancelled because it left the viewport; it comes back when it is in view again.
-    mutating func park(_ index: UInt32) {
+    func park(_ index: UInt32) {
         guard !photos[Int(index)].isSettled else { return }
         setState(index, .cancelled, parked: true)
         setWorker(index, .none)
         photos[Int(index)].reason = "left the viewport"
     }
 
-    mutating func noteFailureReason(_ index: UInt32, stage: String, reason: String) {
+    func noteFailureReason(_ index: UInt32, stage: String, reason: String) {
         photos[Int(index)].failedStage = stage
         photos[Int(index)].reason = reason
     }
@@ -51,7 +51,7 @@ extension Job {
     /// Adds a stage's work to the job's totals; work on a photo the viewport does not want is
     /// wasted, and the answer says whether this was.
     @discardableResult
-    mutating func account(_ progress: Photocluster_V1_StageProgress) -> Bool {
+    func account(_ progress: Photocluster_V1_StageProgress) -> Bool {
         let wasted = !planner.wants(Int(progress.photoIndex))
         work.bytes += progress.bytes
         work.pixels += progress.pixels
@@ -62,7 +62,7 @@ extension Job {
         return wasted
     }
 
-    mutating func noteCached(_ index: UInt32, on worker: WorkerNumber) {
+    func noteCached(_ index: UInt32, on worker: WorkerNumber) {
         photos[Int(index)].cachedOn = worker
     }
 }

@@ -28,14 +28,14 @@ extension Job {
 
     /// Puts a photo in the queue or takes it out, as `isReady` says. A leader's followers are
     /// looked at again too: a leader that settles, stops running or leaves view lets them run.
-    mutating func refreshQueue(_ index: UInt32) {
+    func refreshQueue(_ index: UInt32) {
         refreshMembership(index)
         if let followers = followersByLeader[index] {
             for follower in followers { refreshMembership(follower) }
         }
     }
 
-    private mutating func refreshMembership(_ index: UInt32) {
+    private func refreshMembership(_ index: UInt32) {
         if isReady(photos[Int(index)]) {
             queue.insert(Int(index))
         } else {
@@ -45,14 +45,14 @@ extension Job {
 
     /// Fills the queue from the photos' states: O(photos), for a job made or restored, never
     /// on a viewport change.
-    mutating func rebuildQueue() {
+    func rebuildQueue() {
         queue.removeAll()
         for index in photos.indices where isReady(photos[index]) { queue.insert(index) }
     }
 
     /// The next queued photo, in viewport order, that `canRun` accepts, removed from the queue,
     /// looking at no more than `window` photos. Photos it refuses stay queued in place.
-    mutating func takeNext(window: Int = .max, where canRun: (PhotoRecord) -> Bool) -> PhotoRecord? {
+    func takeNext(window: Int = .max, where canRun: (PhotoRecord) -> Bool) -> PhotoRecord? {
         var walk = queue.walk()
         var looked = 0
         while looked < window, let index = queue.next(&walk) {
@@ -81,7 +81,7 @@ extension Job {
 
     /// Gives photo `index` to `worker`: in flight there at the band the viewport gives it, one
     /// attempt more. Its graph is `graph(of:)`, or encoded by `assign(_:to:encodingInto:)`.
-    mutating func take(_ index: UInt32, for worker: WorkerNumber) -> AssignedGraph {
+    func take(_ index: UInt32, for worker: WorkerNumber) -> AssignedGraph {
         let plan = planner
         let band = plan.band(of: Int(index))
         setWorker(index, worker, band: band)
@@ -116,18 +116,18 @@ extension Job {
 
     /// Puts an in-flight photo back in the queue, at its place in viewport order (its worker was
     /// lost or gave it back).
-    mutating func requeue(_ index: UInt32) {
+    func requeue(_ index: UInt32) {
         guard !photos[Int(index)].isSettled else { return }
         requeues += 1
         setWorker(index, .none)
     }
 
     /// An assignment that never left: the photo is back in the queue as if it had not been taken.
-    mutating func unassign(_ index: UInt32) {
+    func unassign(_ index: UInt32) {
         setWorker(index, .none)
     }
 
-    mutating func scheduleRetry(_ index: UInt32, after delay: TimeInterval, now: MonotonicInstant = .now) {
+    func scheduleRetry(_ index: UInt32, after delay: TimeInterval, now: MonotonicInstant = .now) {
         retries += 1
         delayed.append((now.adding(seconds: delay), index))
         delayedIndices.insert(index)
@@ -135,7 +135,7 @@ extension Job {
     }
 
     /// Moves retries whose back-off has passed back into the queue.
-    mutating func releaseDueRetries(now: MonotonicInstant = .now) {
+    func releaseDueRetries(now: MonotonicInstant = .now) {
         let due = delayed.filter { $0.due <= now }
         guard !due.isEmpty else { return }
         delayed.removeAll { $0.due <= now }

@@ -22,7 +22,7 @@ extension Job {
     /// photo in flight out of view is cancelled and every one whose band changed is told its new
     /// band; scrolling, nothing (the job is suspended). Nothing else is done: `settle` follows
     /// once the messages are out.
-    mutating func moveViewport(to viewport: Viewport) -> ViewportChange {
+    func moveViewport(to viewport: Viewport) -> ViewportChange {
         let previous = planner
         epoch += 1
         self.viewport = viewport
@@ -54,7 +54,7 @@ extension Job {
     /// After the change's messages are out: parks the photos it cancelled (they run again when
     /// back in view), and lets the followers of photos that entered or left view run alone or
     /// wait for their leader again.
-    mutating func settle(_ change: ViewportChange) {
+    func settle(_ change: ViewportChange) {
         for indices in change.cancels.values {
             for index in indices { park(index) }
         }
@@ -63,7 +63,7 @@ extension Job {
 
     /// Only a leader whose wanted-ness changed can change its followers' readiness, and only
     /// photos in visible ∪ prefetch before or after can have changed (batch mode wants all).
-    private mutating func refreshFollowers(after previous: ViewportPlanner) {
+    private func refreshFollowers(after previous: ViewportPlanner) {
         guard viewportMode, !followersByLeader.isEmpty else { return }
         let now = planner
         for range in [previous.viewport.interest(count: total), now.viewport.interest(count: total)] {

@@ -18,7 +18,7 @@ extension Job {
     /// Records the loss of `worker`, charged (`alone`: the photo was its only one) or not (the
     /// photo only becomes a suspect). The photo is in flight there, so not in the queue; once its
     /// worker is cleared it waits with the suspects. Returns the photo's losses so far.
-    mutating func recordLoss(_ index: UInt32, worker: String, alone: Bool) -> WorkerLosses {
+    func recordLoss(_ index: UInt32, worker: String, alone: Bool) -> WorkerLosses {
         var losses = workerLosses[index] ?? WorkerLosses()
         if alone { losses.count += 1 }
         losses.workers.append(worker)
@@ -29,7 +29,7 @@ extension Job {
     /// Takes back a loss recorded with `worker` (it came back: it had not died); a photo with
     /// no loss left is no longer a suspect. Returns what is left, nil for none.
     @discardableResult
-    mutating func forgiveLoss(_ index: UInt32, worker: String, alone: Bool) -> WorkerLosses? {
+    func forgiveLoss(_ index: UInt32, worker: String, alone: Bool) -> WorkerLosses? {
         guard var losses = workerLosses[index], let position = losses.workers.lastIndex(of: worker) else { return workerLosses[index] }
         losses.workers.remove(at: position)
         if alone && losses.count > 0 { losses.count -= 1 }

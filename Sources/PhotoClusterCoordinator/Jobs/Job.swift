@@ -3,9 +3,13 @@ import PhotoClusterCore
 import PhotoClusterProto
 import PhotoClusterStorage
 
-/// A job's photos and where each stands. A value type with no I/O: the coordinator node owns
-/// one per job on its loop thread and turns the changes into messages and files.
-struct Job {
+/// A job's photos and where each stands, with no I/O: the coordinator node owns one per job on
+/// its loop thread and turns the changes into messages and files.
+///
+/// A class, not a value: the loop reads and changes a job tens of times per photo, and a struct
+/// read out of the job table is a copy of every field (retaining each array and string it holds),
+/// which was a fifth of the loop's time. Another thread gets a `snapshot()`, never the job itself.
+final class Job {
     let id: String
     let label: String
     let outputDirectory: URL
@@ -83,7 +87,7 @@ struct Job {
         self.outputDirectoryPath = outputDirectory.path
         self.place = place
         let directoryPath = outputDirectory.path
-        outputPathPrefix = place?.location(of: "") ?? (directoryPath.hasSuffix("/") ? directoryPath : directoryPath + "/")
+        self.outputPathPrefix = place?.location(of: "") ?? (directoryPath.hasSuffix("/") ? directoryPath : directoryPath + "/")
         self.owner = owner
         self.format = submit.format
         self.quality = submit.quality == 0 ? 90 : submit.quality
@@ -92,9 +96,10 @@ struct Job {
         self.createdAt = now
         self.viewportMode = submit.viewportMode
         let count = submit.photos.count
-        viewport = submit.hasViewport
+        let viewport = submit.hasViewport
             ? Viewport(from: submit.viewport, count: count)
             : Viewport.everything(count: count)
+        self.viewport = viewport
         queue = ViewportQueue(planner: ViewportPlanner(count: count, viewport: viewport, runsEverything: !submit.viewportMode))
         // Built photo by photo from the submit, which the caller then lets go: nothing per
         // photo is kept but the record and its strings' bytes.
@@ -141,6 +146,52 @@ struct Job {
         rebuildQueue()
     }
 
+    /// The job as it is now, for another thread (a writer's, making `index.json`): a copy of its
+    /// own, which the loop's later changes do not touch. Its arrays are shared until either side
+    /// changes them (copy on write), so a snapshot costs no copy of the photos.
+    func snapshot() -> Job {
+        Job(copying: self)
+    }
+
+    /// Every stored property, as it is (`JobSnapshotTests` checks that none is left out).
+    private init(copying other: Job) {
+        id = other.id
+        label = other.label
+        outputDirectory = other.outputDirectory
+        outputDirectoryPath = other.outputDirectoryPath
+        outputPathPrefix = other.outputPathPrefix
+        place = other.place
+        owner = other.owner
+        format = other.format
+        quality = other.quality
+        fastDCT = other.fastDCT
+        image = other.image
+        createdAt = other.createdAt
+        viewportMode = other.viewportMode
+        photos = other.photos
+        tally = other.tally
+        followersByLeader = other.followersByLeader
+        strings = other.strings
+        chains = other.chains
+        chainNames = other.chainNames
+        graphTemplates = other.graphTemplates
+        phase = other.phase
+        finishedAt = other.finishedAt
+        requeues = other.requeues
+        retries = other.retries
+        viewport = other.viewport
+        epoch = other.epoch
+        cancelledWhole = other.cancelledWhole
+        suspendedByClient = other.suspendedByClient
+        queue = other.queue
+        inFlight = other.inFlight
+        workerLosses = other.workerLosses
+        delayed = other.delayed
+        delayedIndices = other.delayedIndices
+        controlAckMilliseconds = other.controlAckMilliseconds
+        work = other.work
+    }
+
     var total: Int { photos.count }
     var isFinished: Bool { phase == .didFinish || phase == .cancelled }
     var hasPending: Bool { queue.first != nil || !readySuspects.isEmpty }
@@ -169,7 +220,7 @@ struct Job {
     }
 
     /// The one way a photo's state changes, so the tally and the queue stay true.
-    mutating func setState(_ index: UInt32, _ state: PhotoState, parked: Bool = false) {
+    func setState(_ index: UInt32, _ state: PhotoState, parked: Bool = false) {
         let old = (state: photos[Int(index)].state, parked: photos[Int(index)].parked)
         tally.states[old.state, default: 0] -= 1
         if old.parked { tally.parked -= 1 }
@@ -182,7 +233,7 @@ struct Job {
 
     /// The one way a photo's worker changes, so the in-flight index and the queue stay true;
     /// `band` is the priority the worker is told (the viewport's, unless given).
-    mutating func setWorker(_ index: UInt32, _ worker: WorkerNumber, band: PriorityBand? = nil) {
+    func setWorker(_ index: UInt32, _ worker: WorkerNumber, band: PriorityBand? = nil) {
         photos[Int(index)].worker = worker
         if worker == .none {
             inFlight.removeValue(forKey: index)
@@ -241,7 +292,7 @@ struct Job {
 
     // MARK: - Phases
 
-    mutating func enter(_ phase: Photocluster_V1_JobPhase, at now: Date = Date()) {
+    func enter(_ phase: Photocluster_V1_JobPhase, at now: Date = Date()) {
         self.phase = phase
         if phase == .didFinish || phase == .cancelled { finishedAt = now }
     }

@@ -156,7 +156,7 @@ final class Journal {
             let owner: String? = if case .text(let key) = row[13] { key } else { nil }
             // A job whose workers store its outputs names its place in the submit (the column holds it for people).
             let place = try OutputPlace(submit.outputPlace)
-            var job = Job(id: row[0].text, submit: submit, outputDirectory: URL(fileURLWithPath: place == nil ? row[2].text : "/", isDirectory: true),
+            let job = Job(id: row[0].text, submit: submit, outputDirectory: URL(fileURLWithPath: place == nil ? row[2].text : "/", isDirectory: true),
                           place: place, owner: owner, now: Date(timeIntervalSince1970: row[3].double))
             job.cancelledWhole = row[5].int != 0
             job.requeues = UInt32(row[6].int)

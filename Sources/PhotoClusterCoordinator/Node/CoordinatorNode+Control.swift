@@ -17,16 +17,14 @@ extension CoordinatorNode {
     /// come after. `arrivedAt`, when the request reached the coordinator, starts the clock of
     /// the workers' acknowledgement.
     func setViewport(_ jobID: String, _ viewport: Viewport, arrivedAt: MonotonicInstant = .now) {
-        // The job is changed where it lies in `jobs`: a copy held across a change would copy
-        // all its photos.
-        guard jobs[jobID]?.isFinished == false else { return }
-        let change = jobs[jobID]!.moveViewport(to: viewport)
+        guard let job = jobs[jobID], !job.isFinished else { return }
+        let change = job.moveViewport(to: viewport)
         noteControlSent(jobID, epoch: change.epoch, arrivedAt: arrivedAt)
-        let state = jobs[jobID]!.controlState
+        let state = job.controlState
         for (id, worker) in workers {
             sendControlState(state, to: id, cancel: change.cancels[worker.number] ?? [], priorities: change.priorities[worker.number] ?? [])
         }
-        jobs[jobID]!.settle(change)
+        job.settle(change)
         for (number, indices) in change.cancels {
             guard let worker = workerIDs[number] else { continue }
             for index in indices { workers[worker]?.release(PhotoRef(job: jobID, index: index)) }
@@ -34,7 +32,7 @@ extension CoordinatorNode {
         let parked = change.cancelledCount
         if !viewport.scrolling { metrics.cancelled(parked, reason: "viewport") }
         if parked > 0 { log(.debug, "viewport epoch \(change.epoch): \(parked) photo(s) out of view cancelled", job: jobID) }
-        journaling("job \(jobID)") { try $0.recordJobState(jobs[jobID]!) }
+        journaling("job \(jobID)") { try $0.recordJobState(job) }
         dispatch()
     }
 

@@ -67,22 +67,21 @@ extension CoordinatorNode {
     /// `holdsNothing`: the worker has no photo, counting those given to it this turn.
     private func nextPhoto(for worker: WorkerRecord, holdsNothing: Bool) -> (job: String, photo: PhotoRecord, suspect: Bool)? {
         for id in openJobs {
-            // No `let job = jobs[id]`: a copy alive while `takeNext` changes the queue would copy it.
-            // Read before `takeNext`, which holds the job for writing while it asks the closures.
-            guard jobs[id]?.isDispatchable == true, let chains = jobs[id]?.chainNames, let losses = jobs[id]?.workerLosses else { continue }
+            guard let job = jobs[id], job.isDispatchable else { continue }
+            let (chains, losses) = (job.chainNames, job.workerLosses)
             let mayRun = { (photo: PhotoRecord) in
                 self.mayRun(photo, filters: chains[Int(photo.chain)], losses: losses[photo.index], on: worker, holdsNothing: holdsNothing)
             }
             // A queued photo cached on this worker is among its cached photos and not in flight
             // there; when there is none, the affinity scan of the queue is skipped.
             if worker.holdsCachedPhotosNotInFlight,
-                let photo = jobs[id]?.takeNext(window: Self.affinityWindow, where: { $0.cachedOn == worker.number && mayRun($0) }) {
+                let photo = job.takeNext(window: Self.affinityWindow, where: { $0.cachedOn == worker.number && mayRun($0) }) {
                 return (id, photo, losses[photo.index] != nil)
             }
             let elsewhere = { (photo: PhotoRecord) in
                 photo.cachedOn != .none && photo.cachedOn != worker.number && self.workerIDs[photo.cachedOn] != nil
             }
-            if let photo = jobs[id]?.takeNext(where: { !elsewhere($0) && mayRun($0) }) {
+            if let photo = job.takeNext(where: { !elsewhere($0) && mayRun($0) }) {
                 return (id, photo, losses[photo.index] != nil)
             }
         }

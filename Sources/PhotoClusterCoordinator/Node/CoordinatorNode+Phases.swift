@@ -20,7 +20,7 @@ extension CoordinatorNode {
             publish(jobID, .phase(.willFinish))
         }
         finishing[jobID] = FinishingJob(phase: phase, since: .now)
-        let snapshot = jobs[jobID]!
+        let snapshot = jobs[jobID]!.snapshot()
         if let place = job.place {
             // The workers stored the outputs; the index goes to the same place (see `IndexStore`).
             indexStore.store(snapshot, in: place) { [weak self] problem in

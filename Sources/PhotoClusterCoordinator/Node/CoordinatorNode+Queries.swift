@@ -39,8 +39,6 @@ extension CoordinatorNode {
     /// Checks and applies a viewport request that reached the coordinator at `arrivedAt`; the
     /// problem when it cannot be applied.
     func applyViewport(_ viewport: Photocluster_V1_Viewport, to jobID: String, arrivedAt: MonotonicInstant = .now) -> JobRequestProblem? {
-        // Only what is checked is read: a copy of the job held while `setViewport` changes it
-        // would copy all its photos.
         guard let (finished, total) = jobs[jobID].map({ ($0.isFinished, $0.total) }) else {
             return JobRequestProblem(kind: .notFound, message: noJob(jobID))
         }

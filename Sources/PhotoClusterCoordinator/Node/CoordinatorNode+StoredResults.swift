@@ -20,22 +20,14 @@ extension CoordinatorNode {
         }
         release(worker, result.jobID, result.photoIndex, attempt: result.attempt)
         // Idempotent, as for written results: a photo already settled stays as it is.
-        guard let photo = jobs[result.jobID]?.photo(result.photoIndex), !photo.isSettled,
-            let followers = jobs[result.jobID]?.followers(of: result.photoIndex)
-        else { return }
+        guard let job = jobs[result.jobID], let photo = job.photo(result.photoIndex), !photo.isSettled else { return }
         if photo.worker == workers[worker]?.number { workers[worker]?.completed += 1 }
         var ends: [(index: UInt32, worker: String?)] = []
-        for index in [result.photoIndex] + followers {
-            // No `let job = jobs[…]`: a copy alive while `markDone` changes the job would copy
-            // every photo record, for each photo (a job of 100,000 photos finished at 600 a second).
-            guard jobs[result.jobID]?.photo(index)?.isSettled == false,
-                let stored = jobs[result.jobID].map({ job in result.storedAt.contains { job.isOutputPath($0, of: index, format: result.format) } })
-            else { continue }
-            if stored {
-                jobs[result.jobID]?.markDone(index, format: result.format, width: result.width, height: result.height)
+        for index in [result.photoIndex] + job.followers(of: result.photoIndex) where job.photo(index)?.isSettled == false {
+            if result.storedAt.contains(where: { job.isOutputPath($0, of: index, format: result.format) }) {
+                job.markDone(index, format: result.format, width: result.width, height: result.height)
             } else {
-                let expected = jobs[result.jobID]!.outputPath(of: index, format: result.format)
-                jobs[result.jobID]?.markFailed(index, stage: "store", reason: "worker \(worker) did not store it at \(expected)")
+                job.markFailed(index, stage: "store", reason: "worker \(worker) did not store it at \(job.outputPath(of: index, format: result.format))")
             }
             ends.append((index, worker))
         }

@@ -14,7 +14,6 @@ extension CoordinatorNode {
         for (ref, since) in writing where now.seconds(since: since) > limit {
             writing.removeValue(forKey: ref)
             if let bytes = bytesByWrite.removeValue(forKey: ref) { bytesBeingWritten -= bytes }
-            // Copied out: a `Job` held while `jobs` is changed would copy all its photos.
             guard jobs[ref.job]?.photo(ref.index)?.isSettled == false, let directory = jobs[ref.job]?.outputDirectory.path else { continue }
             // A write that ends after all leaves no file: its photo is settled (see `resultsWritten`).
             jobs[ref.job]?.markFailed(ref.index, stage: "write", reason: Self.stuckWriteReason(directory, limit))

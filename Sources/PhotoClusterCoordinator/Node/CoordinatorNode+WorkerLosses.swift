@@ -21,7 +21,6 @@ extension CoordinatorNode {
         let alone = held.count == 1
         var charged: [PhotoRef] = []
         for ref in held {
-            // In place: a copy of the job would copy every photo.
             guard jobs[ref.job]?.photo(ref.index)?.isSettled == false,
                 let losses = jobs[ref.job]?.recordLoss(ref.index, worker: worker.id, alone: alone)
             else { continue }

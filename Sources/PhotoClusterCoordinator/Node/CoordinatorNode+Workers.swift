@@ -261,14 +261,13 @@ extension CoordinatorNode {
         release(worker, result.jobID, result.photoIndex, attempt: result.attempt)
         // Results are idempotent: a photo already finished or being written (say, after a
         // requeue) is not written twice. A result from an earlier attempt is still a good result.
-        // Copy out what is needed: a `Job` held while `jobs` is changed would copy all its photos.
-        guard let photo = jobs[result.jobID]?.photo(result.photoIndex), !photo.isSettled,
-            writing[PhotoRef(job: result.jobID, index: result.photoIndex)] == nil,
-            let followers = jobs[result.jobID]?.followers(of: result.photoIndex)
+        guard let job = jobs[result.jobID], let photo = job.photo(result.photoIndex), !photo.isSettled,
+            writing[PhotoRef(job: result.jobID, index: result.photoIndex)] == nil
         else { return }
+        let followers = job.followers(of: result.photoIndex)
         if photo.worker == workers[worker]?.number { workers[worker]?.completed += 1 }
         let targets: [(index: UInt32, name: String)] = ([result.photoIndex] + followers).compactMap { index in
-            guard let job = jobs[result.jobID], let target = job.photo(index), !target.isSettled else { return nil }
+            guard let target = job.photo(index), !target.isSettled else { return nil }
             return (index, OutputNaming.fileName(stem: job.stem(of: index), format: result.format.fileExtension))
         }
         queueWrite(ResultWrite(result: result, worker: worker, encoded: encoded, directory: outputDirectories[result.jobID], targets: targets))

@@ -11,7 +11,7 @@ import PhotoClusterStorage
 /// `PREFIX/index.json`), or into a shared directory it mounts inside its own `--shared-root`.
 /// It also removes the temporary files a worker killed mid-write left in a shared directory.
 /// The index is made on a writer thread, as `JobIndex` streams it (a million photos make
-/// hundreds of megabytes), from a copy of the job taken when it finished.
+/// hundreds of megabytes), from a snapshot of the job taken when it finished.
 ///
 /// `@unchecked Sendable` invariant: the configuration is immutable; the S3 client, made on first
 /// use, sits behind `client`'s lock.
@@ -27,8 +27,8 @@ final class IndexStore: @unchecked Sendable {
         self.writers = writers
     }
 
-    /// Stores the index of `job` as `index.json` in `place`; `completion` gets nil, or why it
-    /// could not, saying what to do. It runs on another thread.
+    /// Stores the index of `job` (a snapshot the caller lets go) as `index.json` in `place`;
+    /// `completion` gets nil, or why it could not, saying what to do. It runs on another thread.
     func store(_ job: Job, in place: OutputPlace, completion: @escaping @Sendable (String?) -> Void) {
         let job = UncheckedJob(job: job)
         switch place {
@@ -95,8 +95,8 @@ final class IndexStore: @unchecked Sendable {
 
 /// A finished job's copy handed to a writer thread.
 ///
-/// `@unchecked Sendable` invariant: it is a value copied on the loop thread when the job
-/// finished; the writer thread only reads it, and nobody else sees this copy.
+/// `@unchecked Sendable` invariant: it is a `Job.snapshot()` taken on the loop thread when the
+/// job finished; the writer thread only reads it, and nobody else sees this copy.
 private struct UncheckedJob: @unchecked Sendable {
     let job: Job
 }

@@ -2,8 +2,10 @@ import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
 
-/// What the coordinator knows of one connected worker.
-struct WorkerRecord {
+/// What the coordinator knows of one connected worker. A class for the reason `Job` is one: the
+/// loop reads a worker's record several times per photo, and a struct read out of the table is
+/// a copy of its sets. Loop-owned; nothing of it leaves the loop thread.
+final class WorkerRecord {
     /// The worker's ZeroMQ routing identity, which is also its id.
     let id: String
     /// Its number in the worker table: what photo records hold instead of `id`.
@@ -72,41 +74,41 @@ struct WorkerRecord {
     var holdsCachedPhotosNotInFlight: Bool { cached.count > cachedInFlight }
 
     /// The photos just assigned to it: each takes a credit and is in flight here.
-    mutating func spendCredit(holding refs: [PhotoRef]) {
+    func spendCredit(holding refs: [PhotoRef]) {
         credits -= refs.count
         for ref in refs { hold(ref) }
     }
 
     /// Graphs that could not be sent: their credit comes back and they are not in flight here.
-    mutating func refundCredit(releasing refs: [PhotoRef]) {
+    func refundCredit(releasing refs: [PhotoRef]) {
         credits += refs.count
         for ref in refs { release(ref) }
     }
 
     /// Graphs that left in one message numbered `sequence` (see `reconcile`).
-    mutating func noteAssigned(_ refs: [PhotoRef], sequence: UInt64) {
+    func noteAssigned(_ refs: [PhotoRef], sequence: UInt64) {
         assignSequence = sequence
         for ref in refs { assignedAt[ref] = sequence }
     }
 
-    mutating func hold(_ ref: PhotoRef) {
+    func hold(_ ref: PhotoRef) {
         if inFlight.insert(ref).inserted && cached.contains(ref) { cachedInFlight += 1 }
     }
 
-    mutating func release(_ ref: PhotoRef) {
+    func release(_ ref: PhotoRef) {
         if inFlight.remove(ref) != nil && cached.contains(ref) { cachedInFlight -= 1 }
     }
 
-    mutating func replaceInFlight(_ refs: Set<PhotoRef>) {
+    func replaceInFlight(_ refs: Set<PhotoRef>) {
         inFlight = refs
         cachedInFlight = cached.count < inFlight.count ? cached.filter(inFlight.contains).count : inFlight.filter(cached.contains).count
     }
 
-    mutating func noteCached(_ ref: PhotoRef) {
+    func noteCached(_ ref: PhotoRef) {
         if cached.insert(ref).inserted && inFlight.contains(ref) { cachedInFlight += 1 }
     }
 
-    mutating func forgetCached(_ ref: PhotoRef) {
+    func forgetCached(_ ref: PhotoRef) {
         if cached.remove(ref) != nil && inFlight.contains(ref) { cachedInFlight -= 1 }
     }
 }
