@@ -51,6 +51,8 @@ bench: deps
 	.build/release/ViewportBenchmark --workers 16 --name viewport-16
 	.build/release/ViewportBenchmark --workers 4 --state --job-photos 100000 --name viewport-100k
 	.build/release/DispatchBenchmark
+	.build/release/DispatchBenchmark --photos 100000 --state /tmp
+	bench/stage-priority 3
 	BENCH_BIN=.build/release bench/run
 
 # libFuzzer targets for every decoder of bytes from the network; FUZZ_SECONDS per target.
