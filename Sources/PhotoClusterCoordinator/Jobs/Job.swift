@@ -84,9 +84,9 @@ final class Job {
         self.id = id
         self.label = submit.label
         self.outputDirectory = outputDirectory
-        self.outputDirectoryPath = outputDirectory.path
-        self.place = place
         let directoryPath = outputDirectory.path
+        self.outputDirectoryPath = directoryPath
+        self.place = place
         self.outputPathPrefix = place?.location(of: "") ?? (directoryPath.hasSuffix("/") ? directoryPath : directoryPath + "/")
         self.owner = owner
         self.format = submit.format
