@@ -319,7 +319,11 @@ for photos in sizes {
     var summary: JobSummary?
     var lastCountsAt = Date()
     for await event in job.events {
-        if case .finished(let finished) = event.body { summary = finished } else { lastCountsAt = Date() }
+        switch event.body {
+        case .finished(let finished): summary = finished
+        case .progress: lastCountsAt = Date()
+        default: break
+        }
     }
     let phases = (accepted: acceptedAt.timeIntervalSince(started), lastCounts: lastCountsAt.timeIntervalSince(started))
     note(String(format: "%d photos: accepted after %.3f s, last counts at %.3f s, the summary at %.3f s", photos, phases.accepted, phases.lastCounts, Date().timeIntervalSince(started)))

@@ -35,9 +35,15 @@ public enum OutputPlace: Sendable, Hashable, CustomStringConvertible {
 
     /// Where the output named `fileName` goes: an `s3://` URL or a path.
     public func location(of fileName: String) -> String {
+        locationPrefix + fileName
+    }
+
+    /// What every output's location starts with (`s3://BUCKET/PREFIX/`, `DIRECTORY/`): its file
+    /// name follows.
+    public var locationPrefix: String {
         switch self {
-        case .s3(let prefix): return prefix.appending(fileName).description
-        case .shared(let directory): return directory == "/" ? "/" + fileName : directory + "/" + fileName
+        case .s3(let prefix): return prefix.appending("").description
+        case .shared(let directory): return directory == "/" ? "/" : directory + "/"
         }
     }
 

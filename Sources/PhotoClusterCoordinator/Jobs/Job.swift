@@ -87,7 +87,7 @@ final class Job {
         let directoryPath = outputDirectory.path
         self.outputDirectoryPath = directoryPath
         self.place = place
-        self.outputPathPrefix = place?.location(of: "") ?? (directoryPath.hasSuffix("/") ? directoryPath : directoryPath + "/")
+        self.outputPathPrefix = place?.locationPrefix ?? (directoryPath.hasSuffix("/") ? directoryPath : directoryPath + "/")
         self.owner = owner
         self.format = submit.format
         self.quality = submit.quality == 0 ? 90 : submit.quality
