@@ -37,13 +37,13 @@ extension CoordinatorNode {
     }
 
     func setSuspendedByClient(_ jobID: String, _ suspended: Bool, arrivedAt: MonotonicInstant = .now) {
-        guard jobs[jobID]?.isFinished == false else { return }
-        jobs[jobID]!.epoch += 1
-        jobs[jobID]!.suspendedByClient = suspended
-        let state = jobs[jobID]!.controlState
+        guard let job = jobs[jobID], !job.isFinished else { return }
+        job.epoch += 1
+        job.suspendedByClient = suspended
+        let state = job.controlState
         noteControlSent(jobID, epoch: state.epoch, arrivedAt: arrivedAt)
         for id in workers.keys { sendControlState(state, to: id) }
-        journaling("job \(jobID)") { try $0.recordJobState(jobs[jobID]!) }
+        journaling("job \(jobID)") { try $0.recordJobState(job) }
         dispatch()
     }
 
@@ -100,16 +100,16 @@ extension CoordinatorNode {
     /// Cancels photos by name (every photo when `names` is empty) for good: queued ones at once,
     /// in-flight ones on the workers that hold them. Cancelling every photo cancels the job.
     func cancelPhotos(of jobID: String, names: Set<String>) {
-        guard jobs[jobID]?.isFinished == false else { return }
-        let named = { (photo: PhotoRecord) in names.isEmpty || names.contains(self.jobs[jobID]!.name(of: photo.index)) }
+        guard let job = jobs[jobID], !job.isFinished else { return }
+        let named = { (photo: PhotoRecord) in names.isEmpty || names.contains(job.name(of: photo.index)) }
         // The workers hear first: the photos in flight are found without looking at the others.
         var byWorker: [String: [UInt32]] = [:]
-        for index in jobs[jobID]!.inFlight.keys {
-            guard let photo = jobs[jobID]!.photo(index), let worker = workerIDs[photo.worker], named(photo) else { continue }
+        for index in job.inFlight.keys {
+            guard let photo = job.photo(index), let worker = workerIDs[photo.worker], named(photo) else { continue }
             byWorker[worker, default: []].append(index)
         }
-        jobs[jobID]!.epoch += 1
-        let epoch = jobs[jobID]!.epoch
+        job.epoch += 1
+        let epoch = job.epoch
         for (worker, indices) in byWorker {
             sendToWorker(worker, .cancel(.with {
                 $0.jobID = jobID
@@ -122,12 +122,12 @@ extension CoordinatorNode {
         // Followers of a photo cancelled by name no longer wait for it (`markCancelled` sees to it).
         let reason = names.isEmpty ? "the job was cancelled" : "cancelled by the client"
         var cancelled: [UInt32] = []
-        for index in 0..<UInt32(jobs[jobID]!.total) {
-            guard let photo = jobs[jobID]!.photo(index), !photo.isSettled, named(photo) else { continue }
-            jobs[jobID]!.markCancelled(index, reason: reason)
+        for index in 0..<UInt32(job.total) {
+            guard let photo = job.photo(index), !photo.isSettled, named(photo) else { continue }
+            job.markCancelled(index, reason: reason)
             cancelled.append(index)
         }
-        journaling("job \(jobID)") { try $0.recordJobState(jobs[jobID]!) }
+        journaling("job \(jobID)") { try $0.recordJobState(job) }
         metrics.cancelled(cancelled.count, reason: "client")
         photosFinished(jobID, cancelled)
         dispatch()
