@@ -84,7 +84,10 @@ guard FileManager.default.isExecutableFile(atPath: options.cluster) else {
     note("\(options.cluster) is missing: build it with `swift build -c release --product cluster` (or run `make bench`)")
     exit(1)
 }
-let logs = FileManager.default.temporaryDirectory.appendingPathComponent("viewport-bench-\(getpid())")
+/// The run's logs, journal and outputs (a latency job writes about 230 MB): removed when the run
+/// succeeds, kept for a look when it fails.
+let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("viewport-bench-\(getpid())")
+let logs = scratch.appendingPathComponent("logs")
 try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
 let server = try LoopbackHTTPServer.serving(directory: URL(fileURLWithPath: "samples/photos"))
 // Below Linux's ephemeral range (32768 up): a worker reconnecting to a port in it while nothing
@@ -93,8 +96,8 @@ let port = Int.random(in: 20_000...30_000)
 let workerEndpoint = "tcp://127.0.0.1:\(port)"
 let clientEndpoint = "tcp://127.0.0.1:\(port + 1)"
 let loadAtStart = loadAverage()
-var coordinatorArguments = ["coordinator", "--insecure", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--heartbeat-ms", "250", "--output-root", FileManager.default.temporaryDirectory.path]
-if options.state { coordinatorArguments += ["--state", logs.appendingPathComponent("state").path] }
+var coordinatorArguments = ["coordinator", "--insecure", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--heartbeat-ms", "250", "--output-root", scratch.path]
+if options.state { coordinatorArguments += ["--state", scratch.appendingPathComponent("state").path] }
 if let priority = options.writerPriority { coordinatorArguments += ["--writer-priority", priority] }
 var processes = [try launch(options.cluster, coordinatorArguments, log: logs.appendingPathComponent("coordinator.log"))]
 for index in 0..<options.workers {
@@ -140,7 +143,7 @@ let manifest = try ManifestParser().parse(contentsOf: URL(fileURLWithPath: "samp
 func submitJob(out: String, copies: Int = 1) async throws -> SubmittedJob {
     var submit = SubmitJob()
     submit.label = "photos-500.json"
-    submit.outputDir = FileManager.default.temporaryDirectory.appendingPathComponent("viewport-bench-out-\(out)-\(getpid())").path
+    submit.outputDir = scratch.appendingPathComponent("out-\(out)").path
     submit.filters = [.with { $0.name = "sepia" }]
     submit.viewportMode = true
     submit.viewport = .with { $0.visibleStart = 0; $0.visibleEnd = 9; $0.prefetch = UInt32(options.prefetch) }
@@ -257,3 +260,5 @@ let json: [String: Any] = [
 ]
 try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]).write(to: URL(fileURLWithPath: "\(options.out)/\(options.name).json"))
 note("wrote \(options.out)/\(options.name).md and \(options.name).json")
+stopCluster()
+try? FileManager.default.removeItem(at: scratch)
