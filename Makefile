@@ -50,6 +50,7 @@ bench: deps
 	.build/release/ViewportBenchmark --workers 4 --name viewport
 	.build/release/ViewportBenchmark --workers 16 --name viewport-16
 	.build/release/ViewportBenchmark --workers 4 --state --job-photos 100000 --name viewport-100k
+	bench/wakeup-floor 10
 	.build/release/DispatchBenchmark
 	.build/release/DispatchBenchmark --photos 100000 --state /tmp
 	bench/stage-priority 3

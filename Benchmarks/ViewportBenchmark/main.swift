@@ -117,6 +117,7 @@ let interruptions = [SIGINT, SIGTERM].map { number in
     let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
     source.setEventHandler {
         stopCluster()
+        try? FileManager.default.removeItem(at: scratch)
         note("interrupted: the coordinator and the workers are stopped")
         exit(128 + number)
     }
