@@ -14,9 +14,9 @@ extension CoordinatorNode {
         for (ref, since) in writing where now.seconds(since: since) > limit {
             writing.removeValue(forKey: ref)
             if let bytes = bytesByWrite.removeValue(forKey: ref) { bytesBeingWritten -= bytes }
-            guard jobs[ref.job]?.photo(ref.index)?.isSettled == false, let directory = jobs[ref.job]?.outputDirectory.path else { continue }
+            guard let job = jobs[ref.job], job.photo(ref.index)?.isSettled == false else { continue }
             // A write that ends after all leaves no file: its photo is settled (see `resultsWritten`).
-            jobs[ref.job]?.markFailed(ref.index, stage: "write", reason: Self.stuckWriteReason(directory, limit))
+            job.markFailed(ref.index, stage: "write", reason: Self.stuckWriteReason(job.outputDirectory.path, limit))
             photoFinished(ref.job, ref.index)
         }
         finishJobsWithStuckIndexes(now: now)

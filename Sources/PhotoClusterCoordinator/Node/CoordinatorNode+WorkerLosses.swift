@@ -21,14 +21,13 @@ extension CoordinatorNode {
         let alone = held.count == 1
         var charged: [PhotoRef] = []
         for ref in held {
-            guard jobs[ref.job]?.photo(ref.index)?.isSettled == false,
-                let losses = jobs[ref.job]?.recordLoss(ref.index, worker: worker.id, alone: alone)
-            else { continue }
+            guard let job = jobs[ref.job], job.photo(ref.index)?.isSettled == false else { continue }
+            let losses = job.recordLoss(ref.index, worker: worker.id, alone: alone)
             journaling("the losses of photo \(ref.index) of job \(ref.job)") { try $0.recordWorkerLosses(losses, photo: ref.index, of: ref.job) }
             if losses.count >= configuration.maxWorkerLosses {
-                failPoisonPhoto(ref, losses)
+                failPoisonPhoto(ref, losses, of: job)
             } else {
-                jobs[ref.job]?.requeue(ref.index)
+                job.requeue(ref.index)
                 metrics.requeued()
                 charged.append(ref)
             }
@@ -47,14 +46,13 @@ extension CoordinatorNode {
     }
 
     /// The photo has been on too many workers that died: it fails, with its copies, for good.
-    private func failPoisonPhoto(_ ref: PhotoRef, _ losses: WorkerLosses) {
+    private func failPoisonPhoto(_ ref: PhotoRef, _ losses: WorkerLosses, of job: Job) {
         let reason = "worker lost \(losses.count) times while processing this photo; it may crash workers"
-        let name = jobs[ref.job]?.name(of: ref.index) ?? "?"
         metrics.poisonPhoto()
-        log(.warning, "photo \(ref.index) (\(name)) failed: \(reason) (workers lost: \(losses.workers.joined(separator: ", ")))",
+        log(.warning, "photo \(ref.index) (\(job.name(of: ref.index))) failed: \(reason) (workers lost: \(losses.workers.joined(separator: ", ")))",
             job: ref.job, photo: ref.index, worker: losses.workers.last)
-        for index in [ref.index] + (jobs[ref.job]?.followers(of: ref.index) ?? []) {
-            jobs[ref.job]?.markFailed(index, stage: "worker", reason: reason)
+        for index in [ref.index] + job.followers(of: ref.index) {
+            job.markFailed(index, stage: "worker", reason: reason)
             photoFinished(ref.job, index)
         }
     }
@@ -64,8 +62,8 @@ extension CoordinatorNode {
     func forgiveLosses(ofReturning id: String, incarnation: String) {
         guard let loss = recentLosses.removeValue(forKey: id), !incarnation.isEmpty, loss.incarnation == incarnation else { return }
         for ref in loss.photos {
-            guard jobs[ref.job]?.photo(ref.index)?.isSettled == false else { continue }
-            let left = jobs[ref.job]?.forgiveLoss(ref.index, worker: id, alone: loss.alone)
+            guard let job = jobs[ref.job], job.photo(ref.index)?.isSettled == false else { continue }
+            let left = job.forgiveLoss(ref.index, worker: id, alone: loss.alone)
             journaling("the losses of photo \(ref.index) of job \(ref.job)") { try $0.recordWorkerLosses(left, photo: ref.index, of: ref.job) }
         }
         log("worker \(id) came back as the same process: the loss recorded for its \(loss.photos.count) photo(s) is forgiven", worker: id)
