@@ -50,7 +50,7 @@ public struct CoordinatorConfiguration: Sendable {
     /// Writers give way to the loop (and everything else at normal priority), by default, but
     /// not to the stage threads (nice 19) of workers on the same host: a photo a client is
     /// looking at is not done until its file is written (with 16 workers sharing the host,
-    /// settle → first newly visible photo p99 28–40 ms at nice 5, 42–61 ms at nice 19).
+    /// settle → first newly visible photo p99 25–40 ms at nice 5, 42–64 ms at nice 19).
     public static let defaultWriterPriority = ThreadPriority.nice(5)
 
     public init(
