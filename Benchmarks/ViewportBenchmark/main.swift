@@ -110,14 +110,19 @@ func stopCluster() {
     for process in processes.reversed() where process.isRunning { process.interrupt(); process.waitUntilExit() }
     server.stop()
 }
+/// Stops the cluster and removes what the run wrote: after a run that finished or was interrupted
+/// (a failed one keeps its scratch folder for a look).
+func stopClusterAndRemoveScratch() {
+    stopCluster()
+    try? FileManager.default.removeItem(at: scratch)
+}
 defer { stopCluster() }
 // Interrupted (Ctrl-C, SIGTERM): the cluster stops with the benchmark, not after it.
 let interruptions = [SIGINT, SIGTERM].map { number in
     signal(number, SIG_IGN)
     let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
     source.setEventHandler {
-        stopCluster()
-        try? FileManager.default.removeItem(at: scratch)
+        stopClusterAndRemoveScratch()
         note("interrupted: the coordinator and the workers are stopped")
         exit(128 + number)
     }
@@ -261,5 +266,4 @@ let json: [String: Any] = [
 ]
 try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]).write(to: URL(fileURLWithPath: "\(options.out)/\(options.name).json"))
 note("wrote \(options.out)/\(options.name).md and \(options.name).json")
-stopCluster()
-try? FileManager.default.removeItem(at: scratch)
+stopClusterAndRemoveScratch()
