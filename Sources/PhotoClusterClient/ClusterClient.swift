@@ -25,6 +25,10 @@ public typealias SummaryDetail = Photocluster_V1_SummaryDetail
 /// job over its size limits (`.tooLarge`), too many open jobs (`.tooManyJobs`), or this client's
 /// key no longer authorized (`.keyRemoved`, after which every request fails).
 public typealias Refusal = Photocluster_V1_Refusal
+/// A job's stages as the coordinator's task stream keeps them (`trace(job:)`).
+public typealias TaskTrace = Photocluster_V1_TaskTrace
+/// One stage of one photo on one worker: its worker, job, photo and times.
+public typealias TaskSpan = Photocluster_V1_TaskSpan
 
 /// Why a request to the coordinator did not succeed: the coordinator's refusal (an unknown job, a
 /// viewport outside the job's photos, a manifest it rejects), no answer before the timeout, or a
@@ -219,6 +223,16 @@ public final class ClusterClient: @unchecked Sendable {
         let reply = try await request(.status(.with { $0.jobID = job }), timeout: timeout)
         guard case .status(let status) = reply.body else { throw ClusterClientError("unexpected answer to status") }
         return status
+    }
+
+    /// Every stage of a job's photos that the coordinator's task stream still keeps, with the
+    /// worker that ran it and when (`cluster trace` writes it as a Chrome trace).
+    ///
+    /// - Throws: ``ClusterClientError`` for an unknown job, another client's job, or no answer.
+    public func trace(job: String, timeout: TimeInterval = 30) async throws -> TaskTrace {
+        let reply = try await request(.trace(.with { $0.jobID = job }), timeout: timeout)
+        guard case .trace(let trace) = reply.body else { throw ClusterClientError("unexpected answer to trace") }
+        return trace
     }
 
     /// Cancels a job, or some of its photos, for good: queued photos at once, running ones where

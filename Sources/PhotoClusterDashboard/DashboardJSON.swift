@@ -64,6 +64,8 @@ enum DashboardJSON {
 
     struct Job: Encodable {
         let id, label, phase: String
+        /// The phase as people say it ("finished"), for display; `phase` is the value scripts compare.
+        let phaseLabel: String
         let total, succeeded, failed, cancelled, done, inFlight: UInt32
         let photosPerSecond10s, elapsedSeconds: Double
         let viewportMode, suspended: Bool
@@ -75,6 +77,7 @@ enum DashboardJSON {
             id = proto.jobID
             label = proto.label
             phase = proto.phase.jsonName
+            phaseLabel = proto.phase.displayName
             total = proto.progress.total
             succeeded = proto.progress.succeeded
             failed = proto.progress.failed

@@ -24,6 +24,8 @@ public final class CoordinatorMetrics {
     private let wastedBytes, wastedPixels, requeues, retries, poisonPhotos, heartbeatMisses, droppedFrames: Counter
     private let workersConnected: Gauge
     private var workerInFlight: [String: Gauge] = [:]
+    /// Per worker, its stage-duration histograms by stage label (made on its first report).
+    private var workerStageDurations: [String: [String: Timer]] = [:]
     private var jobGauges: [String: [String: Gauge]] = [:]
     public static let jobStates = ["total", "succeeded", "failed", "cancelled", "in_flight"]
     public static let phaseNames = ["preparation", "in_progress", "will_finish", "did_finish", "cancelled"]
@@ -66,6 +68,15 @@ public final class CoordinatorMetrics {
         }
     }
 
+    /// One stage of one photo on `worker` took `seconds` (the task stream's timings, every stage).
+    public func workerStage(_ worker: String, _ stage: String, seconds: Double) {
+        if let timer = workerStageDurations[worker]?[stage] { return timer.recordNanoseconds(Int64(seconds * 1e9)) }
+        guard MetricLabels.stages.contains(stage) else { return }
+        let timer = Timer(label: MetricCatalog.workerStageDuration.name, dimensions: [("worker", worker), ("stage", stage)], factory: exporter)
+        workerStageDurations[worker, default: [:]][stage] = timer
+        timer.recordNanoseconds(Int64(seconds * 1e9))
+    }
+
     public func cancelled(_ count: Int, reason: String) {
         if count > 0 { cancellations[reason]?.increment(by: count) }
     }
@@ -94,6 +105,10 @@ public final class CoordinatorMetrics {
         for (id, gauge) in workerInFlight where inFlight[id] == nil {
             gauge.destroy()
             workerInFlight.removeValue(forKey: id)
+        }
+        for (id, timers) in workerStageDurations where inFlight[id] == nil {
+            for timer in timers.values { timer.destroy() }
+            workerStageDurations.removeValue(forKey: id)
         }
         for (id, count) in inFlight {
             let gauge = workerInFlight[id] ?? Gauge(label: MetricCatalog.photosInFlight.name, dimensions: [("worker", id)], factory: exporter)

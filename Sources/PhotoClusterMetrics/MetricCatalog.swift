@@ -9,6 +9,11 @@ public enum MetricCatalog {
         "photocluster_photos_total", "Photos that reached an end, by outcome (succeeded, failed, cancelled).")
     public static let stageDuration = MetricDefinition(
         "photocluster_stage_duration_seconds", "Time one stage of one photo took, by stage.", buckets: stageBuckets)
+    public static let workerStageDuration = MetricDefinition(
+        "photocluster_worker_stage_duration_seconds",
+        "Time one stage of one photo took on each worker, by worker and stage (download, decode, filter, encode, write), "
+            + "from the timings workers report for the task stream; a worker's series go when it leaves.",
+        buckets: stageBuckets)
     public static let downloadedBytes = MetricDefinition(
         "photocluster_downloaded_bytes_total", "Bytes of photos downloaded.")
     public static let processedPixels = MetricDefinition(
@@ -62,7 +67,7 @@ public enum MetricCatalog {
         "Stages that ran past the worker's --stage-timeout and failed their photo, by stage (decode, filter, encode).")
 
     public static let coordinator: [MetricDefinition] = [
-        photos, stageDuration, downloadedBytes, processedPixels, queueDepth, photosInFlight, cancellations,
+        photos, stageDuration, workerStageDuration, downloadedBytes, processedPixels, queueDepth, photosInFlight, cancellations,
         wastedBytes, wastedPixels, requeues, retries, poisonPhotos, heartbeatMisses, workersConnected, jobPhotos, jobs, droppedFrames,
         rejectedResults, refusedRequests,
     ]

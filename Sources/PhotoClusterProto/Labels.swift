@@ -25,4 +25,16 @@ extension Photocluster_V1_JobPhase {
         default: return "unspecified"
         }
     }
+
+    /// The phase as people say it, for `status`, `top`, `watch` and the dashboard.
+    public var displayName: String {
+        switch self {
+        case .preparation: return "preparing"
+        case .inProgress: return "in progress"
+        case .willFinish: return "finishing"
+        case .didFinish: return "finished"
+        case .cancelled: return "cancelled"
+        case .UNRECOGNIZED(let value): return "phase \(value)"
+        }
+    }
 }

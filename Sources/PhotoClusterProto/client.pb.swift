@@ -420,6 +420,20 @@ public nonisolated struct Photocluster_V1_WatchJob: Sendable {
   public init() {}
 }
 
+/// The task stream of one job: every stage of its photos that the coordinator still keeps
+/// (`cluster trace`).
+public nonisolated struct Photocluster_V1_TraceRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var jobID: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 public nonisolated struct Photocluster_V1_ClientToCoordinator: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -493,6 +507,14 @@ public nonisolated struct Photocluster_V1_ClientToCoordinator: Sendable {
     set {body = .heartbeat(newValue)}
   }
 
+  public var trace: Photocluster_V1_TraceRequest {
+    get {
+      if case .trace(let v)? = body {return v}
+      return Photocluster_V1_TraceRequest()
+    }
+    set {body = .trace(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -504,6 +526,7 @@ public nonisolated struct Photocluster_V1_ClientToCoordinator: Sendable {
     case status(Photocluster_V1_StatusRequest)
     case watch(Photocluster_V1_WatchJob)
     case heartbeat(Photocluster_V1_Heartbeat)
+    case trace(Photocluster_V1_TraceRequest)
 
   }
 
@@ -873,6 +896,59 @@ public nonisolated struct Photocluster_V1_StatusReply: Sendable {
   fileprivate var _throughput: Photocluster_V1_Throughput? = nil
 }
 
+/// One stage of one photo on one worker, as the coordinator's task stream keeps it.
+public nonisolated struct Photocluster_V1_TaskSpan: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var workerID: String = String()
+
+  public var jobID: String = String()
+
+  public var photoIndex: UInt32 = 0
+
+  public var photoName: String = String()
+
+  public var attempt: UInt32 = 0
+
+  public var span: Photocluster_V1_StageSpan {
+    get {_span ?? Photocluster_V1_StageSpan()}
+    set {_span = newValue}
+  }
+  /// Returns true if `span` has been explicitly set.
+  public var hasSpan: Bool {self._span != nil}
+  /// Clears the value of `span`. Subsequent reads from it will return its default value.
+  public mutating func clearSpan() {self._span = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _span: Photocluster_V1_StageSpan? = nil
+}
+
+/// A job's stages as the task stream holds them, oldest first. The stream keeps a bounded window
+/// (the coordinator's --task-stream-spans): a job whose photos ran before `window_start_unix_us`
+/// is traced only in part, and `truncated` says so.
+public nonisolated struct Photocluster_V1_TaskTrace: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var jobID: String = String()
+
+  public var spans: [Photocluster_V1_TaskSpan] = []
+
+  public var windowStartUnixUs: UInt64 = 0
+
+  public var truncated: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 public nonisolated struct Photocluster_V1_ErrorReply: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -955,6 +1031,14 @@ public nonisolated struct Photocluster_V1_CoordinatorToClient: Sendable {
     set {body = .heartbeat(newValue)}
   }
 
+  public var trace: Photocluster_V1_TaskTrace {
+    get {
+      if case .trace(let v)? = body {return v}
+      return Photocluster_V1_TaskTrace()
+    }
+    set {body = .trace(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -964,6 +1048,7 @@ public nonisolated struct Photocluster_V1_CoordinatorToClient: Sendable {
     case error(Photocluster_V1_ErrorReply)
     case ack(Photocluster_V1_Ack)
     case heartbeat(Photocluster_V1_Heartbeat)
+    case trace(Photocluster_V1_TaskTrace)
 
   }
 
@@ -1393,9 +1478,39 @@ nonisolated extension Photocluster_V1_WatchJob: SwiftProtobuf.Message, SwiftProt
   }
 }
 
+nonisolated extension Photocluster_V1_TraceRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".TraceRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.jobID) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.jobID.isEmpty {
+      try visitor.visitSingularStringField(value: self.jobID, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_TraceRequest, rhs: Photocluster_V1_TraceRequest) -> Bool {
+    if lhs.jobID != rhs.jobID {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Photocluster_V1_ClientToCoordinator: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ClientToCoordinator"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}submit\0\u{1}viewport\0\u{1}cancel\0\u{1}suspend\0\u{1}resume\0\u{1}status\0\u{1}watch\0\u{1}heartbeat\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}submit\0\u{1}viewport\0\u{1}cancel\0\u{1}suspend\0\u{1}resume\0\u{1}status\0\u{1}watch\0\u{1}heartbeat\0\u{1}trace\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1508,6 +1623,19 @@ nonisolated extension Photocluster_V1_ClientToCoordinator: SwiftProtobuf.Message
           self.body = .heartbeat(v)
         }
       }()
+      case 10: try {
+        var v: Photocluster_V1_TraceRequest?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .trace(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .trace(v)
+        }
+      }()
       default: break
       }
     }
@@ -1553,6 +1681,10 @@ nonisolated extension Photocluster_V1_ClientToCoordinator: SwiftProtobuf.Message
     case .heartbeat?: try {
       guard case .heartbeat(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 9)
+    }()
+    case .trace?: try {
+      guard case .trace(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
     }()
     case nil: break
     }
@@ -2262,6 +2394,110 @@ nonisolated extension Photocluster_V1_StatusReply: SwiftProtobuf.Message, SwiftP
   }
 }
 
+nonisolated extension Photocluster_V1_TaskSpan: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".TaskSpan"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}worker_id\0\u{3}job_id\0\u{3}photo_index\0\u{3}photo_name\0\u{1}attempt\0\u{1}span\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.workerID) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.jobID) }()
+      case 3: try { try decoder.decodeSingularUInt32Field(value: &self.photoIndex) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.photoName) }()
+      case 5: try { try decoder.decodeSingularUInt32Field(value: &self.attempt) }()
+      case 6: try { try decoder.decodeSingularMessageField(value: &self._span) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.workerID.isEmpty {
+      try visitor.visitSingularStringField(value: self.workerID, fieldNumber: 1)
+    }
+    if !self.jobID.isEmpty {
+      try visitor.visitSingularStringField(value: self.jobID, fieldNumber: 2)
+    }
+    if self.photoIndex != 0 {
+      try visitor.visitSingularUInt32Field(value: self.photoIndex, fieldNumber: 3)
+    }
+    if !self.photoName.isEmpty {
+      try visitor.visitSingularStringField(value: self.photoName, fieldNumber: 4)
+    }
+    if self.attempt != 0 {
+      try visitor.visitSingularUInt32Field(value: self.attempt, fieldNumber: 5)
+    }
+    try { if let v = self._span {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_TaskSpan, rhs: Photocluster_V1_TaskSpan) -> Bool {
+    if lhs.workerID != rhs.workerID {return false}
+    if lhs.jobID != rhs.jobID {return false}
+    if lhs.photoIndex != rhs.photoIndex {return false}
+    if lhs.photoName != rhs.photoName {return false}
+    if lhs.attempt != rhs.attempt {return false}
+    if lhs._span != rhs._span {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Photocluster_V1_TaskTrace: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".TaskTrace"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{1}spans\0\u{3}window_start_unix_us\0\u{1}truncated\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.jobID) }()
+      case 2: try { try decoder.decodeRepeatedMessageField(value: &self.spans) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.windowStartUnixUs) }()
+      case 4: try { try decoder.decodeSingularBoolField(value: &self.truncated) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.jobID.isEmpty {
+      try visitor.visitSingularStringField(value: self.jobID, fieldNumber: 1)
+    }
+    if !self.spans.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.spans, fieldNumber: 2)
+    }
+    if self.windowStartUnixUs != 0 {
+      try visitor.visitSingularUInt64Field(value: self.windowStartUnixUs, fieldNumber: 3)
+    }
+    if self.truncated != false {
+      try visitor.visitSingularBoolField(value: self.truncated, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_TaskTrace, rhs: Photocluster_V1_TaskTrace) -> Bool {
+    if lhs.jobID != rhs.jobID {return false}
+    if lhs.spans != rhs.spans {return false}
+    if lhs.windowStartUnixUs != rhs.windowStartUnixUs {return false}
+    if lhs.truncated != rhs.truncated {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Photocluster_V1_ErrorReply: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ErrorReply"
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}message\0\u{2}K\u{2}refusal\0")
@@ -2318,7 +2554,7 @@ nonisolated extension Photocluster_V1_Ack: SwiftProtobuf.Message, SwiftProtobuf.
 
 nonisolated extension Photocluster_V1_CoordinatorToClient: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".CoordinatorToClient"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}accepted\0\u{1}event\0\u{1}status\0\u{1}error\0\u{1}ack\0\u{1}heartbeat\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}accepted\0\u{1}event\0\u{1}status\0\u{1}error\0\u{1}ack\0\u{1}heartbeat\0\u{1}trace\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2405,6 +2641,19 @@ nonisolated extension Photocluster_V1_CoordinatorToClient: SwiftProtobuf.Message
           self.body = .heartbeat(v)
         }
       }()
+      case 8: try {
+        var v: Photocluster_V1_TaskTrace?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .trace(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .trace(v)
+        }
+      }()
       default: break
       }
     }
@@ -2442,6 +2691,10 @@ nonisolated extension Photocluster_V1_CoordinatorToClient: SwiftProtobuf.Message
     case .heartbeat?: try {
       guard case .heartbeat(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 7)
+    }()
+    case .trace?: try {
+      guard case .trace(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 8)
     }()
     case nil: break
     }

@@ -289,6 +289,49 @@ public nonisolated enum Photocluster_V1_Stage: SwiftProtobuf.Enum, Swift.CaseIte
 
 }
 
+/// How one stage of a photo ended, as the task stream shows it.
+public nonisolated enum Photocluster_V1_SpanOutcome: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case ok // = 0
+
+  /// the stage failed its photo
+  case failed // = 1
+
+  /// the photo was cancelled (or its attempt dropped) while the stage ran
+  case cancelled // = 2
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .ok
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .ok
+    case 1: self = .failed
+    case 2: self = .cancelled
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .ok: return 0
+    case .failed: return 1
+    case .cancelled: return 2
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Photocluster_V1_SpanOutcome] = [
+    .ok,
+    .failed,
+    .cancelled,
+  ]
+
+}
+
 /// The record of a photo: new → downloaded → filtered → done, or failed, or cancelled.
 public nonisolated enum Photocluster_V1_PhotoState: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
@@ -386,6 +429,33 @@ public nonisolated struct Photocluster_V1_ImageOptions: Sendable {
 
   /// WebP: lossless instead of lossy at `quality`
   public var lossless: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// What one stage of one photo took: a bar of the task stream (the dashboard's lanes,
+/// `cluster trace`). Times are the clock of the node that ran the stage.
+public nonisolated struct Photocluster_V1_StageSpan: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var stage: Photocluster_V1_Stage = .unspecified
+
+  /// "download", "decode", "filter:sepia", "encode", "write"
+  public var name: String = String()
+
+  /// when it started, microseconds since 1970
+  public var startUnixUs: UInt64 = 0
+
+  public var durationUs: UInt64 = 0
+
+  public var outcome: Photocluster_V1_SpanOutcome = .ok
+
+  /// a point filter run band by band inside the encode: its time is part of the encode's
+  public var fused: Bool = false
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -527,6 +597,10 @@ nonisolated extension Photocluster_V1_Stage: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0STAGE_UNSPECIFIED\0\u{1}STAGE_DOWNLOAD\0\u{1}STAGE_DECODE\0\u{1}STAGE_FILTER\0\u{1}STAGE_ENCODE\0\u{1}STAGE_WRITE\0\u{1}STAGE_SCHEDULE\0")
 }
 
+nonisolated extension Photocluster_V1_SpanOutcome: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SPAN_OUTCOME_OK\0\u{1}SPAN_OUTCOME_FAILED\0\u{1}SPAN_OUTCOME_CANCELLED\0")
+}
+
 nonisolated extension Photocluster_V1_PhotoState: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0PHOTO_STATE_NEW\0\u{1}PHOTO_STATE_DOWNLOADED\0\u{1}PHOTO_STATE_FILTERED\0\u{1}PHOTO_STATE_DONE\0\u{1}PHOTO_STATE_FAILED\0\u{1}PHOTO_STATE_CANCELLED\0")
 }
@@ -641,6 +715,61 @@ nonisolated extension Photocluster_V1_ImageOptions: SwiftProtobuf.Message, Swift
     if lhs.metadata != rhs.metadata {return false}
     if lhs.colour != rhs.colour {return false}
     if lhs.lossless != rhs.lossless {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Photocluster_V1_StageSpan: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".StageSpan"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}stage\0\u{1}name\0\u{3}start_unix_us\0\u{3}duration_us\0\u{1}outcome\0\u{1}fused\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.stage) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.startUnixUs) }()
+      case 4: try { try decoder.decodeSingularUInt64Field(value: &self.durationUs) }()
+      case 5: try { try decoder.decodeSingularEnumField(value: &self.outcome) }()
+      case 6: try { try decoder.decodeSingularBoolField(value: &self.fused) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.stage != .unspecified {
+      try visitor.visitSingularEnumField(value: self.stage, fieldNumber: 1)
+    }
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 2)
+    }
+    if self.startUnixUs != 0 {
+      try visitor.visitSingularUInt64Field(value: self.startUnixUs, fieldNumber: 3)
+    }
+    if self.durationUs != 0 {
+      try visitor.visitSingularUInt64Field(value: self.durationUs, fieldNumber: 4)
+    }
+    if self.outcome != .ok {
+      try visitor.visitSingularEnumField(value: self.outcome, fieldNumber: 5)
+    }
+    if self.fused != false {
+      try visitor.visitSingularBoolField(value: self.fused, fieldNumber: 6)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_StageSpan, rhs: Photocluster_V1_StageSpan) -> Bool {
+    if lhs.stage != rhs.stage {return false}
+    if lhs.name != rhs.name {return false}
+    if lhs.startUnixUs != rhs.startUnixUs {return false}
+    if lhs.durationUs != rhs.durationUs {return false}
+    if lhs.outcome != rhs.outcome {return false}
+    if lhs.fused != rhs.fused {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -743,6 +743,26 @@ public nonisolated struct Photocluster_V1_WorkerGoodbye: Sendable {
   public init() {}
 }
 
+/// The stages a worker ran for one attempt of a photo, with their times, for the task stream.
+/// Sent in the same batch as the photo's outcome, just before it: one report a photo.
+public nonisolated struct Photocluster_V1_PhotoSpans: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var jobID: String = String()
+
+  public var photoIndex: UInt32 = 0
+
+  public var attempt: UInt32 = 0
+
+  public var spans: [Photocluster_V1_StageSpan] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 /// One report about a photo or a control message, as a worker's batch carries it.
 public nonisolated struct Photocluster_V1_WorkerReport: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
@@ -791,6 +811,14 @@ public nonisolated struct Photocluster_V1_WorkerReport: Sendable {
     set {body = .ack(newValue)}
   }
 
+  public var spans: Photocluster_V1_PhotoSpans {
+    get {
+      if case .spans(let v)? = body {return v}
+      return Photocluster_V1_PhotoSpans()
+    }
+    set {body = .spans(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -799,6 +827,7 @@ public nonisolated struct Photocluster_V1_WorkerReport: Sendable {
     case failure(Photocluster_V1_PhotoFailure)
     case cancelled(Photocluster_V1_PhotoCancelled)
     case ack(Photocluster_V1_ControlAck)
+    case spans(Photocluster_V1_PhotoSpans)
 
   }
 
@@ -2391,9 +2420,54 @@ nonisolated extension Photocluster_V1_WorkerGoodbye: SwiftProtobuf.Message, Swif
   }
 }
 
+nonisolated extension Photocluster_V1_PhotoSpans: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".PhotoSpans"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}attempt\0\u{1}spans\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.jobID) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.photoIndex) }()
+      case 3: try { try decoder.decodeSingularUInt32Field(value: &self.attempt) }()
+      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.spans) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.jobID.isEmpty {
+      try visitor.visitSingularStringField(value: self.jobID, fieldNumber: 1)
+    }
+    if self.photoIndex != 0 {
+      try visitor.visitSingularUInt32Field(value: self.photoIndex, fieldNumber: 2)
+    }
+    if self.attempt != 0 {
+      try visitor.visitSingularUInt32Field(value: self.attempt, fieldNumber: 3)
+    }
+    if !self.spans.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.spans, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_PhotoSpans, rhs: Photocluster_V1_PhotoSpans) -> Bool {
+    if lhs.jobID != rhs.jobID {return false}
+    if lhs.photoIndex != rhs.photoIndex {return false}
+    if lhs.attempt != rhs.attempt {return false}
+    if lhs.spans != rhs.spans {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Photocluster_V1_WorkerReport: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WorkerReport"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}t\u{2}progress\0\u{1}result\0\u{1}failure\0\u{1}cancelled\0\u{1}ack\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}t\u{2}progress\0\u{1}result\0\u{1}failure\0\u{1}cancelled\0\u{1}ack\0\u{1}spans\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2466,6 +2540,19 @@ nonisolated extension Photocluster_V1_WorkerReport: SwiftProtobuf.Message, Swift
           self.body = .ack(v)
         }
       }()
+      case 185: try {
+        var v: Photocluster_V1_PhotoSpans?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .spans(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .spans(v)
+        }
+      }()
       default: break
       }
     }
@@ -2496,6 +2583,10 @@ nonisolated extension Photocluster_V1_WorkerReport: SwiftProtobuf.Message, Swift
     case .ack?: try {
       guard case .ack(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 184)
+    }()
+    case .spans?: try {
+      guard case .spans(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 185)
     }()
     case nil: break
     }

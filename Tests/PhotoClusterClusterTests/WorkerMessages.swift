@@ -22,10 +22,21 @@ enum WorkerMessages {
             case .failure(let failure): return .failure(failure)
             case .cancelled(let cancelled): return .cancelled(cancelled)
             case .ack(let ack): return .ack(ack)
-            case .none: return nil
+            // The task stream's timings have no message of their own: `spans(_:)` takes them out.
+            case .spans, .none: return nil
             }
         }
         if batch.credit > 0 { bodies.append(.credit(.with { $0.grant = batch.credit })) }
         return bodies
+    }
+
+    /// The task-stream spans a worker's batch carried, one report per photo, in order.
+    static func spans(_ frames: [Data]) -> [Photocluster_V1_PhotoSpans] {
+        guard frames.count >= 2, case .reports(let batch)? = Envelope.decode(Photocluster_V1_WorkerToCoordinator.self, from: frames[1])?.body
+        else { return [] }
+        return batch.reports.compactMap { report in
+            if case .spans(let spans) = report.body { return spans }
+            return nil
+        }
     }
 }

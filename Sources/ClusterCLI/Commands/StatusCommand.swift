@@ -43,7 +43,7 @@ struct StatusCommand: AsyncParsableCommand {
             let p = summary.progress
             let v = summary.viewport
             let mode = summary.viewportMode ? "viewport \(v.visibleStart)..\(v.visibleEnd) prefetch \(v.prefetch)\(v.scrolling ? " scrolling" : "")" : "batch"
-            Terminal.write("  \(summary.jobID)  \(summary.label)  \(PhaseName.of(summary.phase))\(summary.suspended ? " (suspended)" : "")  \(mode)  \(ProgressReporter.counts(p))  requeues \(summary.requeues)  retries \(summary.retries)\n")
+            Terminal.write("  \(summary.jobID)  \(summary.label)  \(summary.phase.displayName)\(summary.suspended ? " (suspended)" : "")  \(mode)  \(ProgressReporter.counts(p))  requeues \(summary.requeues)  retries \(summary.retries)\n")
             for photo in summary.photos where photo.state == .failed {
                 Terminal.write("    failed \(photo.name): \(photo.stage): \(photo.reason)\n")
             }

@@ -14,12 +14,12 @@ struct WatchCommand: AsyncParsableCommand {
         try await connection.run { client in
             let (status, events) = try await client.watch(job)
             if let summary = status.jobs.first {
-                Terminal.write("job \(job): \(PhaseName.of(summary.phase)), \(ProgressReporter.counts(summary.progress))\n")
+                Terminal.write("job \(job): \(summary.phase.displayName), \(ProgressReporter.counts(summary.progress))\n")
             }
             for await event in events {
                 switch event.body {
                 case .phase(let phase):
-                    Terminal.write("phase: \(PhaseName.of(phase))\n")
+                    Terminal.write("phase: \(phase.displayName)\n")
                 case .photo(let photo):
                     let detail = photo.state == .done ? photo.outputPath : "\(photo.stage.isEmpty ? "" : photo.stage + ": ")\(photo.reason)"
                     Terminal.write("photo \(photo.index) \(photo.name): \(photo.state == .done ? "done" : "\(photo.state)") \(detail)\n")
@@ -31,20 +31,6 @@ struct WatchCommand: AsyncParsableCommand {
                     break
                 }
             }
-        }
-    }
-}
-
-/// Words for job phases.
-enum PhaseName {
-    static func of(_ phase: Photocluster_V1_JobPhase) -> String {
-        switch phase {
-        case .preparation: return "preparation"
-        case .inProgress: return "in progress"
-        case .willFinish: return "will finish"
-        case .didFinish: return "did finish"
-        case .cancelled: return "cancelled"
-        case .UNRECOGNIZED(let value): return "phase \(value)"
         }
     }
 }

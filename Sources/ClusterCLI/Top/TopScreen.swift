@@ -38,7 +38,7 @@ enum TopScreen {
         for job in jobs {
             let p = job.progress
             lines.append(columns([
-                job.jobID, job.label, PhaseName.of(job.phase) + (job.suspended ? " (suspended)" : ""),
+                job.jobID, job.label, job.phase.displayName + (job.suspended ? " (suspended)" : ""),
                 bar(done: Int(p.done), total: Int(p.total), width: jobWidths[3] - 8), "\(p.done)/\(p.total)", "\(p.failed)",
                 rate(job.throughput.photosPerSecond10S),
             ], widths: jobWidths))

@@ -46,6 +46,12 @@ public struct CoordinatorConfiguration: Sendable {
     /// The priority of the threads that write results: behind the loop, which must answer
     /// control and dispatch at once.
     public var writerPriority: ThreadPriority
+    /// How many stage spans the task stream keeps (the dashboard's lanes, `cluster trace`); 0
+    /// keeps none. A span is about 100 bytes: the default holds the last minutes of a busy
+    /// cluster in about 10 MB.
+    public var taskStreamSpans: Int
+
+    public static let defaultTaskStreamSpans = 100_000
 
     /// Writers give way to the loop (and everything else at normal priority), by default, but
     /// not to the stage threads (nice 19) of workers on the same host: a photo a client is
@@ -70,8 +76,10 @@ public struct CoordinatorConfiguration: Sendable {
         writeTimeout: TimeInterval = 60,
         writerPriority: ThreadPriority = CoordinatorConfiguration.defaultWriterPriority,
         s3: S3Configuration = S3Configuration(),
-        sharedRoots: SharedOutputRoots = .none
+        sharedRoots: SharedOutputRoots = .none,
+        taskStreamSpans: Int = CoordinatorConfiguration.defaultTaskStreamSpans
     ) {
+        self.taskStreamSpans = max(0, taskStreamSpans)
         self.writerPriority = writerPriority
         self.writeTimeout = max(0.1, writeTimeout)
         self.s3 = s3

@@ -64,6 +64,9 @@ extension CoordinatorNode {
             sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
         case .heartbeat(let beat):
             sendToClient(client, requestID: id, .heartbeat(beat))
+        case .trace(let request):
+            guard permitted(request.jobID, for: requester, client, id) else { return }
+            sendToClient(client, requestID: id, .trace(traceReply(for: request.jobID)))
         case .none:
             refuse(client, id, "empty request")
         }

@@ -7,10 +7,10 @@ import PhotoClusterTransport
 /// such a report calls `admitReport` first, batched or not.
 extension CoordinatorNode {
     enum WorkerReport: String {
-        case progress, result, failure, cancelled
+        case progress, result, failure, cancelled, spans
 
         /// Whether the report ends its attempt.
-        var isOutcome: Bool { self != .progress }
+        var isOutcome: Bool { self != .progress && self != .spans }
     }
 
     /// Whether to act on `report` about attempt `attempt` (0: any) of photo `index` of `jobID`

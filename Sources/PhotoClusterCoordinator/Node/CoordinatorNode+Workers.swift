@@ -109,6 +109,9 @@ extension CoordinatorNode {
             return photoCancelled(cancelled, from: id, dispatching: dispatching)
         case .ack(let ack):
             controlAcknowledged(ack, by: id)
+        case .spans(let spans):
+            guard admitReport(.spans, job: spans.jobID, photo: spans.photoIndex, attempt: spans.attempt, from: id) else { return false }
+            recordSpans(spans, from: id)
         }
         return false
     }
@@ -173,12 +176,17 @@ extension CoordinatorNode {
     /// hands them to the others). A worker that died or may have (`departure.charges`) charges
     /// each photo it held the loss (see `chargeLosses`); one that left in good order lost
     /// nothing, and its photos go back to the front of the queue.
+    /// "no photos", "1 photo", "3 photos", as a log line says it.
+    static func photoCount(_ count: Int) -> String {
+        count == 0 ? "no photos" : count == 1 ? "1 photo" : "\(count) photos"
+    }
+
     func loseWorker(_ id: String, _ departure: WorkerDeparture, dispatching: Bool = true) {
         guard let worker = workers.removeValue(forKey: id) else { return }
         workerIDs.removeValue(forKey: worker.number)
         if reservedForSuspects == id { reservedForSuspects = nil }
         let held = worker.inFlight.filter { jobs[$0.job]?.photo($0.index)?.worker == worker.number }.sorted { ($0.job, $0.index) < ($1.job, $1.index) }
-        log(.warning, "worker \(id) lost (\(departure.reason)); \(held.count) it held \(held.count) photo(s)", worker: id)
+        log(.warning, "worker \(id) lost (\(departure.reason)); it held \(Self.photoCount(held.count))", worker: id)
         if departure.charges {
             chargeLosses(held, lostWith: worker, forgivable: departure.mayComeBack)
         } else {

@@ -96,6 +96,8 @@ public final class CoordinatorNode: @unchecked Sendable {
     /// What finished, second by second: the rates in status replies and the dashboard's charts.
     var history = ThroughputHistory()
     var recentFailures = RecentFailures()
+    /// The stages workers ran lately, for the dashboard's task stream and `cluster trace`.
+    lazy var taskStream = TaskStream(capacity: configuration.taskStreamSpans)
     /// Prometheus metrics; their handles are changed on the loop thread only.
     let metrics = CoordinatorMetrics()
     public let startedAt = Date()

@@ -127,7 +127,7 @@
     $("job-bar-cancelled").style.width = pct(cancelled);
     var phaseEl = $("job-phase");
     phaseEl.className = "badge " + phase;
-    setText("job-phase", phase || "–");
+    setText("job-phase", job.phaseLabel || phase || "–");
     setText("job-in-flight", num(job.inFlight));
     setText("job-rate", rate(job.photosPerSecond10s));
     setText("job-failed", failed);

@@ -198,7 +198,7 @@
       return '<td><span class="legend"><span class="item"><span class="swatch" style="background:' + colorFor("j:" + j.id) + '"></span>' +
         '<a class="mono job-link" href="/jobs/' + encodeURIComponent(j.id) + '">' + esc(j.id) + "</a></span></span>" +
         '<span class="job-label">' + esc(j.label) + "</span></td>" +
-        '<td><span class="badge ' + esc(phase) + '">' + esc(phase) + "</span>" +
+        '<td><span class="badge ' + esc(phase) + '">' + esc(j.phaseLabel || phase) + "</span>" +
         (j.suspended && !(j.viewport && j.viewport.scrolling) ? ' <span class="badge suspended">suspended</span>' : "") + "</td>" +
         '<td class="progress-cell"><div class="progress" title="' + succeeded + " succeeded, " + failed + " failed, " + cancelled + ' cancelled">' +
         '<div class="bar ok" style="width:' + percent(succeeded, total).toFixed(2) + '%"></div>' +

@@ -31,6 +31,8 @@ final class PhotoWork: @unchecked Sendable {
         /// Where the worker stored the encoded output, for a graph with an output place (see
         /// `StoreOperation`); nil until it is stored.
         var storedAt: [String]?
+        /// The stages that ran, with their times, in the order they ended (the task stream's bars).
+        var spans: [Photocluster_V1_StageSpan] = []
     }
 
     let graph: Photocluster_V1_PhotoGraph

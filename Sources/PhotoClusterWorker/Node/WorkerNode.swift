@@ -487,8 +487,10 @@ public final class WorkerNode: @unchecked Sendable {
             photo = nil
             metrics.photoEnded(outcome: "cancelled")
         }
+        let spans = work.spansReport()
         loop.post { [unowned self] in
             sendPendingProgress()
+            if let spans { reports.add(.spans(spans)) }
             reports.add(body, photo: photo)
             reports.credit += 1
         }

@@ -32,6 +32,7 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
         CrashHook.beforeDecoding(work.graph.url)
         #endif
         let started = Date()
+        defer { work.recordSpan(.decode, name: "decode", started: started) }
         let deadline = StageDeadline(limit: limit)
         let cancelled = { [work] in work.isCancelled }
         do {

@@ -39,6 +39,7 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
             case .failure(let error):
                 work.fail(stage: .download, name: "download", reason: error.message, transient: error.isTransient)
             }
+            work.recordSpan(.download, name: "download", started: started)
             finish()
         }
         subscription.withLock { $0 = fetch }

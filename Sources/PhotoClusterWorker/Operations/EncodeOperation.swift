@@ -33,11 +33,12 @@ final class EncodeOperation: CPUStageOperation, @unchecked Sendable {
         case .webp: format = .webp
         default: format = origin.format
         }
-        let filterTime = FusedFilterClock(transform: chained(fused.compactMap(\.pixelTransform)))
+        let filterTime = FusedFilterClock(fused)
         let deadline = StageDeadline(limit: limit)
         let cancelled = { [work] in work.isCancelled }
+        let started = Date()
+        defer { recordSpans(started: started, filterTime: filterTime) }
         do {
-            let started = Date()
             let options = encodeOptions(for: image, from: origin, as: format)
             let data = try ImageCodec.encode(
                 image, as: format, options: options, transform: filterTime.timedTransform,
@@ -60,6 +61,17 @@ final class EncodeOperation: CPUStageOperation, @unchecked Sendable {
         } catch {
             work.fail(stage: .encode, name: "encode", reason: "\(error)")
         }
+    }
+
+    /// The task stream's bars: the fused filters first, each for the time it took inside the
+    /// encode (its bands ran interleaved with the compression), then the encode's own time.
+    private func recordSpans(started: Date, filterTime: FusedFilterClock) {
+        var offset = 0.0
+        for (filter, seconds) in zip(fused, filterTime.secondsByFilter) where filter.pixelTransform != nil {
+            work.recordSpan(.filter, name: "filter:\(filter.name)", started: started + offset, seconds: seconds, fused: true)
+            offset += seconds
+        }
+        work.recordSpan(.encode, name: "encode", started: started + offset, seconds: max(0, Date().timeIntervalSince(started) - offset))
     }
 
     /// Quality, gray and the metadata the job's policy lets through. A photo stored gray is
@@ -91,22 +103,31 @@ extension MetadataPolicy {
     }
 }
 
-/// Adds up the time the fused filters take inside an encode, so the filter and encode stages
+/// Adds up the time each fused filter takes inside an encode, so the filter and encode stages
 /// keep reporting their own durations. Used by one encode on one thread.
 private final class FusedFilterClock: @unchecked Sendable {
-    private let transform: PixelTransform?
-    private(set) var seconds = 0.0
+    private let transforms: [PixelTransform?]
+    /// Per fused filter, in the chain's order (0 for one without a pixel transform).
+    private(set) var secondsByFilter: [Double]
 
-    init(transform: PixelTransform?) {
-        self.transform = transform
+    init(_ fused: [ConfiguredFilter]) {
+        transforms = fused.map(\.pixelTransform)
+        secondsByFilter = Array(repeating: 0, count: fused.count)
     }
 
+    var seconds: Double { secondsByFilter.reduce(0, +) }
+
     var timedTransform: PixelTransform? {
-        guard let transform else { return nil }
+        let present = transforms.indices.filter { transforms[$0] != nil }
+        guard !present.isEmpty else { return nil }
         return { [self] source, destination, count in
-            let start = DispatchTime.now().uptimeNanoseconds
-            transform(source, destination, count)
-            seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            var input = source
+            for index in present {
+                let start = DispatchTime.now().uptimeNanoseconds
+                transforms[index]!(input, destination, count)
+                secondsByFilter[index] += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                input = UnsafePointer(destination)
+            }
         }
     }
 }

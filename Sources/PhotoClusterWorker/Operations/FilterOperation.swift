@@ -24,6 +24,7 @@ final class FilterOperation: CPUStageOperation, @unchecked Sendable {
         guard !isCancelled, work.shouldContinue, let (input, shared) = work.read({ c in c.image.map { ($0, c.imageIsShared) } }) else { return }
         let filter = work.filters[index]
         let started = Date()
+        defer { work.recordSpan(.filter, name: "filter:\(filter.name)", started: started) }
         let deadline = StageDeadline(limit: limit)
         let cancelled = { [work] in work.isCancelled }
         do {

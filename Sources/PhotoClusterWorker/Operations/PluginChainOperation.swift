@@ -35,6 +35,7 @@ final class PluginChainOperation: Operation, @unchecked Sendable {
         guard let pool = stages.first?.pool, stages.count == filters.count else { return }
         let chain = zip(stages, filters).map { stage, filter in stage.call(filter.parameters) }
         let started = Date()
+        defer { work.recordSpan(.filter, name: "filter:" + filters.map(\.name).joined(separator: "+"), started: started) }
         do {
             let output = try pool.run(chain, on: input, mayOverwrite: !shared, limit: limit) {
                 work.isCancelled

@@ -43,6 +43,7 @@ final class StoreOperation: AsyncOperation, @unchecked Sendable {
             case .failure(let failure):
                 work.update { $0.outcome = .failed(stage: .write, stageName: failure.stageName, reason: failure.reason, transient: failure.isTransient) }
             }
+            work.recordSpan(.write, name: "write", started: started)
             finish()
         }
         let tag = "\(work.graph.jobID)-\(work.graph.attempt)"
