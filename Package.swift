@@ -164,6 +164,7 @@ let package = Package(
             // The pages, stylesheet and scripts, compiled into the binary (`PackageResources`).
             resources: [
                 "overview.html", "job.html", "style.css", "api.js", "overview.js", "chart-math.js", "job.js", "viewport-math.js",
+                "task-math.js", "task-stream.js",
             ].map { .embedInCode("Web/\($0)") },
             swiftSettings: swiftSettings
         ),

@@ -81,23 +81,11 @@ public enum TraceEventFile {
                     ts: span.span.startUnixUs, dur: span.span.durationUs,
                     args: .init(
                         job: span.jobID, photo: span.photoIndex, photoName: span.photoName, attempt: span.attempt, worker: worker,
-                        outcome: span.span.outcome.traceName, fused: span.span.fused ? true : nil)))
+                        outcome: span.span.outcome.label, fused: span.span.fused ? true : nil)))
             }
         }
         var other = ["job": trace.jobID, "clock": "each worker's own (microseconds since 1970)"]
         if trace.truncated { other["truncated"] = "the coordinator's task stream no longer holds this job's oldest stages" }
         return Document(traceEvents: events, otherData: other)
-    }
-}
-
-extension Photocluster_V1_SpanOutcome {
-    /// "ok", "failed" or "cancelled".
-    public var traceName: String {
-        switch self {
-        case .ok: return "ok"
-        case .failed: return "failed"
-        case .cancelled: return "cancelled"
-        case .UNRECOGNIZED(let value): return "outcome \(value)"
-        }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The operator dashboard's browser side: two HTML pages, one stylesheet and five scripts, plain
+/// The operator dashboard's browser side: two HTML pages, one stylesheet and seven scripts, plain
 /// HTML, CSS and JavaScript with nothing loaded from elsewhere (charts are drawn on `<canvas>`).
 ///
 /// The files live in `Web/` as what they are (an editor, a linter and the tests in
@@ -18,9 +18,11 @@ import Foundation
 /// | `/assets/chart-math.js`    | `Web/chart-math.js`    |
 /// | `/assets/job.js`           | `Web/job.js`           |
 /// | `/assets/viewport-math.js` | `Web/viewport-math.js` |
+/// | `/assets/task-math.js`     | `Web/task-math.js`     |
+/// | `/assets/task-stream.js`   | `Web/task-stream.js`   |
 ///
 /// The pages use the JSON API only, every request through `PhotoClusterAPI.request` (`api.js`):
-/// `GET /api/overview`, `GET /api/history`, `GET /api/jobs/{id}`, `POST /api/jobs/{id}/viewport`
+/// `GET /api/overview`, `GET /api/history`, `GET /api/tasks?after=N`, `GET /api/jobs/{id}`, `POST /api/jobs/{id}/viewport`
 /// and `GET /api/jobs/{id}/photos/{index}/image`.
 public enum DashboardAssets {
     /// The content type of each page and asset.
@@ -41,6 +43,8 @@ public enum DashboardAssets {
         "chart-math.js": (javaScriptContentType, text(PackageResources.chart_math_js)),
         "job.js": (javaScriptContentType, text(PackageResources.job_js)),
         "viewport-math.js": (javaScriptContentType, text(PackageResources.viewport_math_js)),
+        "task-math.js": (javaScriptContentType, text(PackageResources.task_math_js)),
+        "task-stream.js": (javaScriptContentType, text(PackageResources.task_stream_js)),
     ]
 
     /// The asset served at `/assets/{name}`, with its content type; nil for an unknown name.

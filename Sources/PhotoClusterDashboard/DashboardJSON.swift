@@ -150,6 +150,44 @@ enum DashboardJSON {
         }
     }
 
+    /// A page of the task stream: the spans after the sequence asked for, oldest first.
+    struct TaskStream: Encodable {
+        /// The newest span's sequence: ask for `/api/tasks?after=` it next.
+        let sequence: UInt64
+        /// The most spans the coordinator keeps; 0: the stream is off.
+        let capacity: Int
+        /// The coordinator's clock, seconds since 1970 (the page's "now").
+        let now: Double
+        let spans: [Span]
+
+        struct Span: Encodable {
+            let worker, job: String
+            let photo: UInt32
+            let photoName: String
+            let attempt: UInt32
+            /// download, decode, filter, encode or write; `name` says which filter ("filter:sepia").
+            let stage, name: String
+            /// Milliseconds since 1970 on the worker's clock, and how long it ran.
+            let start, duration: Double
+            /// ok, failed or cancelled.
+            let outcome: String
+            /// A point filter that ran inside the encode.
+            let fused: Bool
+        }
+
+        init(_ page: TaskStreamPage) {
+            sequence = page.sequence
+            capacity = page.capacity
+            now = Date().timeIntervalSince1970
+            spans = page.spans.map {
+                Span(
+                    worker: $0.workerID, job: $0.jobID, photo: $0.photoIndex, photoName: $0.photoName, attempt: $0.attempt,
+                    stage: $0.span.stage.metricLabel, name: $0.span.name, start: Double($0.span.startUnixUs) / 1000,
+                    duration: Double($0.span.durationUs) / 1000, outcome: $0.span.outcome.label, fused: $0.span.fused)
+            }
+        }
+    }
+
     struct Problem: Encodable {
         let error: String
     }

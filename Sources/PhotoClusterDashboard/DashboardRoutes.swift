@@ -26,6 +26,11 @@ public enum DashboardRoutes {
         router.get("/api/history") { _, _ in
             json(DashboardJSON.History(await coordinator.throughputHistory()))
         }
+        router.get("/api/tasks") { request, _ in
+            let after = request.uri.queryParameters.get("after", as: UInt64.self) ?? 0
+            let limit = min(max(request.uri.queryParameters.get("limit", as: Int.self) ?? 20_000, 1), 50_000)
+            return json(DashboardJSON.TaskStream(await coordinator.taskSpans(after: after, limit: limit)))
+        }
         router.get("/api/jobs/:id") { _, context in
             let id = try context.parameters.require("id")
             let status = await coordinator.status(jobID: id, includePhotos: true)

@@ -38,3 +38,15 @@ extension Photocluster_V1_JobPhase {
         }
     }
 }
+
+extension Photocluster_V1_SpanOutcome {
+    /// "ok", "failed" or "cancelled": how the task stream and `cluster trace` name it.
+    public var label: String {
+        switch self {
+        case .ok: return "ok"
+        case .failed: return "failed"
+        case .cancelled: return "cancelled"
+        case .UNRECOGNIZED(let value): return "outcome \(value)"
+        }
+    }
+}

@@ -52,4 +52,41 @@ final class DashboardBrowserTests: XCTestCase {
         }
         print("Dashboard screenshots: \(screenshots.path)/{overview,job-top,job-scrolled}.png")
     }
+
+    /// The task stream during a job of the sample photos over two workers: each worker has a lane
+    /// with bars of every stage (blur runs as a filter of its own, sepia inside the encode), and a
+    /// click on a bar names its photo, job, worker and stage. The screenshot is the one in
+    /// docs/operating.md.
+    func testTheTaskStreamShowsEveryStageOfEachWorker() throws {
+        _ = try requireTool("chromium")
+        _ = try requireTool("chromedriver")
+        let python = Repository.root.appendingPathComponent(".build-test-tools/venv/bin/python")
+        guard FileManager.default.isExecutableFile(atPath: python.path) else {
+            throw XCTSkip("\(python.path) is missing: run scripts/install-test-tools (make test does)")
+        }
+        let cluster = try ObservedCluster(label: "task-stream", photoDelay: 0.15, secured: true)
+        defer { cluster.stop() }
+        try cluster.addWorker("w2")
+        let submit = try cluster.startBatchJob(count: 60, broken: true, filter: "blur:sigma=1", also: ["--filter", "sepia"])
+
+        let screenshots = Repository.root.appendingPathComponent(".build/screenshots")
+        try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
+        let driver = try Tool.run(python.path, [
+            Repository.root.appendingPathComponent("Tests/Browser/drive_task_stream.py").path,
+            "--base", cluster.dashboard, "--token", try XCTUnwrap(cluster.dashboardToken), "--workers", "w1,w2",
+            "--stages", "download,decode,filter,encode", "--screenshots", screenshots.path, "--timeout", "60",
+        ], timeout: 180)
+        XCTAssertEqual(driver.status, 0, driver.output)
+        let line = try XCTUnwrap(driver.output.split(separator: "\n").last { $0.hasPrefix("{") }, driver.output)
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let selected = try XCTUnwrap(report["selected"] as? [String: [String: Any]])
+        XCTAssertEqual(Set(selected.keys), ["w1", "w2"], "\(report)")
+        for (worker, bar) in selected {
+            XCTAssertEqual(bar["worker"] as? String, worker)
+            let text = bar["text"] as? String ?? ""
+            XCTAssertTrue(text.contains("Photo") && text.contains("Took") && text.contains(bar["name"] as? String ?? "?"), text)
+        }
+        XCTAssertEqual(submit.finish(timeout: 120).status, 1, "the job ended, with its one missing photo failed")
+        print("Task stream screenshot: \(screenshots.path)/task-stream.png")
+    }
 }

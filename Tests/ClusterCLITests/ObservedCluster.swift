@@ -94,11 +94,11 @@ final class ObservedCluster {
     }
 
     /// Starts a batch job in the background; `finish()` on the result waits for it.
-    func startBatchJob(count: Int, broken: Bool = false, filter: String = "sepia") throws -> RunningCommand {
+    func startBatchJob(count: Int, broken: Bool = false, filter: String = "sepia", also: [String] = []) throws -> RunningCommand {
         let submit = try CommandRunner.start([
             "submit", try manifest(count: count, broken: broken).path, "--coordinator", clientEndpoint, "--filter", filter,
             "--out", work.appendingPathComponent("out-\(UUID().uuidString.prefix(6))").path, "--json",
-        ] + clientSecurity)
+        ] + also + clientSecurity)
         others.append(submit)
         return submit
     }
@@ -112,6 +112,21 @@ final class ObservedCluster {
     }
 
     func adopt(_ process: RunningCommand) { others.append(process) }
+
+    /// Starts another worker process, `id`, with the first one's keys and no metrics endpoint;
+    /// returns once the coordinator says it joined.
+    func addWorker(_ id: String, concurrency: Int = 1) throws {
+        let arguments = worker.arguments
+        let security = arguments.firstIndex(of: "--curve-secret").map { Array(arguments[$0...]) } ?? ["--insecure"]
+        let endpoint = arguments[arguments.firstIndex(of: "--coordinator")! + 1]
+        let process = try CommandRunner.start([
+            "worker", "--coordinator", endpoint, "--concurrency", "\(concurrency)", "--id", id, "--metrics-bind", "off",
+        ] + security)
+        others.append(process)
+        guard eventually(timeout: 20, { self.coordinator.stderrSoFar.contains("worker \(id) joined") }) else {
+            throw XCTSkip("worker \(id) did not join: \(process.stderrSoFar)")
+        }
+    }
 
     func stop() {
         for process in others + [worker, coordinator] { process.stop() }

@@ -67,6 +67,15 @@ final class ProvenanceTests: XCTestCase {
             $0.stage = .download; $0.stageName = "download"; $0.reason = "made up"; $0.transient = false
         }))
         try liar.reportStage(.download, of: theirs)
+        // Stage timings for the task stream are believed on the same terms.
+        func spans(of graph: Photocluster_V1_PhotoGraph, by worker: String) -> Photocluster_V1_WorkerReport.OneOf_Body {
+            .spans(.with { report in
+                report.jobID = graph.jobID; report.photoIndex = graph.photoIndex; report.attempt = graph.attempt
+                report.spans = [.with { $0.stage = .decode; $0.name = "decode by \(worker)"; $0.startUnixUs = 1_000_000; $0.durationUs = 1_234 }]
+            })
+        }
+        try liar.sendReports([spans(of: theirs, by: "liar")], credit: 0)
+        try liar.sendReports([spans(of: liarsGraph, by: "liar")], credit: 0)
         var unknown = liarsGraph
         unknown.photoIndex = 99
         try liar.sendResult(of: unknown, encoded: Data("forged".utf8))
@@ -77,7 +86,7 @@ final class ProvenanceTests: XCTestCase {
             guard let text = try? PlainHTTPClient.send("GET", metrics).body else { return nil }
             return sample(#"photocluster_rejected_results_total{reason="\#(reason)"}"#, in: String(decoding: text, as: UTF8.self))
         }
-        XCTAssertTrue(eventually(timeout: 10) { rejected("not_sent") == 3 && rejected("unknown_photo") == 1 },
+        XCTAssertTrue(eventually(timeout: 10) { rejected("not_sent") == 4 && rejected("unknown_photo") == 1 },
                       "not_sent \(String(describing: rejected("not_sent"))), unknown_photo \(String(describing: rejected("unknown_photo")))")
         XCTAssertTrue(eventually(timeout: 10) { (try? Data(contentsOf: file(liarsGraph))) == Data("liar's own".utf8) })
         XCTAssertFalse(FileManager.default.fileExists(atPath: file(theirs).path), "the forged result was not written")
@@ -89,9 +98,15 @@ final class ProvenanceTests: XCTestCase {
         XCTAssertEqual(photo.workerID, "honest")
 
         // The worker it was sent to delivers it.
+        try honest.sendReports([spans(of: theirs, by: "honest")], credit: 0)
         try honest.sendResult(of: theirs, encoded: Data("honest".utf8))
         XCTAssertTrue(eventually(timeout: 10) { (try? Data(contentsOf: file(theirs))) == Data("honest".utf8) })
-        XCTAssertEqual(rejected("not_sent"), 3)
+        XCTAssertEqual(rejected("not_sent"), 4)
+        let trace = try await client.trace(job: job.id)
+        XCTAssertEqual(
+            Set(trace.spans.map { "\($0.workerID) \($0.photoIndex) \($0.span.name)" }),
+            ["liar \(liarsGraph.photoIndex) decode by liar", "honest \(theirs.photoIndex) decode by honest"],
+            "the task stream holds only what each worker was sent")
 
         // An earlier attempt's result still counts, from the worker that got that attempt: the
         // honest worker comes back without one of its photos, which goes to the other worker as
@@ -103,7 +118,7 @@ final class ProvenanceTests: XCTestCase {
         XCTAssertEqual([again.photoIndex, again.attempt], [earlier.photoIndex, earlier.attempt + 1])
         try honest.sendResult(of: earlier, encoded: Data("earlier attempt".utf8))
         XCTAssertTrue(eventually(timeout: 10) { (try? Data(contentsOf: file(earlier))) == Data("earlier attempt".utf8) })
-        XCTAssertEqual(rejected("not_sent"), 3)
+        XCTAssertEqual(rejected("not_sent"), 4)
     }
 }
 

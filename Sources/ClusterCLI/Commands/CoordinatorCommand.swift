@@ -66,6 +66,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("http"), help: ArgumentHelp("Where the web dashboard and its JSON API listen: HOST:PORT or off (default 127.0.0.1:8080).", valueName: "address"))
     var http: String?
 
+    @Option(name: .customLong("task-stream-spans"), help: ArgumentHelp("Stages of photos kept for the dashboard's task stream and `cluster trace` (the latest; about 100 bytes each); 0 keeps none.", valueName: "n"))
+    var taskStreamSpans = CoordinatorConfiguration.defaultTaskStreamSpans
+
     @Option(name: .customLong("http-token-file"), help: ArgumentHelp("A file (mode 600) holding the dashboard's token; default with CURVE: a new token each start, in dashboard.token in --state.", valueName: "file"))
     var httpTokenFile: String?
 
@@ -83,6 +86,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         guard maxWorkerLosses >= 1 else { throw ValidationError("--max-worker-losses must be at least 1") }
         guard writeTimeout >= 0.1 else { throw ValidationError("--write-timeout must be at least 0.1 seconds") }
         guard keepFinished >= 1 else { throw ValidationError("--keep-finished must be at least 1") }
+        guard taskStreamSpans >= 0 else { throw ValidationError("--task-stream-spans must be 0 (off) or more") }
         guard ThreadPriority(writerPriority) != nil else {
             throw ValidationError("--writer-priority must be \(ThreadPriority.syntax), got \"\(writerPriority)\"")
         }
@@ -130,7 +134,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
                 stateDirectory: state.map { URL(fileURLWithPath: $0, isDirectory: true) }, curve: curve,
                 finishedJobsKept: keepFinished, outputRoot: outputRootDirectory, limits: limits.limits, writeTimeout: writeTimeout,
                 writerPriority: ThreadPriority(writerPriority)!,
-                s3: try storage.s3(), sharedRoots: try storage.roots()),
+                s3: try storage.s3(), sharedRoots: try storage.roots(), taskStreamSpans: taskStreamSpans),
             context: context)
         node.logger = logger
         do {
