@@ -2,7 +2,8 @@ import Foundation
 import PhotoClusterProto
 
 /// A job's task stream as a Chrome trace-event file (the JSON Object Format that Perfetto and
-/// chrome://tracing open): one process per worker, one thread per lane of that worker, and one
+/// chrome://tracing open): one process per worker (and one for the coordinator's writes of the
+/// files that pass through it), one thread per lane of that worker, and one
 /// complete event (`"ph": "X"`) per stage of each photo, its `ts` and `dur` in microseconds as
 /// the worker reported them.
 ///
@@ -71,7 +72,9 @@ public enum TraceEventFile {
         for (process, worker) in byWorker.keys.sorted().enumerated() {
             let pid = process + 1
             let placed = byWorker[worker]!
-            events.append(Event(name: "process_name", ph: "M", pid: pid, tid: 0, args: .init(name: "worker \(worker)")))
+            // The coordinator's own lane holds the files it wrote for results that passed through it.
+            let process = worker == "coordinator" ? "coordinator (writes)" : "worker \(worker)"
+            events.append(Event(name: "process_name", ph: "M", pid: pid, tid: 0, args: .init(name: process)))
             for lane in 0...(placed.map(\.lane).max() ?? 0) {
                 events.append(Event(name: "thread_name", ph: "M", pid: pid, tid: lane + 1, args: .init(name: "lane \(lane + 1)")))
             }

@@ -43,17 +43,18 @@ final class TraceCommandTests: XCTestCase {
             }
         }
         let processes = events.filter { $0["name"] as? String == "process_name" }.compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
-        XCTAssertEqual(Set(processes), ["worker w1", "worker w2"], "one process per worker")
+        XCTAssertEqual(Set(processes), ["worker w1", "worker w2", "coordinator (writes)"], "one process per worker, and the coordinator's writes")
 
         // One complete event per stage of each photo: the blur as a filter stage of its own, the
-        // sepia inside the encode; the photo that does not exist failed its download.
+        // sepia inside the encode, the file written by the coordinator; the photo that does not
+        // exist failed its download.
         let complete = events.filter { $0["ph"] as? String == "X" }
         let args = { (event: [String: Any]) in event["args"] as? [String: Any] ?? [:] }
         var stagesByPhoto: [Int: [String]] = [:]
         for event in complete { stagesByPhoto[args(event)["photo"] as? Int ?? -1, default: []].append(event["name"] as? String ?? "?") }
         XCTAssertEqual(stagesByPhoto.count, count + 1, "\(stagesByPhoto)")
         for photo in 0..<count {
-            XCTAssertEqual(stagesByPhoto[photo]?.sorted(), ["decode", "download", "encode", "filter:blur", "filter:sepia"], "photo \(photo)")
+            XCTAssertEqual(stagesByPhoto[photo]?.sorted(), ["decode", "download", "encode", "filter:blur", "filter:sepia", "write"], "photo \(photo)")
         }
         let missing = complete.filter { args($0)["photoName"] as? String == "missing" }
         XCTAssertEqual(missing.map { "\($0["name"] ?? "") \(args($0)["outcome"] ?? "")" }, ["download failed"])

@@ -2,8 +2,8 @@ import Foundation
 import PhotoClusterProto
 
 /// The task stream: what each worker ran and when, from the spans workers send with each
-/// photo's outcome, for the dashboard's lanes, `cluster trace` and the per-worker stage-time
-/// histograms.
+/// photo's outcome (and the coordinator's own writes of their files), for the dashboard's lanes,
+/// `cluster trace` and the per-worker stage-time histograms.
 extension CoordinatorNode {
     /// A worker's spans for one attempt of a photo, admitted as the attempt's other reports are.
     /// Each is also a sample of the worker's stage-time histogram; a fused filter's time is part
@@ -15,6 +15,19 @@ extension CoordinatorNode {
             taskStream.record(worker: workerID, job: job.id, photo: report.photoIndex, attempt: report.attempt, span)
             metrics.workerStage(workerID, span.stage.metricLabel, seconds: Double(span.durationUs) / 1e6)
         }
+    }
+
+    /// The coordinator's own stage of a photo: writing its file (and its followers'), shown in
+    /// the lane of `TaskStream.coordinatorLane`.
+    func recordWriteSpan(_ write: ResultWrite) {
+        guard taskStream.isEnabled, write.started != .distantPast, let job = jobs[write.result.jobID] else { return }
+        var span = Photocluster_V1_StageSpan()
+        span.stage = .write
+        span.name = "write"
+        span.startUnixUs = UInt64(max(0, write.started.timeIntervalSince1970 * 1e6))
+        span.durationUs = UInt64(max(0, write.seconds * 1e6))
+        span.outcome = write.errors.contains { $0 != nil } ? .failed : .ok
+        taskStream.record(worker: TaskStream.coordinatorLane, job: job.id, photo: write.result.photoIndex, attempt: write.result.attempt, span)
     }
 
     /// The spans recorded after `sequence` (0: from the oldest kept), at most `limit` of them (the

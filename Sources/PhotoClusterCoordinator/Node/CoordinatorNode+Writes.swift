@@ -14,6 +14,9 @@ struct ResultWrite {
     let targets: [(index: UInt32, name: String)]
     /// Filled in by the writer thread: each target's error, if it could not be written.
     var errors: [Error?] = []
+    /// Filled in by the writer thread: when it began writing, and for how long (the task stream).
+    var started = Date.distantPast
+    var seconds: TimeInterval = 0
 }
 
 /// Results are written off the loop thread (see `writers`): those of one turn are handed over
@@ -51,6 +54,7 @@ extension CoordinatorNode {
             writers.submit { [weak self] in
                 let written = piece.map { write -> ResultWrite in
                     var write = write
+                    write.started = Date()
                     let tag = "\(write.result.jobID)-\(write.result.attempt)"
                     write.errors = write.targets.map { target in
                         do {
@@ -60,6 +64,7 @@ extension CoordinatorNode {
                             return error
                         }
                     }
+                    write.seconds = Date().timeIntervalSince(write.started)
                     return write
                 }
                 self?.loop.post { self?.resultsWritten(written) }
@@ -82,6 +87,7 @@ extension CoordinatorNode {
                 bytesBeingWritten -= bytes
             }
             let result = write.result
+            recordWriteSpan(write)
             for (target, error) in zip(write.targets, write.errors) {
                 writing.removeValue(forKey: PhotoRef(job: result.jobID, index: target.index))
                 guard let photo = jobs[result.jobID]?.photo(target.index), !photo.isSettled else {

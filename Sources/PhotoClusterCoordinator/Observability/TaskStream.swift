@@ -21,6 +21,9 @@ struct TaskStream {
         let fused: Bool
     }
 
+    /// The lane of the coordinator's own stages (writing the files of results that pass through it).
+    static let coordinatorLane = "coordinator"
+
     /// The most spans kept; 0 keeps none.
     let capacity: Int
     private var ring: [Span] = []
