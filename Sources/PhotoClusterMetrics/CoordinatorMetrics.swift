@@ -70,11 +70,18 @@ public final class CoordinatorMetrics {
 
     /// One stage of one photo on `worker` took `seconds` (the task stream's timings, every stage).
     public func workerStage(_ worker: String, _ stage: String, seconds: Double) {
-        if let timer = workerStageDurations[worker]?[stage] { return timer.recordNanoseconds(Int64(seconds * 1e9)) }
-        guard MetricLabels.stages.contains(stage) else { return }
-        let timer = Timer(label: MetricCatalog.workerStageDuration.name, dimensions: [("worker", worker), ("stage", stage)], factory: exporter)
-        workerStageDurations[worker, default: [:]][stage] = timer
-        timer.recordNanoseconds(Int64(seconds * 1e9))
+        stageTimers(of: worker)[stage]?.recordNanoseconds(Int64(seconds * 1e9))
+    }
+
+    /// A worker's stage histograms, made when it is first seen: a series of zeroes still answers
+    /// `rate()`, so the alerts on them work from the worker's first minute.
+    private func stageTimers(of worker: String) -> [String: Timer] {
+        if let timers = workerStageDurations[worker] { return timers }
+        let timers = [String: Timer](labels: MetricLabels.stages) {
+            Timer(label: MetricCatalog.workerStageDuration.name, dimensions: [("worker", worker), ("stage", $0)], factory: exporter)
+        }
+        workerStageDurations[worker] = timers
+        return timers
     }
 
     public func cancelled(_ count: Int, reason: String) {
@@ -111,6 +118,7 @@ public final class CoordinatorMetrics {
             workerStageDurations.removeValue(forKey: id)
         }
         for (id, count) in inFlight {
+            _ = stageTimers(of: id)
             let gauge = workerInFlight[id] ?? Gauge(label: MetricCatalog.photosInFlight.name, dimensions: [("worker", id)], factory: exporter)
             workerInFlight[id] = gauge
             gauge.record(count)

@@ -11,8 +11,8 @@ public enum MetricCatalog {
         "photocluster_stage_duration_seconds", "Time one stage of one photo took, by stage.", buckets: stageBuckets)
     public static let workerStageDuration = MetricDefinition(
         "photocluster_worker_stage_duration_seconds",
-        "Time one stage of one photo took on each worker, by worker and stage (download, decode, filter, encode, write), "
-            + "from the timings workers report for the task stream; a worker's series go when it leaves.",
+        "Time one stage of one photo took on each worker, by worker and stage: download, decode, filter, encode or write. "
+            + "From the timings workers report for the task stream; a worker's series go when it leaves.",
         buckets: stageBuckets)
     public static let downloadedBytes = MetricDefinition(
         "photocluster_downloaded_bytes_total", "Bytes of photos downloaded.")
