@@ -6,8 +6,8 @@ import PhotoClusterProto
 /// `cluster trace` and the per-worker stage-time histograms.
 extension CoordinatorNode {
     /// A worker's spans for one attempt of a photo, admitted as the attempt's other reports are.
-    /// Each is also a sample of the worker's stage-time histogram; a fused filter's time is part
-    /// of its encode's span too, so it is counted once, as the filter's.
+    /// Each is also a sample of the worker's stage-time histogram (a fused filter's time is not
+    /// in its encode's span, so nothing is counted twice).
     func recordSpans(_ report: Photocluster_V1_PhotoSpans, from worker: String) {
         // The job's and worker's own strings, so a kept span shares them instead of holding copies.
         guard let job = jobs[report.jobID], let workerID = workers[worker]?.id else { return }

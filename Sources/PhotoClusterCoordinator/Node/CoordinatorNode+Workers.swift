@@ -172,15 +172,15 @@ extension CoordinatorNode {
         return WorkerNumber(value: lastWorkerNumber)
     }
 
-    /// Removes a worker and puts every photo it held back in the queue (and, `dispatching`,
-    /// hands them to the others). A worker that died or may have (`departure.charges`) charges
-    /// each photo it held the loss (see `chargeLosses`); one that left in good order lost
-    /// nothing, and its photos go back to the front of the queue.
     /// "no photos", "1 photo", "3 photos", as a log line says it.
     static func photoCount(_ count: Int) -> String {
         count == 0 ? "no photos" : count == 1 ? "1 photo" : "\(count) photos"
     }
 
+    /// Removes a worker and puts every photo it held back in the queue (and, `dispatching`,
+    /// hands them to the others). A worker that died or may have (`departure.charges`) charges
+    /// each photo it held the loss (see `chargeLosses`); one that left in good order lost
+    /// nothing, and its photos go back to the front of the queue.
     func loseWorker(_ id: String, _ departure: WorkerDeparture, dispatching: Bool = true) {
         guard let worker = workers.removeValue(forKey: id) else { return }
         workerIDs.removeValue(forKey: worker.number)
