@@ -32,7 +32,9 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
         CrashHook.beforeDecoding(work.graph.url)
         #endif
         let started = Date()
-        defer { work.recordSpan(.decode, name: "decode", started: started) }
+        // The duration the worker reports for the stage, and the task stream's bar, are one reading.
+        var measured: TimeInterval?
+        defer { work.recordSpan(.decode, name: "decode", started: started, seconds: measured) }
         let deadline = StageDeadline(limit: limit)
         let cancelled = { [work] in work.isCancelled }
         do {
@@ -62,7 +64,8 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
                 $0.lastFinished = .decode
             }
             let sourcePixels = decoded.header.width * decoded.header.height
-            report.stageFinished(work, .decode, bytes: 0, pixels: UInt64(max(sourcePixels, image.pixelCount)), seconds: Date().timeIntervalSince(started))
+            measured = Date().timeIntervalSince(started)
+            report.stageFinished(work, .decode, bytes: 0, pixels: UInt64(max(sourcePixels, image.pixelCount)), seconds: measured!)
         } catch is FilterCancelled {
             return
         } catch is DecodeStopped {

@@ -26,6 +26,8 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
         let started = Date()
         let url = work.graph.url
         let fetch = downloads.fetch(url) { [self] result in
+            // The duration the worker reports for the stage, and the task stream's bar, are one reading.
+            var measured: TimeInterval?
             switch result {
             case .success(let body):
                 cache.put(.downloaded(url: url), .bytes(body.data))
@@ -33,13 +35,14 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
                     $0.downloaded = body.data
                     $0.lastFinished = .download
                 }
-                report.stageFinished(work, .download, bytes: UInt64(body.data.count), pixels: 0, seconds: Date().timeIntervalSince(started))
+                measured = Date().timeIntervalSince(started)
+                report.stageFinished(work, .download, bytes: UInt64(body.data.count), pixels: 0, seconds: measured!)
             case .failure(let error) where error.kind == .cancelled:
                 break
             case .failure(let error):
                 work.fail(stage: .download, name: "download", reason: error.message, transient: error.isTransient)
             }
-            work.recordSpan(.download, name: "download", started: started)
+            work.recordSpan(.download, name: "download", started: started, seconds: measured)
             finish()
         }
         subscription.withLock { $0 = fetch }

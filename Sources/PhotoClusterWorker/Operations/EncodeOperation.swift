@@ -37,7 +37,9 @@ final class EncodeOperation: CPUStageOperation, @unchecked Sendable {
         let deadline = StageDeadline(limit: limit)
         let cancelled = { [work] in work.isCancelled }
         let started = Date()
-        defer { recordSpans(started: started, filterTime: filterTime) }
+        // The durations the worker reports for the stages, and the task stream's bars, are one reading.
+        var measured: TimeInterval?
+        defer { recordSpans(started: started, seconds: measured, filterTime: filterTime) }
         do {
             let options = encodeOptions(for: image, from: origin, as: format)
             let data = try ImageCodec.encode(
@@ -45,6 +47,7 @@ final class EncodeOperation: CPUStageOperation, @unchecked Sendable {
                 shouldStop: { cancelled() || deadline.hasPassed })
             guard !isCancelled else { return }
             let seconds = Date().timeIntervalSince(started)
+            measured = seconds
             if !fused.isEmpty {
                 report.stageFinished(work, .filter, bytes: 0, pixels: UInt64(image.pixelCount), seconds: filterTime.seconds)
             }
@@ -65,13 +68,13 @@ final class EncodeOperation: CPUStageOperation, @unchecked Sendable {
 
     /// The task stream's bars: the fused filters first, each for the time it took inside the
     /// encode (its bands ran interleaved with the compression), then the encode's own time.
-    private func recordSpans(started: Date, filterTime: FusedFilterClock) {
+    private func recordSpans(started: Date, seconds: TimeInterval?, filterTime: FusedFilterClock) {
         var offset = 0.0
         for (filter, seconds) in zip(fused, filterTime.secondsByFilter) where filter.pixelTransform != nil {
             work.recordSpan(.filter, name: "filter:\(filter.name)", started: started + offset, seconds: seconds, fused: true)
             offset += seconds
         }
-        work.recordSpan(.encode, name: "encode", started: started + offset, seconds: max(0, Date().timeIntervalSince(started) - offset))
+        work.recordSpan(.encode, name: "encode", started: started + offset, seconds: max(0, (seconds ?? Date().timeIntervalSince(started)) - offset))
     }
 
     /// Quality, gray and the metadata the job's policy lets through. A photo stored gray is

@@ -24,7 +24,8 @@ final class FilterOperation: CPUStageOperation, @unchecked Sendable {
         guard !isCancelled, work.shouldContinue, let (input, shared) = work.read({ c in c.image.map { ($0, c.imageIsShared) } }) else { return }
         let filter = work.filters[index]
         let started = Date()
-        defer { work.recordSpan(.filter, name: "filter:\(filter.name)", started: started) }
+        var measured: TimeInterval?
+        defer { work.recordSpan(.filter, name: "filter:\(filter.name)", started: started, seconds: measured) }
         let deadline = StageDeadline(limit: limit)
         let cancelled = { [work] in work.isCancelled }
         do {
@@ -40,8 +41,9 @@ final class FilterOperation: CPUStageOperation, @unchecked Sendable {
                 $0.imageIsShared = true
                 if isLast { $0.lastFinished = .filter }
             }
+            measured = Date().timeIntervalSince(started)
             if isLast {
-                report.stageFinished(work, .filter, bytes: 0, pixels: UInt64(output.pixelCount), seconds: Date().timeIntervalSince(started))
+                report.stageFinished(work, .filter, bytes: 0, pixels: UInt64(output.pixelCount), seconds: measured!)
             }
         } catch is FilterCancelled {
             guard !cancelled(), deadline.hasPassed else { return }

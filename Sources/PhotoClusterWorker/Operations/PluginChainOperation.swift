@@ -35,7 +35,8 @@ final class PluginChainOperation: Operation, @unchecked Sendable {
         guard let pool = stages.first?.pool, stages.count == filters.count else { return }
         let chain = zip(stages, filters).map { stage, filter in stage.call(filter.parameters) }
         let started = Date()
-        defer { work.recordSpan(.filter, name: "filter:" + filters.map(\.name).joined(separator: "+"), started: started) }
+        var measured: TimeInterval?
+        defer { work.recordSpan(.filter, name: "filter:" + filters.map(\.name).joined(separator: "+"), started: started, seconds: measured) }
         do {
             let output = try pool.run(chain, on: input, mayOverwrite: !shared, limit: limit) {
                 work.isCancelled
@@ -47,8 +48,9 @@ final class PluginChainOperation: Operation, @unchecked Sendable {
                 $0.imageIsShared = true
                 if isLast { $0.lastFinished = .filter }
             }
+            measured = Date().timeIntervalSince(started)
             if isLast {
-                report.stageFinished(work, .filter, bytes: 0, pixels: UInt64(output.pixelCount), seconds: Date().timeIntervalSince(started))
+                report.stageFinished(work, .filter, bytes: 0, pixels: UInt64(output.pixelCount), seconds: measured!)
             }
         } catch is FilterCancelled {
             return

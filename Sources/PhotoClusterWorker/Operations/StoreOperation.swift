@@ -34,16 +34,18 @@ final class StoreOperation: AsyncOperation, @unchecked Sendable {
         let fileNames = work.graph.outputStems.map { OutputNaming.fileName(stem: $0, format: format.fileExtension) }
         let started = Date()
         let done: @Sendable (Result<[String], StoreFailure>) -> Void = { [self] result in
+            var measured: TimeInterval?
             switch result {
             case .success(let locations):
-                report.stageFinished(work, .write, bytes: UInt64(data.count * locations.count), pixels: 0, seconds: Date().timeIntervalSince(started))
+                measured = Date().timeIntervalSince(started)
+                report.stageFinished(work, .write, bytes: UInt64(data.count * locations.count), pixels: 0, seconds: measured!)
                 work.update { $0.storedAt = locations }
             case .failure(let failure) where failure.isCancelled:
                 break   // the output stays unstored: the graph ends cancelled
             case .failure(let failure):
                 work.update { $0.outcome = .failed(stage: .write, stageName: failure.stageName, reason: failure.reason, transient: failure.isTransient) }
             }
-            work.recordSpan(.write, name: "write", started: started)
+            work.recordSpan(.write, name: "write", started: started, seconds: measured)
             finish()
         }
         let tag = "\(work.graph.jobID)-\(work.graph.attempt)"
