@@ -57,7 +57,7 @@ final class DashboardAPITests: XCTestCase {
         XCTAssertEqual(try HTTP.text(cluster.dashboard + "/"), try file("overview.html"))
         XCTAssertEqual(try HTTP.text(cluster.dashboard + "/jobs/\(job)"), try file("job.html"))
         let assets = try FileManager.default.contentsOfDirectory(atPath: web.path).filter { !$0.hasSuffix(".html") }
-        XCTAssertEqual(assets.count, 6, "\(assets)")
+        XCTAssertEqual(assets.count, 8, "\(assets)")
         for name in assets {
             XCTAssertEqual(try HTTP.text(cluster.dashboard + "/assets/\(name)"), try file(name), name)
         }
