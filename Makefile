@@ -2,7 +2,7 @@
 SWIFT ?= swift
 RELEASE_CLUSTER := .build/release/cluster
 
-.PHONY: demo test test-tools deps build release proto-check bench fuzz clean
+.PHONY: demo test test-tools deps build release image proto-check bench fuzz clean
 
 deps:
 	@scripts/install-deps
@@ -12,6 +12,12 @@ build: deps
 
 release: deps
 	$(SWIFT) build -c release --product cluster
+
+# The container image photocluster:VERSION (and :latest) from deploy/Containerfile: compiled in the
+# Swift image where a registry answers, else from this host's release build on a Debian base made
+# here with mmdebstrap (scripts/build-image says which and why).
+image:
+	@SWIFT=$(SWIFT) scripts/build-image
 
 # The demo has two deliberately misspelled photos, so `cluster demo` exits 1 by design.
 demo: release
