@@ -36,11 +36,15 @@ test-tools:
 # the example plugins' shared libraries. scripts/run-tests keeps the output line-buffered so a log
 # always shows the test that is running, stops a suite that hangs after TEST_TIMEOUT, and ends a
 # failed run with a summary (failed assertions, the test that was running, the crashed thread).
+# Last, scripts/check-containers builds the image and runs deploy/compose.yaml as containers (a
+# job with a worker killed, Prometheus's targets, workers handing photos back on SIGTERM); it says
+# why and passes where podman cannot be installed or cannot run a container.
 TEST_TIMEOUT ?= 30m
 test: deps test-tools proto-check
 	$(SWIFT) build --build-tests
 	CLUSTER=.build/debug/cluster scripts/check-deploy
 	SWIFT=$(SWIFT) scripts/run-tests $(TEST_TIMEOUT)
+	SWIFT=$(SWIFT) scripts/check-containers
 
 # Benchmarks print figures and write them under bench/results/; they never gate `make test`.
 bench: deps
