@@ -2,7 +2,7 @@
 SWIFT ?= swift
 RELEASE_CLUSTER := .build/release/cluster
 
-.PHONY: demo test test-tools deps build release proto-check bench fuzz clean
+.PHONY: demo test test-tools deps build release image proto-check bench fuzz clean
 
 deps:
 	@scripts/install-deps
@@ -12,6 +12,12 @@ build: deps
 
 release: deps
 	$(SWIFT) build -c release --product cluster
+
+# The container image photocluster:VERSION (and :latest) from deploy/Containerfile: compiled in the
+# Swift image where a registry answers, else from this host's release build on a Debian base made
+# here with mmdebstrap (scripts/build-image says which and why).
+image:
+	@SWIFT=$(SWIFT) scripts/build-image
 
 # The demo has two deliberately misspelled photos, so `cluster demo` exits 1 by design.
 demo: release
@@ -30,11 +36,15 @@ test-tools:
 # the example plugins' shared libraries. scripts/run-tests keeps the output line-buffered so a log
 # always shows the test that is running, stops a suite that hangs after TEST_TIMEOUT, and ends a
 # failed run with a summary (failed assertions, the test that was running, the crashed thread).
+# Last, scripts/check-containers builds the image and runs deploy/compose.yaml as containers (a
+# job with a worker killed, Prometheus's targets, workers handing photos back on SIGTERM); it says
+# why and passes where podman cannot be installed or cannot run a container.
 TEST_TIMEOUT ?= 30m
 test: deps test-tools proto-check
 	$(SWIFT) build --build-tests
 	CLUSTER=.build/debug/cluster scripts/check-deploy
 	SWIFT=$(SWIFT) scripts/run-tests $(TEST_TIMEOUT)
+	SWIFT=$(SWIFT) scripts/check-containers
 
 # Benchmarks print figures and write them under bench/results/; they never gate `make test`.
 bench: deps

@@ -64,7 +64,36 @@ def check_containerfile(findings):
 
     check_packages(final, build_runs)
     check_swift_image(args.get("SWIFT_IMAGE", ""))
+    check_binaries_stage(stages, args, final)
     check_build_context(containerfile, stages)
+
+
+def stage_name(stage):
+    """The `AS name` of a stage, or None."""
+    words = stage[0][1].split() if stage else []
+    return words[2] if len(words) == 3 and words[1].upper() == "AS" else None
+
+
+def check_binaries_stage(stages, args, final):
+    """The runtime stage takes /out from the stage BINARIES names: `build` (compiled in SWIFT_IMAGE)
+    or `host` (a host build staged in .build-image/stage by scripts/build-image), the same way for both."""
+    names = {stage_name(stage): stage for stage in stages}
+    binaries = names.get("binaries")
+    base = binaries[0][1].split()[0] if binaries else ""
+    default = args.get("BINARIES", "")
+    spelled = re.fullmatch(r"\$\{BINARIES:-(\w+)\}", base)
+    check(binaries and spelled and spelled.group(1) == default and default in names,
+          f"stage `binaries` is FROM ${{BINARIES:-{default}}}, the ARG's default spelled out (buildah 1.28 reads only --build-arg there)",
+          f"stage `binaries` should be FROM ${{BINARIES:-{default or 'build'}}} with ARG BINARIES naming a stage (is {base or 'missing'})")
+    check(stage_name(stages[0]) == "build" and "host" in names, "stages `build` (SWIFT_IMAGE) and `host` (a host build) both supply /out")
+    host_copies = [rest.split() for keyword, rest in names.get("host", []) if keyword == "COPY"]
+    check(host_copies == [[".build-image/stage/", "/out/"]], "stage `host` copies .build-image/stage/ (scripts/build-image) to /out/",
+          f"stage `host` copies {host_copies}, not .build-image/stage/ to /out/")
+    sources = {re.search(r"--from=(\S+)", rest).group(1) for keyword, rest in final if keyword == "COPY" and "--from=" in rest}
+    check(sources == {"binaries"}, "the runtime stage copies only from `binaries`", f"the runtime stage copies from {sorted(sources)}")
+    runs = " ".join(rest for keyword, rest in final if keyword == "RUN")
+    check("/etc/ld.so.conf.d/" in runs and "ldconfig" in runs,
+          "the runtime stage lists /usr/lib/swift/linux in ld.so.conf (a host build's RUNPATH names its own toolchain)")
 
 
 def check_packages(final, build_runs):
@@ -119,6 +148,10 @@ def check_build_context(containerfile, stages):
     check(sources and not missing, f"COPY sources exist: {' '.join(sources)}", f"COPY sources missing: {' '.join(missing)}")
     excluded = [s for s in sources if ignored(s.rstrip("/"))]
     check(not excluded, "COPY sources pass Containerfile.dockerignore", f"excluded by Containerfile.dockerignore: {' '.join(excluded)}")
+    # The host stage's folder exists only once scripts/build-image staged it; it must pass the filter.
+    staged = [rest.split()[0] for stage in stages if stage_name(stage) == "host" for keyword, rest in stage if keyword == "COPY"]
+    check(staged and not any(ignored(s.rstrip("/")) for s in staged), f"the host stage's {' '.join(staged)} passes Containerfile.dockerignore",
+          f"Containerfile.dockerignore excludes the host stage's {' '.join(staged) or '(no COPY)'}")
     target_dirs = package_target_directories()
     uncopied = sorted(d for d in target_dirs if not any(d == s.rstrip("/") or d.startswith(s.rstrip("/") + "/") for s in sources))
     check(not uncopied, f"every target directory of Package.swift ({len(target_dirs)}) is copied", f"not copied into the build: {' '.join(uncopied)}")
