@@ -222,9 +222,13 @@ def main():
     parser.add_argument("--job", required=True, help="the id of a job that is still running")
     parser.add_argument("--screenshots", required=True, help="the folder to write the screenshots to")
     parser.add_argument("--timeout", type=float, default=60, help="seconds each step may wait (default 60)")
-    args = parser.parse_args()
+    return run_reporting(run, parser.parse_args())
+
+
+def run_reporting(steps, args):
+    """Runs steps(args); 0 when every step passed, 1 with what failed on stderr otherwise."""
     try:
-        run(args)
+        steps(args)
     except StepFailed as failure:
         log(str(failure))
         return 1

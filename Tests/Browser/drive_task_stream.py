@@ -22,9 +22,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from drive_dashboard import StepFailed, dump_console, log, make_driver, wait_for  # noqa: E402
+from drive_dashboard import StepFailed, dump_console, log, make_driver, run_reporting, wait_for  # noqa: E402
 
-from selenium.common.exceptions import WebDriverException  # noqa: E402
 from selenium.webdriver.common.actions.action_builder import ActionBuilder  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.select import Select  # noqa: E402
@@ -126,16 +125,7 @@ def main():
     parser.add_argument("--screenshots", required=True, help="the folder to write the screenshot to")
     parser.add_argument("--window", type=int, choices=[10, 30, 60, 300], default=30, help="seconds the stream shows (default 30)")
     parser.add_argument("--timeout", type=float, default=60, help="seconds each step may wait (default 60)")
-    args = parser.parse_args()
-    try:
-        run(args)
-    except StepFailed as failure:
-        log(str(failure))
-        return 1
-    except WebDriverException as error:
-        log(f"browser error: {error.msg or error}")
-        return 1
-    return 0
+    return run_reporting(run, parser.parse_args())
 
 
 if __name__ == "__main__":
