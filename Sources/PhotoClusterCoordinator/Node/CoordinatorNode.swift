@@ -96,8 +96,10 @@ public final class CoordinatorNode: @unchecked Sendable {
     /// What finished, second by second: the rates in status replies and the dashboard's charts.
     var history = ThroughputHistory()
     var recentFailures = RecentFailures()
-    /// The stages workers ran lately, for the dashboard's task stream and `cluster trace`.
-    lazy var taskStream = TaskStream(capacity: configuration.taskStreamSpans)
+    /// The stages workers ran lately, for the dashboard's task stream and `cluster trace`. A stored
+    /// property, not `lazy`: a lazy one is mutated through a copy, so each span recorded would
+    /// copy the whole ring.
+    var taskStream: TaskStream
     /// Prometheus metrics; their handles are changed on the loop thread only.
     let metrics = CoordinatorMetrics()
     public let startedAt = Date()
@@ -117,6 +119,7 @@ public final class CoordinatorNode: @unchecked Sendable {
     public init(configuration: CoordinatorConfiguration, context: ZMQContext) {
         self.configuration = configuration
         self.context = context
+        taskStream = TaskStream(capacity: configuration.taskStreamSpans)
         writers = BlockingWorkThreads(name: "writer", limit: 4, stuckAfter: configuration.writeTimeout, maxThreads: 64,
             priority: configuration.writerPriority)
         indexStore = IndexStore(s3: configuration.s3, sharedRoots: configuration.sharedRoots, writers: writers)
