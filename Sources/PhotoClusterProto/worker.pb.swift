@@ -388,6 +388,10 @@ public nonisolated struct Photocluster_V1_Welcome: Sendable {
   /// Clears the value of `openJobs`. Subsequent reads from it will return its default value.
   public mutating func clearOpenJobs() {self._openJobs = nil}
 
+  /// The largest result the coordinator takes (its --max-result-bytes, at most its message
+  /// limit): a worker fails a photo whose result is larger instead of sending it. 0: unsaid.
+  public var maxResultBytes: UInt64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1636,7 +1640,7 @@ nonisolated extension Photocluster_V1_StageLoad: SwiftProtobuf.Message, SwiftPro
 
 nonisolated extension Photocluster_V1_Welcome: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Welcome"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}coordinator_id\0\u{3}heartbeat_interval_ms\0\u{3}heartbeat_liveness\0\u{3}open_jobs\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}coordinator_id\0\u{3}heartbeat_interval_ms\0\u{3}heartbeat_liveness\0\u{3}open_jobs\0\u{4}F\u{5}max_result_bytes\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1648,6 +1652,7 @@ nonisolated extension Photocluster_V1_Welcome: SwiftProtobuf.Message, SwiftProto
       case 2: try { try decoder.decodeSingularUInt32Field(value: &self.heartbeatIntervalMs) }()
       case 3: try { try decoder.decodeSingularUInt32Field(value: &self.heartbeatLiveness) }()
       case 4: try { try decoder.decodeSingularMessageField(value: &self._openJobs) }()
+      case 330: try { try decoder.decodeSingularUInt64Field(value: &self.maxResultBytes) }()
       default: break
       }
     }
@@ -1670,6 +1675,9 @@ nonisolated extension Photocluster_V1_Welcome: SwiftProtobuf.Message, SwiftProto
     try { if let v = self._openJobs {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
     } }()
+    if self.maxResultBytes != 0 {
+      try visitor.visitSingularUInt64Field(value: self.maxResultBytes, fieldNumber: 330)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1678,6 +1686,7 @@ nonisolated extension Photocluster_V1_Welcome: SwiftProtobuf.Message, SwiftProto
     if lhs.heartbeatIntervalMs != rhs.heartbeatIntervalMs {return false}
     if lhs.heartbeatLiveness != rhs.heartbeatLiveness {return false}
     if lhs._openJobs != rhs._openJobs {return false}
+    if lhs.maxResultBytes != rhs.maxResultBytes {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

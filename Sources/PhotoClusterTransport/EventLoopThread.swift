@@ -77,7 +77,7 @@ public final class EventLoopThread: @unchecked Sendable {
         started.signal()
     }
 
-    /// Asks the loop to stop and waits until it has.
+    /// Asks the loop to stop and waits until it has; what was posted before runs first.
     public func stop() {
         let alreadyStopping = stopRequested.withLock { requested -> Bool in
             defer { requested = true }
@@ -115,6 +115,10 @@ public final class EventLoopThread: @unchecked Sendable {
             runDueTimers()
             for body in turnEnds { body() }
         }
+        // Work posted before `stop()` still runs, and what it gathered is sent: a worker's
+        // goodbye is posted just before it stops its loop, and must not be left in the inbox.
+        runPosted()
+        for body in turnEnds { body() }
     }
 
     private func runPosted() {

@@ -17,7 +17,8 @@ final class PluginCluster {
     private(set) var workersByID: [String: RunningCommand] = [:]
     let workerMetrics: [String: String]
 
-    init(label: String, stageTimeout: Double? = nil) throws {
+    /// `coordinatorArguments`: more flags for the coordinator (its budgets, say).
+    init(label: String, stageTimeout: Double? = nil, coordinatorArguments: [String] = []) throws {
         guard CPluginCompiler.compiler != nil else { throw XCTSkip("no C compiler (cc) on PATH: the test plugins cannot be built") }
         work = Repository.temporaryDirectory(label)
         plugins = work.appendingPathComponent("plugins")
@@ -33,7 +34,7 @@ final class PluginCluster {
         coordinator = try CommandRunner.start([
             "coordinator", "--insecure", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--http", "127.0.0.1:\(base + 2)",
             "--metrics-bind", "off", "--heartbeat-ms", "200", "--output-root", work.path,
-        ])
+        ] + coordinatorArguments)
         for (id, port) in [("w1", base + 3), ("w2", base + 4)] {
             var arguments = [
                 "worker", "--insecure", "--coordinator", workerEndpoint, "--concurrency", "1", "--id", id, "--plugins", plugins.path,
@@ -65,11 +66,14 @@ final class PluginCluster {
         return url
     }
 
-    /// `cluster submit` of the 14 sample photos through `filters`; its JSON report.
-    func submit(tag: String, filters: [String]) throws -> (status: Int32, report: [String: Any], stderr: String) {
-        let out = work.appendingPathComponent("out-\(tag)")
+    /// Where `submit(tag:…)` writes its outputs.
+    func outputDirectory(tag: String) -> URL { work.appendingPathComponent("out-\(tag)") }
+
+    /// `cluster submit` of the 14 sample photos through `filters` (and `options`); its JSON report.
+    func submit(tag: String, filters: [String], options: [String] = []) throws -> (status: Int32, report: [String: Any], stderr: String) {
+        let out = outputDirectory(tag: tag)
         let arguments = ["submit", try manifest(tag: tag).path, "--coordinator", clientEndpoint, "--out", out.path, "--json"]
-            + filters.flatMap { ["--filter", $0] }
+            + filters.flatMap { ["--filter", $0] } + options
         let result = try CommandRunner.run(arguments, timeout: 120)
         let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.stderr)
         return (result.status, report, result.stderr)

@@ -60,6 +60,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
 
     @OptionGroup var limits: CoordinatorLimitOptions
 
+    @OptionGroup var workerBudgets: WorkerBudgetOptions
+
     @Option(name: .customLong("metrics-bind"), help: ArgumentHelp("Where Prometheus scrapes /metrics: HOST:PORT or off (default 127.0.0.1:9464).", valueName: "address"))
     var metricsBind: String?
 
@@ -93,6 +95,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         try HTTPListenerOption.validate(metricsBind, flag: "--metrics-bind")
         try HTTPListenerOption.validate(http, flag: "--http")
         try limits.validate()
+        try workerBudgets.validate()
         if curveSecret != nil && authorizedKeys.isEmpty {
             throw ValidationError("--curve-secret needs --authorized-keys: with CURVE on, only listed workers and clients may join")
         }
@@ -126,16 +129,16 @@ struct CoordinatorCommand: AsyncParsableCommand {
         let curve = try curveSettings()
         let logger = logging.start(role: "coordinator")
         let context = try ZMQContext()
-        let node = CoordinatorNode(
-            configuration: CoordinatorConfiguration(
-                workerEndpoint: bind, clientEndpoint: clientBind,
-                heartbeatInterval: Double(heartbeatMs) / 1000, heartbeatLiveness: liveness, maxAttempts: UInt32(maxAttempts),
-                maxWorkerLosses: UInt32(maxWorkerLosses),
-                stateDirectory: state.map { URL(fileURLWithPath: $0, isDirectory: true) }, curve: curve,
-                finishedJobsKept: keepFinished, outputRoot: outputRootDirectory, limits: limits.limits, writeTimeout: writeTimeout,
-                writerPriority: ThreadPriority(writerPriority)!,
-                s3: try storage.s3(), sharedRoots: try storage.roots(), taskStreamSpans: taskStreamSpans),
-            context: context)
+        var configuration = CoordinatorConfiguration(
+            workerEndpoint: bind, clientEndpoint: clientBind,
+            heartbeatInterval: Double(heartbeatMs) / 1000, heartbeatLiveness: liveness, maxAttempts: UInt32(maxAttempts),
+            maxWorkerLosses: UInt32(maxWorkerLosses),
+            stateDirectory: state.map { URL(fileURLWithPath: $0, isDirectory: true) }, curve: curve,
+            finishedJobsKept: keepFinished, outputRoot: outputRootDirectory, limits: limits.limits, writeTimeout: writeTimeout,
+            writerPriority: ThreadPriority(writerPriority)!,
+            s3: try storage.s3(), sharedRoots: try storage.roots(), taskStreamSpans: taskStreamSpans)
+        configuration.workerBudgets = workerBudgets.budgets
+        let node = CoordinatorNode(configuration: configuration, context: context)
         node.logger = logger
         do {
             try node.start()

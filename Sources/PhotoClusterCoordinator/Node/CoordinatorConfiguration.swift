@@ -50,6 +50,8 @@ public struct CoordinatorConfiguration: Sendable {
     /// keeps none. A span is about 100 bytes: the default holds the last minutes of a busy
     /// cluster in about 10 MB.
     public var taskStreamSpans: Int
+    /// What one worker may claim: credit, how long it may hold a photo, the largest result.
+    public var workerBudgets = WorkerBudgets()
 
     public static let defaultTaskStreamSpans = 100_000
 

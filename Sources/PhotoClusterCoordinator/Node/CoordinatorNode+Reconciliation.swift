@@ -10,7 +10,8 @@ import PhotoClusterProto
 /// heartbeat names every photo the worker holds and the newest sequence it has accounted for
 /// (messages arrive in order, so every assignment up to it has arrived or never will). A photo
 /// sent, accounted for and not held, in two heartbeats in a row (an outcome may be on its way
-/// behind the first), was lost: it goes back to the queue and its credit back to the worker. A
+/// behind the first), was lost: its credit goes back to the worker and the attempt is charged
+/// (`chargeAttempt`), so it is tried again until `--max-attempts`. A
 /// photo held that was not given to the worker, in two heartbeats in a row, is dropped there.
 extension CoordinatorNode {
     func reconcile(_ beat: Photocluster_V1_Heartbeat, from id: String) {
@@ -33,11 +34,11 @@ extension CoordinatorNode {
             workers[id]!.assignedAt.removeValue(forKey: ref)
             // Its credit was spent on a graph the worker never got (or whose end never came).
             workers[id]!.credits += 1
-            if jobs[ref.job]?.photo(ref.index)?.worker == worker.number {
-                jobs[ref.job]?.requeue(ref.index)
-                metrics.requeued()
-            }
-            log(.warning, "photo \(ref.index) was not on worker \(id) in two heartbeats (its assignment or its outcome was lost in transit); requeued",
+            // Charged like a failure: a photo whose outcome is lost each time (one too large
+            // for a message) must not come back for ever.
+            chargeAttempt(ref, on: id, stageName: "transit",
+                reason: "its assignment or its outcome was lost in transit between the coordinator and worker \(id)")
+            log(.warning, "photo \(ref.index) was not on worker \(id) in two heartbeats (its assignment or its outcome was lost in transit); tried again",
                 job: ref.job, photo: ref.index, worker: id)
         }
         if !stale.isEmpty {

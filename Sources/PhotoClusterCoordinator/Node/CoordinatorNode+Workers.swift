@@ -33,7 +33,7 @@ extension CoordinatorNode {
         if workers[id]?.unreachable == true { workers[id]?.unreachable = false }
         switch message.body {
         case .credit(let credit):
-            workers[id]?.credits += Int(credit.grant)
+            grantCredit(Int(credit.grant), to: id)
             dispatch(to: id)
         case .progress(let progress):
             handle(.progress(progress), from: id)
@@ -83,7 +83,7 @@ extension CoordinatorNode {
             if handle(body, photo: photo, from: id, dispatching: false) { handedBack = true }
         }
         if batch.credit > 0 {
-            workers[id]?.credits += Int(batch.credit)
+            grantCredit(Int(batch.credit), to: id)
             dispatch(to: id)
         }
         if handedBack { dispatch() }
@@ -149,7 +149,8 @@ extension CoordinatorNode {
         // Same identity, same number: the photos it kept stay in flight on it.
         let number = previousNumber != .none ? previousNumber : newWorkerNumber()
         workers[id] = WorkerRecord(
-            id: id, number: number, key: key, host: hello.host, concurrency: hello.concurrency, incarnation: hello.incarnation,
+            id: id, number: number, key: key, host: hello.host, concurrency: hello.concurrency,
+            creditLimit: configuration.workerBudgets.creditLimit(announced: hello.concurrency), incarnation: hello.incarnation,
             filters: Dictionary(hello.filters.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }), lastSeen: .now)
         workerIDs[number] = id
         workers[id]!.replaceInFlight(kept)
@@ -157,6 +158,7 @@ extension CoordinatorNode {
         welcome.coordinatorID = coordinatorID
         welcome.heartbeatIntervalMs = UInt32(configuration.heartbeatInterval * 1000)
         welcome.heartbeatLiveness = UInt32(configuration.heartbeatLiveness)
+        welcome.maxResultBytes = UInt64(resultLimit)
         let open = openJobs.compactMap { jobs[$0] }
         welcome.openJobs.jobIds = open.map(\.id)
         sendToWorker(id, .welcome(welcome))
@@ -225,6 +227,7 @@ extension CoordinatorNode {
         metrics.stageReported(progress.stage.metricLabel, seconds: progress.seconds, bytes: progress.bytes, pixels: progress.pixels, wasted: wasted)
         if progress.stage == .decode { history.decoded(pixels: progress.pixels, job: progress.jobID, worker: worker) }
         guard photo.worker == workers[worker]?.number else { return }
+        workers[worker]?.heardOf(PhotoRef(job: progress.jobID, index: progress.photoIndex), at: .now)
         switch progress.stage {
         case .download: jobs[progress.jobID]?.markStage(progress.photoIndex, .downloaded)
         case .filter: jobs[progress.jobID]?.markStage(progress.photoIndex, .filtered)
@@ -246,6 +249,7 @@ extension CoordinatorNode {
     private func resultReceived(_ result: Photocluster_V1_PhotoResult, photo: Data, from worker: String) {
         // A job whose workers store its outputs hears where they are, never the bytes.
         if jobs[result.jobID]?.place != nil || !result.storedAt.isEmpty { return storedResultReceived(result, photo: photo, from: worker) }
+        if photo.count > resultLimit { return refuseOversizedResult(result, bytes: photo.count, from: worker) }
         guard photo.isEmpty else { return photoSucceeded(result, photo: photo, from: worker) }
         // Never an empty file that looks finished: the attempt failed, and is retried.
         failAttempt(of: result, from: worker, stage: .encode, stageName: "result", reason: "worker \(worker) sent a result without the encoded photo")

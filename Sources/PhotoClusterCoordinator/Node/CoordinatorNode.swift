@@ -289,6 +289,7 @@ public final class CoordinatorNode: @unchecked Sendable {
         }
         resendUnacknowledgedControl()
         forgetOldLosses()
+        takeBackOverdueAssignments(now: now)
         dispatch()
     }
 
@@ -346,7 +347,7 @@ public final class CoordinatorNode: @unchecked Sendable {
             workers[id]?.unreachable = true
             return false
         }
-        workers[id]?.noteAssigned(refs, sequence: worker.sequence)
+        workers[id]?.noteAssigned(refs, sequence: worker.sequence, at: .now)
         for (ref, attempt) in batch.sent { attemptsSent.recordSent(ref, attempt: attempt, to: id) }
         return true
     }

@@ -15,7 +15,12 @@ final class WorkerRecord {
     /// The CURVE key it registered with (nil without CURVE): its messages must come with it.
     let key: String?
     let host: String
+    /// The stage threads it announced (it may claim more than `WorkerBudgets` believes).
     let concurrency: UInt32
+    /// The most graphs it may hold at once, credit and photos in flight together (`WorkerBudgets`).
+    let creditLimit: Int
+    /// It granted more credit than `creditLimit` allows (said once in the log).
+    var overclaimed = false
     /// New with each start of the worker's process (`WorkerHello.incarnation`; empty from an
     /// older worker): the same id with another one is a restart.
     let incarnation: String
@@ -32,6 +37,9 @@ final class WorkerRecord {
     /// may be left of photos no longer in flight; `reconcile` prunes them).
     var assignSequence: UInt64 = 0
     var assignedAt: [PhotoRef: UInt64] = [:]
+    /// When each photo in flight was assigned or last made progress here: the clock of its
+    /// assignment deadline (`WorkerBudgets.assignmentTimeout`). Pruned as photos leave.
+    private(set) var lastHeardOf: [PhotoRef: MonotonicInstant] = [:]
     /// Photos its last heartbeat did not hold though they were sent and heard of, and photos it
     /// held that were not given to it: a second heartbeat that says the same settles it.
     var missingAtLastBeat: Set<PhotoRef> = []
@@ -53,9 +61,10 @@ final class WorkerRecord {
     var ackedEpoch: [String: UInt64] = [:]
 
     init(
-        id: String, number: WorkerNumber, key: String?, host: String, concurrency: UInt32, incarnation: String,
+        id: String, number: WorkerNumber, key: String?, host: String, concurrency: UInt32, creditLimit: Int, incarnation: String,
         filters: [String: Photocluster_V1_FilterInfo], lastSeen: MonotonicInstant
     ) {
+        self.creditLimit = creditLimit
         self.id = id
         self.number = number
         self.identity = Data(id.utf8)
@@ -86,9 +95,45 @@ final class WorkerRecord {
     }
 
     /// Graphs that left in one message numbered `sequence` (see `reconcile`).
-    func noteAssigned(_ refs: [PhotoRef], sequence: UInt64) {
+    func noteAssigned(_ refs: [PhotoRef], sequence: UInt64, at now: MonotonicInstant) {
         assignSequence = sequence
-        for ref in refs { assignedAt[ref] = sequence }
+        for ref in refs {
+            assignedAt[ref] = sequence
+            lastHeardOf[ref] = now
+        }
+    }
+
+    /// The worker said something of the photo (a stage ended), or its job was suspended: its
+    /// deadline starts again.
+    func heardOf(_ ref: PhotoRef, at now: MonotonicInstant) {
+        if inFlight.contains(ref) { lastHeardOf[ref] = now }
+    }
+
+    /// Grants `grant` more graphs, as far as `creditLimit` allows; answers whether the worker
+    /// claimed more than that.
+    func grantCredit(_ grant: Int) -> Bool {
+        let room = max(0, creditLimit - inFlight.count - credits)
+        credits += min(grant, room)
+        return grant > room
+    }
+
+    /// Photos it has held longer than `timeout` without progress, as of `now` (photos of the
+    /// jobs `isPaused` names start their clock again instead).
+    func overdue(after timeout: TimeInterval, now: MonotonicInstant, isPaused: (PhotoRef) -> Bool) -> [PhotoRef] {
+        var overdue: [PhotoRef] = []
+        for ref in inFlight {
+            guard let heard = lastHeardOf[ref] else {
+                lastHeardOf[ref] = now
+                continue
+            }
+            guard now.seconds(since: heard) > timeout else { continue }
+            if isPaused(ref) {
+                lastHeardOf[ref] = now
+            } else {
+                overdue.append(ref)
+            }
+        }
+        return overdue.sorted { ($0.job, $0.index) < ($1.job, $1.index) }
     }
 
     func hold(_ ref: PhotoRef) {
@@ -97,10 +142,12 @@ final class WorkerRecord {
 
     func release(_ ref: PhotoRef) {
         if inFlight.remove(ref) != nil && cached.contains(ref) { cachedInFlight -= 1 }
+        lastHeardOf.removeValue(forKey: ref)
     }
 
     func replaceInFlight(_ refs: Set<PhotoRef>) {
         inFlight = refs
+        lastHeardOf = lastHeardOf.filter { refs.contains($0.key) }
         cachedInFlight = cached.count < inFlight.count ? cached.filter(inFlight.contains).count : inFlight.filter(cached.contains).count
     }
 

@@ -32,7 +32,7 @@ public struct WorkerConfiguration: Sendable {
         self.workerID = workerID
         self.engine = engine
         // Enough queued behind the running photos that downloads overlap with CPU work.
-        self.window = window ?? max(4, engine.concurrency * 3)
+        self.window = window ?? CreditWindow.graphs(concurrency: engine.concurrency)
         self.heartbeatInterval = heartbeatInterval
         self.heartbeatLiveness = heartbeatLiveness
         self.filters = filters

@@ -46,6 +46,9 @@ public final class WorkerNode: @unchecked Sendable {
     /// or one a coordinator heartbeat names (every assignment before it has arrived or never
     /// will). Heartbeats report it with the photos held, so the coordinator finds lost ones.
     private var assignSequenceSeen: UInt64 = 0
+    /// The largest result the coordinator takes (from its welcome): a larger one fails its photo
+    /// here, since a message over the coordinator's limit is dropped with everything beside it.
+    private var resultLimit = ResultSizeLimit.defaultBytes
     /// The connection's events: each new connection (see `SelfConnectionGuard`) and, with
     /// CURVE, a refused handshake, which libzmq never retries by itself.
     private var monitor: SocketMonitor?
@@ -254,6 +257,7 @@ public final class WorkerNode: @unchecked Sendable {
                 heartbeatInterval = min(configuration.heartbeatInterval, Double(welcome.heartbeatIntervalMs) / 1000)
             }
             if welcome.heartbeatLiveness > 0 { heartbeatLiveness = Int(welcome.heartbeatLiveness) }
+            if welcome.maxResultBytes > 0 { resultLimit = Int64(clamping: welcome.maxResultBytes) }
             if connectedTo != welcome.coordinatorID {
                 connectedTo = welcome.coordinatorID
                 logger.info("registered with \(welcome.coordinatorID) at \(configuration.coordinatorEndpoint)")
@@ -463,7 +467,6 @@ public final class WorkerNode: @unchecked Sendable {
             if let locations = work.read({ $0.storedAt }) { result.storedAt = locations }
             body = .result(result)
             photo = result.storedAt.isEmpty ? data : nil
-            metrics.photoEnded(outcome: "succeeded")
         case .failed(let stage, let stageName, let reason, let transient):
             metrics.photoEnded(outcome: "failed")
             logger.info("photo failed at \(stageName): \(reason)", metadata: ["job": "\(graph.jobID)", "photo": "\(graph.photoIndex)"])
@@ -491,9 +494,30 @@ public final class WorkerNode: @unchecked Sendable {
         loop.post { [unowned self] in
             sendPendingProgress()
             if let spans { reports.add(.spans(spans)) }
-            reports.add(body, photo: photo)
+            if let photo, photo.count > resultLimit {
+                metrics.photoEnded(outcome: "failed")
+                reports.add(.failure(oversized(graph, bytes: photo.count)))
+            } else {
+                if case .result = body { metrics.photoEnded(outcome: "succeeded") }
+                reports.add(body, photo: photo)
+            }
             reports.credit += 1
         }
+    }
+
+    /// The failure a result over the coordinator's limit becomes (trying again makes the same result).
+    private func oversized(_ graph: Photocluster_V1_PhotoGraph, bytes: Int) -> Photocluster_V1_PhotoFailure {
+        let reason = ResultSizeLimit.refusal(bytes: bytes, limit: resultLimit)
+        logger.info("photo failed at result: \(reason)", metadata: ["job": "\(graph.jobID)", "photo": "\(graph.photoIndex)"])
+        var failure = Photocluster_V1_PhotoFailure()
+        failure.jobID = graph.jobID
+        failure.photoIndex = graph.photoIndex
+        failure.attempt = graph.attempt
+        failure.stage = .encode
+        failure.stageName = "result"
+        failure.reason = reason
+        failure.transient = false
+        return failure
     }
 }
 
