@@ -193,6 +193,10 @@ const char *pc_transfer_policy_reason(const pc_transfer *t) {
     return t->outcome == PC_OUTCOME_POLICY ? t->policy_reason : "";
 }
 
+int pc_transfer_policy_reach(const pc_transfer *t) {
+    return t->outcome == PC_OUTCOME_POLICY ? t->policy_reach : -1;
+}
+
 const char *pc_transfer_policy_url(const pc_transfer *t) {
     return t->outcome == PC_OUTCOME_POLICY && t->policy_url ? t->policy_url : "";
 }
