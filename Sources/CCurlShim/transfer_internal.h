@@ -57,6 +57,7 @@ struct pc_transfer {
     char *effective_url;
     int os_errno;
     int connected;
+    long redirects;             // redirects followed
 };
 
 /// Appends one response header line to `response_headers` (a status line starts them anew).

@@ -45,7 +45,8 @@ extension Transfer {
         case PC_OUTCOME_INVALID_URL:
             return error(.invalidURL, "invalid URL: \(curlMessage)")
         case PC_OUTCOME_RESOLVE:
-            return error(.connection, "could not resolve host '\(URLParts(finalURL)?.host ?? "")'")
+            return error(.connection, !redirected
+                ? "could not resolve host '\(URLParts(url)?.host ?? "")'" : "could not resolve the redirect's target host")
         case PC_OUTCOME_CONNECT:
             let code = pc_transfer_os_errno(raw)
             let reason = code != 0 ? String(cString: strerror(code)) : curlMessage
@@ -79,13 +80,18 @@ extension Transfer {
             status: Int(pc_transfer_http_status(raw)), reason: String(cString: pc_transfer_reason(raw)), headers: headers, body: takeBody()))
     }
 
+    private var redirected: Bool { pc_transfer_redirects(raw) > 0 }
+
     private var finalURL: String {
         let effective = String(cString: pc_transfer_effective_url(raw))
         return effective.isEmpty ? url : effective
     }
 
+    /// Host and port of the request as the client gave it; after a redirect, "the redirect's
+    /// target": where a server sent the request (an internal port, say) is not for the client.
     private var endpoint: String {
-        guard let parts = URLParts(finalURL) else { return finalURL }
+        guard !redirected else { return "the redirect's target" }
+        guard let parts = URLParts(url) else { return url }
         return parts.port >= 0 ? "\(parts.host):\(parts.port)" : parts.host
     }
 

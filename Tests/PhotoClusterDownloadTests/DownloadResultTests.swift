@@ -142,4 +142,24 @@ final class DownloadResultTests: XCTestCase {
         XCTAssertEqual(error?.message, "could not connect to 127.0.0.1:\(port): Connection refused")
         XCTAssertEqual(error?.isTransient, true)
     }
+
+    func testAServersReasonPhraseIsNotRepeated() throws {
+        // The server says "Status 599"; the client is told the status alone.
+        let server = try makeServer(["/odd": HTTPResponse(status: 599), "/gone": HTTPResponse(status: 410)])
+        defer { server.stop() }
+        XCTAssertEqual(expectError(fetch(server.baseURL + "/odd"))?.message, "HTTP 599")
+        XCTAssertEqual(expectError(fetch(server.baseURL + "/gone"))?.message, "HTTP 410 Gone")
+    }
+
+    func testAFailedRedirectDoesNotNameItsTarget() throws {
+        let unused = try makeServer([:])
+        let port = unused.port
+        unused.stop()
+        let server = try makeServer(["/a": .redirect(to: "http://127.0.0.1:\(port)/internal")])
+        defer { server.stop() }
+        let error = expectError(fetch(server.baseURL + "/a"))
+        XCTAssertEqual(error?.kind, .connection)
+        XCTAssertEqual(error?.message, "could not connect to the redirect's target: Connection refused")
+        XCTAssertEqual(error?.url, server.baseURL + "/a")
+    }
 }

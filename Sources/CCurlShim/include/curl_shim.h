@@ -67,6 +67,7 @@ const char *pc_transfer_message(const pc_transfer *t);       // curl's error tex
 const char *pc_transfer_effective_url(const pc_transfer *t); // may be ""
 int pc_transfer_os_errno(const pc_transfer *t);
 int pc_transfer_connected(const pc_transfer *t);             // 1 if a connection was established
+long pc_transfer_redirects(const pc_transfer *t);            // redirects followed
 /// For PC_OUTCOME_POLICY: why, e.g. "169.254.169.254 is in the denied range 169.254.0.0/16".
 const char *pc_transfer_policy_reason(const pc_transfer *t);
 /// For PC_OUTCOME_POLICY: the URL of the refused redirect hop, "" if the first request was refused.
