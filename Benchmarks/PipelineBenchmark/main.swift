@@ -141,7 +141,7 @@ func runPipeline(_ options: Options) throws {
     }
 
     // With --engine, the worker's engine downloads; otherwise each run starts all its downloads at once.
-    let downloads = options.engine ? nil : options.source.map { (engine: DownloadEngine(), base: $0) }
+    let downloads = options.engine ? nil : options.source.map { (engine: DownloadEngine(limits: DownloadLimits(policy: .loopbackAllowed)), base: $0) }
     let enginePass = options.engine ? EnginePass(threads: options.threads) : nil
     let writers = options.out.map { _ in BlockingWorkThreads(name: "writer", limit: 4) }
     let session = UUID().uuidString.prefix(8)

@@ -101,7 +101,8 @@ if options.state { coordinatorArguments += ["--state", scratch.appendingPathComp
 if let priority = options.writerPriority { coordinatorArguments += ["--writer-priority", priority] }
 var processes = [try launch(options.cluster, coordinatorArguments, log: logs.appendingPathComponent("coordinator.log"))]
 for index in 0..<options.workers {
-    var arguments = ["worker", "--insecure", "--coordinator", workerEndpoint, "--concurrency", "1", "--id", "bench-\(index)"]
+    // --allow-loopback: the photos are served on 127.0.0.1, which a worker refuses by default.
+    var arguments = ["worker", "--insecure", "--coordinator", workerEndpoint, "--concurrency", "1", "--id", "bench-\(index)", "--allow-loopback"]
     if let priority = options.stagePriority { arguments += ["--stage-priority", priority] }
     processes.append(try launch(options.cluster, arguments, log: logs.appendingPathComponent("worker-\(index).log")))
 }

@@ -30,6 +30,7 @@ typedef struct {
 
 struct pc_policy {
     pc_rule_list allow, deny;
+    unsigned refused_reach;     // 1 << pc_reach for each class refused
 };
 
 // MARK: addresses
@@ -100,6 +101,77 @@ static int in_range(const pc_rule *r, const pc_ip *ip) {
     if (bits == 0) return 1;
     uint8_t mask = (uint8_t)(0xff << (8 - bits));
     return (r->net.bytes[whole] & mask) == (ip->bytes[whole] & mask);
+}
+
+// MARK: reach
+
+static pc_reach v4_reach(const uint8_t *b) {
+    if (b[0] == 169 && b[1] == 254 && b[2] == 169 && b[3] == 254) return PC_REACH_METADATA;
+    if (b[0] == 100 && b[1] == 100 && b[2] == 100 && b[3] == 200) return PC_REACH_METADATA;
+    if (b[0] == 0) return PC_REACH_UNSPECIFIED;
+    if (b[0] == 127) return PC_REACH_LOOPBACK;
+    if (b[0] == 169 && b[1] == 254) return PC_REACH_LINK_LOCAL;
+    if (b[0] == 100 && (b[1] & 0xc0) == 64) return PC_REACH_SHARED;
+    if (b[0] == 10 || (b[0] == 172 && (b[1] & 0xf0) == 16) || (b[0] == 192 && b[1] == 168)) return PC_REACH_PRIVATE;
+    return PC_REACH_PUBLIC;
+}
+
+// Where an IPv6 address embeds an IPv4 one: byte offset of the IPv4 address, or -1.
+static int v4_offset(const uint8_t *b) {
+    static const uint8_t zero[12] = {0};
+    static const uint8_t translated[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0};
+    static const uint8_t nat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
+    if (memcmp(b, zero, 12) == 0) {
+        // IPv4-compatible ::a.b.c.d; :: and ::1 are addresses of their own.
+        return (b[12] | b[13] | b[14]) == 0 && b[15] <= 1 ? -1 : 12;
+    }
+    if (memcmp(b, translated, 12) == 0 || memcmp(b, nat64, 12) == 0) return 12;
+    if (b[0] == 0x20 && b[1] == 0x02) return 2;   // 6to4 2002:AABB:CCDD::/48
+    return -1;
+}
+
+pc_reach pc_ip_reach(const pc_ip *ip, pc_ip *embedded, int *has_embedded) {
+    if (has_embedded) *has_embedded = 0;
+    const uint8_t *b = ip->bytes;
+    if (ip->family == 4) return v4_reach(b);
+    static const uint8_t metadata6[16] = {0xfd, 0, 0x0e, 0xc2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x54};
+    static const uint8_t zero[15] = {0};
+    if (memcmp(b, zero, 15) == 0 && b[15] <= 1) return b[15] == 1 ? PC_REACH_LOOPBACK : PC_REACH_UNSPECIFIED;
+    if (memcmp(b, metadata6, 16) == 0) return PC_REACH_METADATA;
+    if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) return PC_REACH_LINK_LOCAL;
+    if ((b[0] & 0xfe) == 0xfc) return PC_REACH_PRIVATE;
+    int offset = v4_offset(b);
+    if (offset < 0) return PC_REACH_PUBLIC;
+    if (embedded) {
+        memset(embedded, 0, sizeof *embedded);
+        embedded->family = 4;
+        memcpy(embedded->bytes, b + offset, 4);
+    }
+    if (has_embedded) *has_embedded = 1;
+    return v4_reach(b + offset);
+}
+
+int pc_reach_classify(const char *address, char *embedded, size_t embedded_len) {
+    if (embedded && embedded_len > 0) embedded[0] = '\0';
+    pc_ip ip, inner;
+    int has_embedded = 0;
+    if (!address || pc_ip_parse(address, &ip) != 0) return -1;
+    pc_reach reach = pc_ip_reach(&ip, &inner, &has_embedded);
+    if (has_embedded && embedded) pc_ip_format(&inner, embedded, embedded_len);
+    return (int)reach;
+}
+
+const char *pc_reach_name(int reach) {
+    switch (reach) {
+    case PC_REACH_PUBLIC: return "public";
+    case PC_REACH_PRIVATE: return "private";
+    case PC_REACH_LOOPBACK: return "loopback";
+    case PC_REACH_LINK_LOCAL: return "link-local";
+    case PC_REACH_METADATA: return "cloud metadata";
+    case PC_REACH_UNSPECIFIED: return "unspecified";
+    case PC_REACH_SHARED: return "carrier-grade NAT";
+    default: return "";
+    }
 }
 
 // MARK: host names
@@ -192,6 +264,10 @@ pc_policy *pc_policy_new(void) {
     return calloc(1, sizeof(pc_policy));
 }
 
+void pc_policy_refuse_reach(pc_policy *p, unsigned mask) {
+    p->refused_reach = mask;
+}
+
 void pc_policy_free(pc_policy *p) {
     if (!p) return;
     free(p->allow.rules);
@@ -235,8 +311,9 @@ static void note_suffix(const pc_rule *r, char *buf, size_t len) {
     else if (len > 0) buf[0] = '\0';
 }
 
-int pc_policy_decide(const pc_policy *p, const char *host_in, const pc_ip *ip, char *why, size_t why_len) {
+int pc_policy_decide(const pc_policy *p, const char *host_in, const pc_ip *ip, char *why, size_t why_len, int *reach_out) {
     char host[PC_HOST_MAX], address[INET6_ADDRSTRLEN] = "", note[160];
+    if (reach_out) *reach_out = -1;
     if (normalize_host(host_in, host, sizeof host) != 0) {
         snprintf(why, why_len, "host name is too long");
         return 0;
@@ -262,6 +339,29 @@ int pc_policy_decide(const pc_policy *p, const char *host_in, const pc_ip *ip, c
         else snprintf(why, why_len, "%s is in the denied range %s%s", subject, r->entry, note);
         return 0;
     }
+    if (ip && p->refused_reach) {
+        pc_ip inner;
+        int has_embedded = 0;
+        pc_reach reach = pc_ip_reach(ip, &inner, &has_embedded);
+        if (p->refused_reach & (1u << reach)) {
+            char subject[PC_HOST_MAX + 64], article[4];
+            const char *kind = pc_reach_name(reach);
+            snprintf(article, sizeof article, "%s", strchr("aeiou", kind[0]) ? "an" : "a");
+            if (name) snprintf(subject, sizeof subject, "host %s resolved to %s", host, address);
+            else snprintf(subject, sizeof subject, "%s", address);
+            if (has_embedded) {
+                char inner_text[INET6_ADDRSTRLEN];
+                pc_ip_format(&inner, inner_text, sizeof inner_text);
+                snprintf(why, why_len, "%s, which embeds %s, %s %s address", subject, inner_text, article, kind);
+            } else if (name) {
+                snprintf(why, why_len, "%s, %s %s address", subject, article, kind);
+            } else {
+                snprintf(why, why_len, "%s is %s %s address", subject, article, kind);
+            }
+            if (reach_out) *reach_out = (int)reach;
+            return 0;
+        }
+    }
     if (p->allow.count == 0 || find(&p->allow, name, ip)) return 1;
     if (ip && name) snprintf(why, why_len, "host %s (%s) is not in the allow list", host, address);
     else if (ip) snprintf(why, why_len, "%s is not in the allow list", address);
@@ -270,11 +370,16 @@ int pc_policy_decide(const pc_policy *p, const char *host_in, const pc_ip *ip, c
     return 0;
 }
 
-int pc_policy_allows(const pc_policy *p, const char *host, const char *address, char *why, size_t why_len) {
+int pc_policy_check(const pc_policy *p, const char *host, const char *address, char *why, size_t why_len, int *reach) {
     pc_ip ip;
+    if (reach) *reach = -1;
     if (address && pc_ip_parse(address, &ip) != 0) {
         snprintf(why, why_len, "'%s' is not an IP address", address);
         return 0;
     }
-    return pc_policy_decide(p, host, address ? &ip : NULL, why, why_len);
+    return pc_policy_decide(p, host, address ? &ip : NULL, why, why_len, reach);
+}
+
+int pc_policy_allows(const pc_policy *p, const char *host, const char *address, char *why, size_t why_len) {
+    return pc_policy_check(p, host, address, why, why_len, NULL);
 }

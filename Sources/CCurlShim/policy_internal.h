@@ -27,4 +27,8 @@ void pc_ip_format(const pc_ip *ip, char *buf, size_t len);
 /// The decision for one request: `host` as in the URL, `ip` the address about to be used or
 /// NULL before resolution (an IP-literal host then counts as its address). Returns 1 if
 /// allowed or still undecided, 0 with the reason in `why`.
-int pc_policy_decide(const pc_policy *p, const char *host, const pc_ip *ip, char *why, size_t why_len);
+/// `*reach` (if not NULL) gets the pc_reach class of a refusal by reach, otherwise -1.
+int pc_policy_decide(const pc_policy *p, const char *host, const pc_ip *ip, char *why, size_t why_len, int *reach);
+/// The pc_reach of an address; `embedded` (if not NULL) gets the IPv4 address an IPv6 form
+/// embeds and `*has_embedded` whether there was one.
+pc_reach pc_ip_reach(const pc_ip *ip, pc_ip *embedded, int *has_embedded);

@@ -165,6 +165,9 @@ void pc_transfer_finish(pc_transfer *t, CURLcode code) {
     long os_errno = 0;
     curl_easy_getinfo(t->easy, CURLINFO_OS_ERRNO, &os_errno);
     t->os_errno = (int)os_errno;
+    long redirects = 0;
+    curl_easy_getinfo(t->easy, CURLINFO_REDIRECT_COUNT, &redirects);
+    t->redirects = redirects;
     curl_off_t connect_us = 0;
     curl_easy_getinfo(t->easy, CURLINFO_CONNECT_TIME_T, &connect_us);
     t->connected = connect_us > 0;
@@ -188,9 +191,14 @@ const char *pc_transfer_message(const pc_transfer *t) { return t->errbuf; }
 const char *pc_transfer_effective_url(const pc_transfer *t) { return t->effective_url ? t->effective_url : ""; }
 int pc_transfer_os_errno(const pc_transfer *t) { return t->os_errno; }
 int pc_transfer_connected(const pc_transfer *t) { return t->connected; }
+long pc_transfer_redirects(const pc_transfer *t) { return t->redirects; }
 
 const char *pc_transfer_policy_reason(const pc_transfer *t) {
     return t->outcome == PC_OUTCOME_POLICY ? t->policy_reason : "";
+}
+
+int pc_transfer_policy_reach(const pc_transfer *t) {
+    return t->outcome == PC_OUTCOME_POLICY ? t->policy_reach : -1;
 }
 
 const char *pc_transfer_policy_url(const pc_transfer *t) {

@@ -42,6 +42,7 @@ struct pc_transfer {
     int sockets_allowed;
     char policy_reason[512];    // the latest refusal
     char *policy_url;           // malloc'd URL of the refused redirect hop, NULL for the first request
+    int policy_reach;           // pc_reach of the latest refusal by reach, -1 for any other refusal
 
     // Requests (see request.c): the header lines sent, owned; and, when `keep_headers` is set,
     // the header lines of the latest response, "Name: value\r\n" each, malloc'd.
@@ -56,6 +57,7 @@ struct pc_transfer {
     char *effective_url;
     int os_errno;
     int connected;
+    long redirects;             // redirects followed
 };
 
 /// Appends one response header line to `response_headers` (a status line starts them anew).

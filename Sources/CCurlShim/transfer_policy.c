@@ -27,8 +27,9 @@ static int hop_host(const char *url, char *host, size_t len) {
     return ok ? 0 : -1;
 }
 
-static void refuse(pc_transfer *t, const char *why, const char *url, long redirects) {
+static void refuse(pc_transfer *t, const char *why, const char *url, long redirects, int reach) {
     snprintf(t->policy_reason, sizeof t->policy_reason, "%s", why);
+    t->policy_reach = reach;
     free(t->policy_url);
     t->policy_url = NULL;
     if (redirects > 0 && url) {
@@ -47,11 +48,12 @@ static int hop_allowed(pc_transfer *t, const pc_ip *ip) {
     char host[PC_HOST_MAX], why[PC_REASON_MAX];
     if (!url || hop_host(url, host, sizeof host) != 0) {
         snprintf(why, sizeof why, "could not read the host name of %s", url ? url : "the URL");
-        refuse(t, why, url, redirects);
+        refuse(t, why, url, redirects, -1);
         return 0;
     }
-    if (pc_policy_decide(t->policy, host, ip, why, sizeof why)) return 1;
-    refuse(t, why, url, redirects);
+    int reach = -1;
+    if (pc_policy_decide(t->policy, host, ip, why, sizeof why, &reach)) return 1;
+    refuse(t, why, url, redirects, reach);
     return 0;
 }
 
@@ -72,7 +74,7 @@ static curl_socket_t on_open_socket(void *user, curlsocktype purpose, struct cur
     if (pc_ip_from_sockaddr(&address->addr, &ip) != 0) {
         char why[64];
         snprintf(why, sizeof why, "address family %d is not allowed", address->family);
-        refuse(t, why, NULL, 0);
+        refuse(t, why, NULL, 0, -1);
         t->sockets_refused++;
         return CURL_SOCKET_BAD;
     }
@@ -96,7 +98,7 @@ static int on_prereq(void *user, char *primary_ip, char *local_ip, int primary_p
     if (!primary_ip || pc_ip_parse(primary_ip, &ip) != 0) {
         char why[128];
         snprintf(why, sizeof why, "connected address '%s' is not an IP address", primary_ip ? primary_ip : "");
-        refuse(t, why, NULL, 0);
+        refuse(t, why, NULL, 0, -1);
         allowed = 0;
     } else {
         allowed = hop_allowed(t, &ip);
@@ -121,6 +123,7 @@ static int on_prereq(void *user, char *primary_ip, char *local_ip, int primary_p
 
 CURLcode pc_transfer_set_policy(pc_transfer *t, const pc_policy *policy, const char **option) {
     t->policy = policy;
+    t->policy_reach = -1;
     SET_POLICY(CURLOPT_RESOLVER_START_FUNCTION, on_resolver_start);
     SET_POLICY(CURLOPT_RESOLVER_START_DATA, (void *)t);
     SET_POLICY(CURLOPT_OPENSOCKETFUNCTION, on_open_socket);

@@ -17,6 +17,11 @@ final class PolicyTable: @unchecked Sendable {
 
     deinit { pc_policy_free(raw) }
 
+    /// Refuses the addresses of these classes; part of init, before the table is shared.
+    func refuse(_ reach: Set<AddressReach>) {
+        pc_policy_refuse_reach(raw, reach.reduce(0 as UInt32) { $0 | (1 << UInt32($1.rawValue)) })
+    }
+
     func refusal(host: String, address: String?) -> String? {
         var why = [CChar](repeating: 0, count: 512)
         let allowed: Int32

@@ -14,8 +14,9 @@ extension Transfer {
         if outcome == PC_OUTCOME_OK {
             let status = Int(pc_transfer_http_status(raw))
             guard status < 400 else {
-                let reason = String(cString: pc_transfer_reason(raw))
-                return .failure(error(.httpStatus(status), reason.isEmpty ? "HTTP \(status)" : "HTTP \(status) \(reason)"))
+                // The standard phrase, not the server's: a client is not told what a service answered.
+                let phrase = DownloadError.statusPhrase(status)
+                return .failure(error(.httpStatus(status), phrase.isEmpty ? "HTTP \(status)" : "HTTP \(status) \(phrase)"))
             }
             return .success(DownloadedBody(data: body, finalURL: finalURL, httpStatus: status))
         }
@@ -44,7 +45,8 @@ extension Transfer {
         case PC_OUTCOME_INVALID_URL:
             return error(.invalidURL, "invalid URL: \(curlMessage)")
         case PC_OUTCOME_RESOLVE:
-            return error(.connection, "could not resolve host '\(URLParts(finalURL)?.host ?? "")'")
+            return error(.connection, !redirected
+                ? "could not resolve host '\(URLParts(url)?.host ?? "")'" : "could not resolve the redirect's target host")
         case PC_OUTCOME_CONNECT:
             let code = pc_transfer_os_errno(raw)
             let reason = code != 0 ? String(cString: strerror(code)) : curlMessage
@@ -56,7 +58,8 @@ extension Transfer {
         case PC_OUTCOME_POLICY:
             let reason = String(cString: pc_transfer_policy_reason(raw))
             let hop = String(cString: pc_transfer_policy_url(raw))
-            return error(.policy, DownloadError.policyMessage(reason, redirect: hop))
+            let reach = AddressReach(rawValue: pc_transfer_policy_reach(raw))
+            return error(.policy, DownloadError.policyMessage(reason, redirected: !hop.isEmpty, reach: reach))
         default:
             return error(.other, curlMessage.isEmpty ? "transfer failed" : curlMessage)
         }
@@ -77,13 +80,18 @@ extension Transfer {
             status: Int(pc_transfer_http_status(raw)), reason: String(cString: pc_transfer_reason(raw)), headers: headers, body: takeBody()))
     }
 
+    private var redirected: Bool { pc_transfer_redirects(raw) > 0 }
+
     private var finalURL: String {
         let effective = String(cString: pc_transfer_effective_url(raw))
         return effective.isEmpty ? url : effective
     }
 
+    /// Host and port of the request as the client gave it; after a redirect, "the redirect's
+    /// target": where a server sent the request (an internal port, say) is not for the client.
     private var endpoint: String {
-        guard let parts = URLParts(finalURL) else { return finalURL }
+        guard !redirected else { return "the redirect's target" }
+        guard let parts = URLParts(url) else { return url }
         return parts.port >= 0 ? "\(parts.host):\(parts.port)" : parts.host
     }
 
@@ -104,10 +112,54 @@ extension DownloadError {
         "scheme '\(scheme)' is not allowed (allowed: \(limits.normalizedSchemes.joined(separator: ", ")))"
     }
 
-    /// `redirect` is the URL of the refused hop, empty when the first request was refused.
-    static func policyMessage(_ reason: String, redirect: String) -> String {
-        let message = "refused by the download policy: \(reason)"
-        return redirect.isEmpty ? message : "\(message) (after a redirect to \(redirect))"
+    /// `redirected`: a redirect's hop was refused, not the first request. `reach`: the class of
+    /// address that refused it, nil for a deny or allow list. The redirect's URL is left out: it
+    /// is what a server answered, and may name an internal service's port.
+    static func policyMessage(_ reason: String, redirected: Bool, reach: AddressReach?) -> String {
+        let after = redirected ? " after a redirect" : ""
+        guard let reach else { return "refused by the download policy\(after): \(reason)" }
+        return "download refused\(after): \(reason); \(reach.advice)"
+    }
+
+    /// The standard reason phrase of an HTTP status, "" for one without.
+    static func statusPhrase(_ status: Int) -> String {
+        switch status {
+        case 400: return "Bad Request"
+        case 401: return "Unauthorized"
+        case 402: return "Payment Required"
+        case 403: return "Forbidden"
+        case 404: return "Not Found"
+        case 405: return "Method Not Allowed"
+        case 406: return "Not Acceptable"
+        case 407: return "Proxy Authentication Required"
+        case 408: return "Request Timeout"
+        case 409: return "Conflict"
+        case 410: return "Gone"
+        case 411: return "Length Required"
+        case 412: return "Precondition Failed"
+        case 413: return "Content Too Large"
+        case 414: return "URI Too Long"
+        case 415: return "Unsupported Media Type"
+        case 416: return "Range Not Satisfiable"
+        case 417: return "Expectation Failed"
+        case 421: return "Misdirected Request"
+        case 422: return "Unprocessable Content"
+        case 425: return "Too Early"
+        case 426: return "Upgrade Required"
+        case 428: return "Precondition Required"
+        case 429: return "Too Many Requests"
+        case 431: return "Request Header Fields Too Large"
+        case 451: return "Unavailable For Legal Reasons"
+        case 500: return "Internal Server Error"
+        case 501: return "Not Implemented"
+        case 502: return "Bad Gateway"
+        case 503: return "Service Unavailable"
+        case 504: return "Gateway Timeout"
+        case 505: return "HTTP Version Not Supported"
+        case 507: return "Insufficient Storage"
+        case 511: return "Network Authentication Required"
+        default: return ""
+        }
     }
 }
 

@@ -14,10 +14,13 @@ public final class EmbeddedCluster: @unchecked Sendable {
 
     /// `workers` local workers sharing `concurrency` photos at a time and the engine's cache
     /// budget between them (they share one host's memory). `storage` serves the workers and, for
-    /// `index.json`, the coordinator.
+    /// `index.json`, the coordinator. `allowLoopback` lets the workers download from loopback,
+    /// which a worker refuses by default: an embedded cluster runs on the user's own host, where
+    /// the photos are often served on 127.0.0.1 (as `cluster demo` does).
     public init(
         workers count: Int, totalConcurrency: Int = UsableCores.count,
-        engine: WorkerEngine.Configuration = .init(), filters: FilterRegistry = .builtIn, storage: WorkerStorage = WorkerStorage()
+        engine: WorkerEngine.Configuration = .init(), filters: FilterRegistry = .builtIn, storage: WorkerStorage = WorkerStorage(),
+        allowLoopback: Bool = true
     ) throws {
         context = try ZMQContext()
         let name = "photocluster-\(UUID().uuidString.prefix(8))"
@@ -31,7 +34,7 @@ public final class EmbeddedCluster: @unchecked Sendable {
         let context = self.context
         let perWorker = max(1, totalConcurrency / max(1, count))
         workers = (0..<max(1, count)).map { index in
-            var configuration = engine
+            var configuration = allowLoopback ? engine.allowingLoopback() : engine
             configuration.concurrency = perWorker
             configuration.cacheBytes = engine.cacheBytes / max(1, count)
             configuration.storage = storage

@@ -100,8 +100,9 @@ public enum ImageCodec {
     private static func knownFormat(of data: Data) throws -> ImageFormat {
         guard !data.isEmpty else { throw ImageCodecError(kind: .empty, message: "image data is empty") }
         guard let format = sniff(data) else {
-            let start = data.prefix(4).map { String(format: "%02X", $0) }.joined(separator: " ")
-            throw ImageCodecError(kind: .unsupportedFormat, message: "not a JPEG, PNG or WebP (starts with \(start))")
+            // Nothing of the bytes is quoted: they may be another service's answer, and the
+            // message reaches the client that named the URL.
+            throw ImageCodecError(kind: .unsupportedFormat, message: "not an image (not a JPEG, PNG or WebP)")
         }
         return format
     }

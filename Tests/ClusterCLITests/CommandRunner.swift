@@ -19,13 +19,21 @@ enum CommandRunner {
         return process.finish()
     }
 
-    /// Starts `cluster` with `arguments`; `environment` is added to this process's.
-    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> RunningCommand {
+    /// Starts `cluster` with `arguments`; `environment` is added to this process's. A worker
+    /// gets `--allow-loopback` unless `allowLoopback` is false (see `loopbackAllowed`).
+    static func start(_ arguments: [String], environment: [String: String] = [:], allowLoopback: Bool = true) throws -> RunningCommand {
         let binary = Repository.clusterBinary
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw XCTSkip("\(binary.path) is missing: `make test` builds it first (swift build --product cluster)")
         }
-        return try RunningCommand(binary: binary, arguments: arguments, environment: environment)
+        return try RunningCommand(binary: binary, arguments: allowLoopback ? loopbackAllowed(arguments) : arguments, environment: environment)
+    }
+
+    /// `cluster worker` arguments with `--allow-loopback` added: the tests serve photos on
+    /// 127.0.0.1, which a worker refuses by default. Other commands' arguments are unchanged.
+    static func loopbackAllowed(_ arguments: [String]) -> [String] {
+        guard arguments.first == "worker", !arguments.contains("--allow-loopback") else { return arguments }
+        return arguments + ["--allow-loopback"]
     }
 }
 

@@ -42,6 +42,26 @@ final class NetworkLab {
         return address
     }
 
+    /// A host linked straight to this machine by a veth pair of its own (not to the switch), so
+    /// that processes of the test itself reach it, as another host of a private network: this
+    /// machine's end gets `here`, the host's end `host` (10.214.N.1 and 10.214.N.2, N from this
+    /// process's id). The pair goes away with the host's namespace in `tearDown()`.
+    @discardableResult
+    func addHostLinkedHere(_ name: String) throws -> (host: String, here: String) {
+        let namespace = "\(prefix)\(name)"
+        let subnet = "10.214.\(getpid() % 250 + 1)"
+        try addNamespace(namespace)
+        let outside = "\(prefix)\(name)r", inside = "\(prefix)\(name)h"
+        try? ip(["link", "del", outside])  // a leftover of an interrupted run
+        try ip(["link", "add", outside, "type", "veth", "peer", "name", inside, "netns", namespace])
+        try ip(["addr", "add", "\(subnet).1/24", "dev", outside])
+        try ip(["link", "set", outside, "up"])
+        try ip(["netns", "exec", namespace, "ip", "addr", "add", "\(subnet).2/24", "dev", inside])
+        try ip(["netns", "exec", namespace, "ip", "link", "set", inside, "up"])
+        hosts[name] = "\(subnet).2"
+        return ("\(subnet).2", "\(subnet).1")
+    }
+
     /// Cuts a host's only link, as a pulled cable would.
     func unplug(_ name: String) throws {
         try ip(["netns", "exec", "\(prefix)\(name)", "ip", "link", "set", "\(prefix)\(name)h", "down"])

@@ -25,7 +25,7 @@ final class StorageOutputTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: Repository.clusterBinary.path) else {
             throw XCTSkip("\(Repository.clusterBinary.path) is missing: `make test` builds it first")
         }
-        let process = try RunningCommand(binary: URL(fileURLWithPath: "/usr/bin/env"), arguments: environment + [Repository.clusterBinary.path] + arguments)
+        let process = try RunningCommand(binary: URL(fileURLWithPath: "/usr/bin/env"), arguments: environment + [Repository.clusterBinary.path] + CommandRunner.loopbackAllowed(arguments))
         processes.append(process)
         return process
     }

@@ -28,7 +28,7 @@ final class BlurCancellationTests: XCTestCase {
         let engine = WorkerEngine(
             // At normal priority: the stage threads' default (nice 19) would measure how busy
             // the rest of the machine is, not where the blur looks for its cancel.
-            configuration: .init(concurrency: 1, stagePriority: .normal), filters: .builtIn,
+            configuration: .init(concurrency: 1, stagePriority: .normal).allowingLoopback(), filters: .builtIn,
             onStage: { _, stage, _, _, _ in if stage == .decode { decoded.signal() } },
             onOutcome: { _, result in
                 if case .cancelled = result { outcome.withLock { $0 = "cancelled" } } else { outcome.withLock { $0 = "\(result)" } }

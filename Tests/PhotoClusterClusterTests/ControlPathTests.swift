@@ -27,7 +27,7 @@ final class ControlPathTests: XCTestCase {
         var filters = FilterRegistry.builtIn
         try filters.register(filter)
         return WorkerEngine(
-            configuration: .init(concurrency: 1, downloadSlots: 2), filters: filters,
+            configuration: .init(concurrency: 1, downloadSlots: 2).allowingLoopback(), filters: filters,
             onStage: { work, stage, _, _, _ in log.stages.withLock { $0.append((work.graph.attempt, stage)) } },
             onOutcome: { work, outcome in log.record(work, outcome) })
     }

@@ -20,7 +20,7 @@ final class EngineCancellationRaceTests: XCTestCase {
         defer { server.stop() }
         let outcomes = LockedBox<[UInt32: [String]]>([:])
         let engine = WorkerEngine(
-            configuration: .init(concurrency: 2, downloadSlots: 4), filters: .builtIn,
+            configuration: .init(concurrency: 2, downloadSlots: 4).allowingLoopback(), filters: .builtIn,
             onStage: { _, _, _, _, _ in },
             onOutcome: { work, outcome in
                 let kind: String
@@ -72,7 +72,7 @@ final class EngineCancellationRaceTests: XCTestCase {
         defer { server.stop() }
         let outcomes = LockedBox<[(attempt: UInt32, encoded: Bool)]>([])
         let engine = WorkerEngine(
-            configuration: .init(concurrency: 1, downloadSlots: 4), filters: .builtIn,
+            configuration: .init(concurrency: 1, downloadSlots: 4).allowingLoopback(), filters: .builtIn,
             onStage: { _, _, _, _, _ in },
             onOutcome: { work, outcome in
                 if case .encoded = outcome {

@@ -39,7 +39,7 @@ final class EngineRaceTests: XCTestCase {
         then: @escaping @Sendable (PhotoWork, PhotoWork.Outcome) -> Void = { _, _ in }
     ) -> WorkerEngine {
         WorkerEngine(
-            configuration: .init(concurrency: concurrency, downloadSlots: 2), filters: filters,
+            configuration: .init(concurrency: concurrency, downloadSlots: 2).allowingLoopback(), filters: filters,
             onStage: { work, stage, _, _, _ in log.stages.withLock { $0.append((work.graph.attempt, stage)) } },
             onOutcome: { work, outcome in
                 log.record(work, outcome)

@@ -16,7 +16,7 @@ final class EngineRun: @unchecked Sendable {
         var registry = filters
         if let extra { try registry.register(extra) }
         engine = WorkerEngine(
-            configuration: .init(concurrency: 1, downloadSlots: 2), filters: registry,
+            configuration: .init(concurrency: 1, downloadSlots: 2).allowingLoopback(), filters: registry,
             onStage: { [reported] work, stage, _, _, _ in reported.withLock { $0.append((work.graph.attempt, stage)) } },
             onOutcome: { [outcomes] work, outcome in
                 let kind: String

@@ -45,7 +45,7 @@ final class FinishedJobRetentionTests: XCTestCase {
         try coordinator.start()
         let worker = WorkerNode(
             configuration: WorkerConfiguration(
-                coordinatorEndpoint: "inproc://\(name)-workers", workerID: "w", engine: .init(concurrency: 2), heartbeatInterval: 0.2),
+                coordinatorEndpoint: "inproc://\(name)-workers", workerID: "w", engine: .init(concurrency: 2).allowingLoopback(), heartbeatInterval: 0.2),
             context: context)
         try worker.start()
         let client = try ClusterClient(endpoint: coordinator.boundClientEndpoint, context: context)

@@ -121,7 +121,7 @@ final class LostAssignmentTests: XCTestCase {
         let workers = try ["a", "b"].map { id in
             let worker = WorkerNode(
                 configuration: WorkerConfiguration(
-                    coordinatorEndpoint: coordinator.boundWorkerEndpoint, workerID: id, engine: .init(concurrency: 1), heartbeatInterval: 0.01),
+                    coordinatorEndpoint: coordinator.boundWorkerEndpoint, workerID: id, engine: .init(concurrency: 1).allowingLoopback(), heartbeatInterval: 0.01),
                 context: context)
             try worker.start()
             return worker

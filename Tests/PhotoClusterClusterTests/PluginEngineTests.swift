@@ -38,7 +38,7 @@ final class PluginEngineTests: XCTestCase {
 
     private func engine(outcomes: LockedBox<[UInt32: [String]]>, incidents: LockedBox<[String]>) -> WorkerEngine {
         WorkerEngine(
-            configuration: .init(concurrency: 2, downloadSlots: 4), filters: registry,
+            configuration: .init(concurrency: 2, downloadSlots: 4).allowingLoopback(), filters: registry,
             onStage: { _, _, _, _, _ in },
             onIncident: { _, incident in
                 if case .plugin(let failure) = incident { incidents.withLock { $0.append("\(failure)") } }

@@ -7,7 +7,8 @@ import PhotoClusterTransport
 import PhotoClusterWorker
 
 /// A real worker facing a scripted coordinator: a bare ROUTER on loopback that the test drives
-/// message by message, and a loopback HTTP server with the sample photos for the worker to fetch.
+/// message by message, and a loopback HTTP server with the sample photos for the worker to fetch
+/// (the worker allows loopback for it).
 /// The router belongs to the test's thread.
 final class ScriptedCoordinator {
     static let workerID = "solo"
@@ -24,7 +25,7 @@ final class ScriptedCoordinator {
         try router.bind("tcp://127.0.0.1:*")
         worker = WorkerNode(
             configuration: WorkerConfiguration(
-                coordinatorEndpoint: router.lastEndpoint!, workerID: Self.workerID, engine: engine, heartbeatInterval: 5,
+                coordinatorEndpoint: router.lastEndpoint!, workerID: Self.workerID, engine: engine.allowingLoopback(), heartbeatInterval: 5,
                 filters: filters),
             context: context)
         try worker.start()

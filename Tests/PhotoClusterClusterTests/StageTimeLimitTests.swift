@@ -26,7 +26,7 @@ final class StageTimeLimitTests: XCTestCase {
         let outcome = LockedBox<String?>(nil)
         let incidents = LockedBox<[String]>([])
         let engine = WorkerEngine(
-            configuration: .init(concurrency: 1, downloadSlots: 1, stageTimeout: limit), filters: .builtIn,
+            configuration: .init(concurrency: 1, downloadSlots: 1, stageTimeout: limit).allowingLoopback(), filters: .builtIn,
             onStage: { _, _, _, _, _ in },
             onIncident: { _, incident in
                 if case .stageTimedOut(let stage, let name, _) = incident { incidents.withLock { $0.append("\(stage.metricLabel) \(name)") } }

@@ -60,7 +60,7 @@ final class TCPClusterTests: XCTestCase {
     private func startWorker(_ id: String, endpoint: String, concurrency: Int = 1) throws -> WorkerNode {
         let node = WorkerNode(
             configuration: WorkerConfiguration(
-                coordinatorEndpoint: endpoint, workerID: id, engine: .init(concurrency: concurrency), heartbeatInterval: 0.2),
+                coordinatorEndpoint: endpoint, workerID: id, engine: .init(concurrency: concurrency).allowingLoopback(), heartbeatInterval: 0.2),
             context: try context())
         try node.start()
         workers.append(node)

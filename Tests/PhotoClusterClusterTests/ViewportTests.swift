@@ -63,7 +63,7 @@ final class ViewportTests: XCTestCase {
             let worker = WorkerNode(
                 configuration: WorkerConfiguration(
                     coordinatorEndpoint: coordinator.boundWorkerEndpoint, workerID: "w\(index)",
-                    engine: .init(concurrency: concurrency), window: window, heartbeatInterval: 0.2, filters: filters),
+                    engine: .init(concurrency: concurrency).allowingLoopback(), window: window, heartbeatInterval: 0.2, filters: filters),
                 context: context)
             try worker.start()
             workers.append(worker)

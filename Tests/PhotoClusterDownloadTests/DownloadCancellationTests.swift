@@ -9,7 +9,7 @@ final class DownloadCancellationTests: XCTestCase {
         // 1 MB at 1 KB per 50 ms would take almost a minute.
         let server = try makeServer(["/slow": HTTPResponse(body: pattern(1 << 20), trickle: (chunk: 1024, interval: 0.05))])
         defer { server.stop() }
-        let engine = DownloadEngine()
+        let engine = DownloadEngine(limits: .loopback)
         defer { engine.shutdown() }
         let completions = Completions()
         let handle = engine.start(url: server.baseURL + "/slow", completion: completions.callback())
@@ -30,7 +30,7 @@ final class DownloadCancellationTests: XCTestCase {
     func testCancelWhileServerIsSilent() throws {
         let server = try makeServer(["/silent": HTTPResponse(delayBeforeHeaders: 5)])
         defer { server.stop() }
-        let engine = DownloadEngine()
+        let engine = DownloadEngine(limits: .loopback)
         defer { engine.shutdown() }
         let completions = Completions()
         let handle = engine.start(url: server.baseURL + "/silent", completion: completions.callback())
@@ -45,7 +45,7 @@ final class DownloadCancellationTests: XCTestCase {
     func testCancelIsIdempotentAndCompletesOnce() throws {
         let server = try makeServer(["/ok": HTTPResponse(body: pattern(10)), "/silent": HTTPResponse(delayBeforeHeaders: 5)])
         defer { server.stop() }
-        let engine = DownloadEngine()
+        let engine = DownloadEngine(limits: .loopback)
         defer { engine.shutdown() }
         let completions = Completions()
         let silent = engine.start(url: server.baseURL + "/silent", completion: completions.callback(0))
@@ -69,7 +69,7 @@ final class DownloadCancellationTests: XCTestCase {
             return HTTPResponse(body: bodies[n], delayBeforeHeaders: 0.05)
         }
         defer { server.stop() }
-        let engine = DownloadEngine()
+        let engine = DownloadEngine(limits: .loopback)
         defer { engine.shutdown() }
         let completions = Completions()
         let began = Date()
@@ -88,7 +88,7 @@ final class DownloadCancellationTests: XCTestCase {
     func testShutdownCancelsRunningTransfers() throws {
         let server = try makeServer(["/silent": HTTPResponse(delayBeforeHeaders: 5)])
         defer { server.stop() }
-        let engine = DownloadEngine()
+        let engine = DownloadEngine(limits: .loopback)
         let completions = Completions()
         for n in 0..<5 {
             _ = engine.start(url: server.baseURL + "/silent", completion: completions.callback(n))
@@ -113,7 +113,7 @@ final class DownloadCancellationTests: XCTestCase {
     func testShutdownFromACompletionDoesNotDeadlock() throws {
         let server = try makeServer(["/ok": HTTPResponse(body: pattern(10)), "/silent": HTTPResponse(delayBeforeHeaders: 5)])
         defer { server.stop() }
-        let engine = DownloadEngine()
+        let engine = DownloadEngine(limits: .loopback)
         let completions = Completions()
         _ = engine.start(url: server.baseURL + "/silent", completion: completions.callback(1))
         XCTAssertTrue(eventually { server.requestCount == 1 })
@@ -133,7 +133,7 @@ final class DownloadCancellationTests: XCTestCase {
         defer { server.stop() }
         let completions = Completions()
         do {
-            let engine = DownloadEngine()
+            let engine = DownloadEngine(limits: .loopback)
             _ = engine.start(url: server.baseURL + "/silent", completion: completions.callback())
         }
         XCTAssertTrue(completions.wait(timeout: 1))

@@ -9,6 +9,8 @@ final class DownloadErrorTests: XCTestCase {
         XCTAssertEqual(limits.maxBytes, 64 << 20)
         XCTAssertEqual(limits.maxRedirects, 5)
         XCTAssertEqual(limits.allowedSchemes, ["http", "https"])
+        XCTAssertFalse(limits.policy.allowLoopback)
+        XCTAssertEqual(limits.policy.refusal(host: "127.0.0.1"), "127.0.0.1 is a loopback address")
     }
 
     func testDescriptionNamesMessageAndURL() {

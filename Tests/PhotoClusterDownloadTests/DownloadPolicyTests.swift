@@ -43,12 +43,12 @@ final class DownloadPolicyTests: XCTestCase {
 
     func testIPv4MappedIPv6IsMatchedAsIPv4() throws {
         let standard = DownloadPolicy.standard
-        let metadata = "169.254.169.254 is in the denied range 169.254.0.0/16 (link-local / cloud metadata)"
+        let metadata = "169.254.169.254 is a cloud metadata address"
         XCTAssertEqual(standard.refusal(host: "[::ffff:169.254.169.254]"), metadata)
         XCTAssertEqual(standard.refusal(host: "::ffff:a9fe:a9fe"), metadata)
         XCTAssertEqual(
             standard.refusal(host: "meta.example", address: "::ffff:169.254.169.254"),
-            "host meta.example resolved to 169.254.169.254, which is in the denied range 169.254.0.0/16 (link-local / cloud metadata)")
+            "host meta.example resolved to 169.254.169.254, a cloud metadata address")
         // ::/0 is IPv6 only; the mapped address is IPv4.
         XCTAssertNil(try DownloadPolicy(deny: ["::/0"]).refusal(host: "::ffff:1.2.3.4"))
         // A mapped range in an entry is an IPv4 range.
@@ -62,28 +62,79 @@ final class DownloadPolicyTests: XCTestCase {
         XCTAssertEqual(standard.allow, [])
         XCTAssertEqual(standard.deny, [])
         XCTAssertTrue(standard.denyDefaults)
-        XCTAssertEqual(DownloadPolicy.defaultDeny, ["169.254.0.0/16", "fe80::/10", "fd00:ec2::254/128", "0.0.0.0/8", "::/128"])
+        XCTAssertFalse(standard.allowLoopback)
+        XCTAssertEqual(standard.refusedReach, AddressReach.refusedByDefault)
+        XCTAssertEqual(
+            DownloadPolicy.defaultDeny,
+            ["127.0.0.0/8", "::1/128", "169.254.0.0/16", "fe80::/10", "fd00:ec2::254/128", "100.100.100.200/32", "0.0.0.0/8", "::/128", "100.64.0.0/10"])
+        for range in DownloadPolicy.defaultDeny {
+            let address = String(range.prefix { $0 != "/" })
+            XCTAssertNotNil(standard.refusal(host: address.contains(":") ? "[\(address)]" : address), range)
+        }
         XCTAssertNotNil(standard.refusal(host: "169.254.169.254"))
         XCTAssertNotNil(standard.refusal(host: "fe80::1"))
         XCTAssertNotNil(standard.refusal(host: "febf:ffff::1"))
         XCTAssertNil(standard.refusal(host: "fec0::1"))   // just past fe80::/10
-        XCTAssertEqual(
-            standard.refusal(host: "fd00:ec2::254"),
-            "fd00:ec2::254 is in the denied range fd00:ec2::254/128 (link-local / cloud metadata)")
-        XCTAssertEqual(
-            standard.refusal(host: "0.0.0.0"),
-            "0.0.0.0 is in the denied range 0.0.0.0/8 (unspecified address, reaches this host)")
+        XCTAssertEqual(standard.refusal(host: "fd00:ec2::254"), "fd00:ec2::254 is a cloud metadata address")
+        XCTAssertEqual(standard.refusal(host: "0.0.0.0"), "0.0.0.0 is an unspecified address")
         XCTAssertNotNil(standard.refusal(host: "::"))
-        // Loopback stays allowed; the demo serves photos on 127.0.0.1.
-        XCTAssertNil(standard.refusal(host: "127.0.0.1"))
-        XCTAssertNil(standard.refusal(host: "::1"))
-        XCTAssertNil(standard.refusal(host: "localhost", address: "127.0.0.1"))
+        XCTAssertEqual(standard.refusal(host: "127.0.0.1"), "127.0.0.1 is a loopback address")
+        XCTAssertEqual(standard.refusal(host: "::1"), "::1 is a loopback address")
+        XCTAssertEqual(
+            standard.refusal(host: "localhost", address: "127.0.0.1"), "host localhost resolved to 127.0.0.1, a loopback address")
+        XCTAssertNil(standard.refusal(host: "localhost"))   // undecided until resolved
+        // Private ranges stay allowed: photo stores live there.
+        for address in ["10.0.0.1", "172.16.0.1", "172.31.255.254", "192.168.1.1", "[fd12::1]", "[fc00::1]"] {
+            XCTAssertNil(standard.refusal(host: address), address)
+        }
 
         let open = try DownloadPolicy(denyDefaults: false)
+        XCTAssertEqual(open.refusedReach, [])
         XCTAssertNil(open.refusal(host: "169.254.169.254"))
-        XCTAssertNotNil(try DownloadPolicy(deny: ["127.0.0.0/8", "::1/128"]).refusal(host: "::1"))
+        XCTAssertNil(open.refusal(host: "127.0.0.1"))
+        XCTAssertNotNil(try DownloadPolicy(deny: ["127.0.0.0/8", "::1/128"], allowLoopback: true).refusal(host: "::1"))
         XCTAssertEqual(DownloadLimits().policy.denyDefaults, true)
         XCTAssertEqual(DownloadLimits().policy.allow, [])
+    }
+
+    func testAllowLoopbackAllowsLoopbackOnly() throws {
+        let policy = try DownloadPolicy(deny: ["*.blocked.test"], allowLoopback: true)
+        XCTAssertEqual(policy.refusedReach, AddressReach.refusedByDefault.subtracting([.loopback]))
+        XCTAssertNil(policy.refusal(host: "127.0.0.1"))
+        XCTAssertNil(policy.refusal(host: "127.255.0.9"))
+        XCTAssertNil(policy.refusal(host: "::1"))
+        XCTAssertNil(policy.refusal(host: "[::ffff:127.0.0.1]"))
+        XCTAssertNil(policy.refusal(host: "localhost", address: "::1"))
+        for address in ["169.254.169.254", "169.254.0.1", "0.0.0.0", "100.64.0.1", "100.100.100.200", "[fe80::1]", "[::]", "[fd00:ec2::254]"] {
+            XCTAssertNotNil(policy.refusal(host: address), address)
+        }
+        // The lists are kept.
+        XCTAssertNotNil(policy.refusal(host: "a.blocked.test"))
+        let again = DownloadPolicy.standard.allowingLoopback()
+        XCTAssertTrue(again.allowLoopback)
+        XCTAssertNil(again.refusal(host: "127.0.0.1"))
+        XCTAssertTrue(DownloadPolicy.loopbackAllowed.allowLoopback)
+        XCTAssertEqual(try DownloadPolicy(deny: ["10.0.0.0/8"]).allowingLoopback().deny, ["10.0.0.0/8"])
+    }
+
+    func testEmbeddedFormsAreJudgedByTheirIPv4Address() {
+        let standard = DownloadPolicy.standard
+        XCTAssertEqual(standard.refusal(host: "[::ffff:127.0.0.1]"), "127.0.0.1 is a loopback address")
+        XCTAssertEqual(
+            standard.refusal(host: "[64:ff9b::127.0.0.1]"), "64:ff9b::7f00:1, which embeds 127.0.0.1, a loopback address")
+        XCTAssertEqual(standard.refusal(host: "[::127.0.0.1]"), "::127.0.0.1, which embeds 127.0.0.1, a loopback address")
+        XCTAssertEqual(standard.refusal(host: "[2002:7f00:1::]"), "2002:7f00:1::, which embeds 127.0.0.1, a loopback address")
+        XCTAssertEqual(
+            standard.refusal(host: "[::ffff:0:169.254.169.254]"),
+            "::ffff:0:a9fe:a9fe, which embeds 169.254.169.254, a cloud metadata address")
+        XCTAssertEqual(
+            standard.refusal(host: "cdn.example", address: "64:ff9b::a9fe:a9fe"),
+            "host cdn.example resolved to 64:ff9b::a9fe:a9fe, which embeds 169.254.169.254, a cloud metadata address")
+        XCTAssertNotNil(standard.refusal(host: "[2002:6440:1::]"))   // 100.64.0.1
+        // Embedded private and public addresses are allowed.
+        XCTAssertNil(standard.refusal(host: "[64:ff9b::10.0.0.1]"))
+        XCTAssertNil(standard.refusal(host: "[2002:c000:0201::1]"))
+        XCTAssertNil(standard.refusal(host: "[::ffff:192.168.1.1]"))
     }
 
     func testHostNamePatterns() throws {
@@ -103,7 +154,9 @@ final class DownloadPolicyTests: XCTestCase {
         XCTAssertNil(names.refusal(host: "photos.example"))
         XCTAssertNil(names.refusal(host: "eu.cdn.example", address: "203.0.113.5"))
         XCTAssertEqual(names.refusal(host: "evil.example"), "host evil.example is not in the allow list")
-        XCTAssertEqual(names.refusal(host: "127.0.0.1"), "127.0.0.1 is not in the allow list")
+        XCTAssertEqual(names.refusal(host: "198.51.100.1"), "198.51.100.1 is not in the allow list")
+        // Reach refusals win over the allow list.
+        XCTAssertEqual(try DownloadPolicy(allow: ["127.0.0.1"]).refusal(host: "127.0.0.1"), "127.0.0.1 is a loopback address")
 
         let mixed = try DownloadPolicy(allow: ["photos.example", "10.0.0.0/8"])
         XCTAssertNil(mixed.refusal(host: "other.example"))   // undecided until resolved

@@ -9,7 +9,7 @@ final class DownloadResultTests: XCTestCase {
         let body = pattern(200_000)
         let server = try makeServer(["/photo.jpg": HTTPResponse(headers: ["Content-Type": "image/jpeg"], body: body)])
         defer { server.stop() }
-        let engine = DownloadEngine()
+        let engine = DownloadEngine(limits: .loopback)
         defer { engine.shutdown() }
         let completions = Completions()
         _ = engine.start(url: server.baseURL + "/photo.jpg", completion: completions.callback())
@@ -64,7 +64,7 @@ final class DownloadResultTests: XCTestCase {
             return .redirect(to: "/hop/\(hop + 1)")
         }
         defer { server.stop() }
-        let error = expectError(fetch(server.baseURL + "/hop/0", limits: DownloadLimits(maxRedirects: 2)))
+        let error = expectError(fetch(server.baseURL + "/hop/0", limits: DownloadLimits(maxRedirects: 2, policy: .loopbackAllowed)))
         XCTAssertEqual(error?.kind, .tooManyRedirects)
         XCTAssertEqual(error?.message, "more than 2 redirects")
         XCTAssertEqual(error?.isTransient, false)
@@ -83,7 +83,7 @@ final class DownloadResultTests: XCTestCase {
         let server = try makeServer(["/slow": HTTPResponse(body: Data("late".utf8), delayBeforeHeaders: 3)])
         defer { server.stop() }
         let began = Date()
-        let error = expectError(fetch(server.baseURL + "/slow", limits: DownloadLimits(totalTimeout: 0.5)))
+        let error = expectError(fetch(server.baseURL + "/slow", limits: DownloadLimits(totalTimeout: 0.5, policy: .loopbackAllowed)))
         let elapsed = Date().timeIntervalSince(began)
         XCTAssertEqual(error?.kind, .timeout)
         XCTAssertEqual(error?.message, "timed out after 0.5 s")
@@ -94,7 +94,7 @@ final class DownloadResultTests: XCTestCase {
     func testBodyOverLimitWithContentLength() throws {
         let server = try makeServer(["/big": HTTPResponse(body: pattern(2 << 20))])
         defer { server.stop() }
-        let error = expectError(fetch(server.baseURL + "/big", limits: DownloadLimits(maxBytes: 1 << 20)))
+        let error = expectError(fetch(server.baseURL + "/big", limits: DownloadLimits(maxBytes: 1 << 20, policy: .loopbackAllowed)))
         XCTAssertEqual(error?.kind, .tooLarge)
         XCTAssertEqual(error?.message, "body is over the limit of 1048576 bytes")
         XCTAssertEqual(error?.isTransient, false)
@@ -107,7 +107,7 @@ final class DownloadResultTests: XCTestCase {
             "/exact": HTTPResponse(headers: chunked, body: pattern(100_000), trickle: (chunk: 32_768, interval: 0.005)),
         ])
         defer { server.stop() }
-        let limits = DownloadLimits(maxBytes: 100_000)
+        let limits = DownloadLimits(maxBytes: 100_000, policy: .loopbackAllowed)
         XCTAssertEqual(expectError(fetch(server.baseURL + "/big", limits: limits))?.kind, .tooLarge)
         XCTAssertEqual(expectBody(fetch(server.baseURL + "/exact", limits: limits))?.data, pattern(100_000))
     }
@@ -120,7 +120,7 @@ final class DownloadResultTests: XCTestCase {
         XCTAssertEqual(ftp?.message, "scheme 'ftp' is not allowed (allowed: http, https)")
         XCTAssertEqual(ftp?.isTransient, false)
         XCTAssertEqual(expectError(fetch("file:///etc/hosts"))?.kind, .unsupportedScheme)
-        let httpOnly = expectError(fetch(server.baseURL + "/x", limits: DownloadLimits(allowedSchemes: ["HTTPS"])))
+        let httpOnly = expectError(fetch(server.baseURL + "/x", limits: DownloadLimits(allowedSchemes: ["HTTPS"], policy: .loopbackAllowed)))
         XCTAssertEqual(httpOnly?.message, "scheme 'http' is not allowed (allowed: https)")
         XCTAssertEqual(server.requestCount, 0)
     }
@@ -141,5 +141,25 @@ final class DownloadResultTests: XCTestCase {
         XCTAssertEqual(error?.kind, .connection)
         XCTAssertEqual(error?.message, "could not connect to 127.0.0.1:\(port): Connection refused")
         XCTAssertEqual(error?.isTransient, true)
+    }
+
+    func testAServersReasonPhraseIsNotRepeated() throws {
+        // The server says "Status 599"; the client is told the status alone.
+        let server = try makeServer(["/odd": HTTPResponse(status: 599), "/gone": HTTPResponse(status: 410)])
+        defer { server.stop() }
+        XCTAssertEqual(expectError(fetch(server.baseURL + "/odd"))?.message, "HTTP 599")
+        XCTAssertEqual(expectError(fetch(server.baseURL + "/gone"))?.message, "HTTP 410 Gone")
+    }
+
+    func testAFailedRedirectDoesNotNameItsTarget() throws {
+        let unused = try makeServer([:])
+        let port = unused.port
+        unused.stop()
+        let server = try makeServer(["/a": .redirect(to: "http://127.0.0.1:\(port)/internal")])
+        defer { server.stop() }
+        let error = expectError(fetch(server.baseURL + "/a"))
+        XCTAssertEqual(error?.kind, .connection)
+        XCTAssertEqual(error?.message, "could not connect to the redirect's target: Connection refused")
+        XCTAssertEqual(error?.url, server.baseURL + "/a")
     }
 }

@@ -29,7 +29,7 @@ final class LoopbackServerTests: XCTestCase {
 
         let server = try LoopbackHTTPServer.serving(directory: directory)
         defer { server.stop() }
-        let engine = DownloadEngine()
+        let engine = DownloadEngine(limits: .loopback)
         defer { engine.shutdown() }
         for (index, bytes) in files.enumerated() {
             let completions = Completions()
@@ -47,7 +47,7 @@ final class LoopbackServerTests: XCTestCase {
         let body = pattern(30_000, seed: 9)
         let closing = try makeServer(["/a": HTTPResponse(body: body)])
         defer { closing.stop() }
-        let engine = DownloadEngine()
+        let engine = DownloadEngine(limits: .loopback)
         defer { engine.shutdown() }
         for _ in 0..<3 {
             let completions = Completions()

@@ -46,13 +46,19 @@ final class Completions: @unchecked Sendable {
     }
 }
 
+extension DownloadLimits {
+    /// The default limits with loopback allowed: the test servers listen on 127.0.0.1, which
+    /// the default policy refuses.
+    static var loopback: DownloadLimits { DownloadLimits(policy: .loopbackAllowed) }
+}
+
 /// A server answering fixed paths, 404 elsewhere.
 func makeServer(_ routes: [String: HTTPResponse]) throws -> LoopbackHTTPServer {
     try LoopbackHTTPServer { routes[$0.path] ?? .notFound() }
 }
 
 /// Downloads one URL with a fresh engine and returns its single result.
-func fetch(_ url: String, limits: DownloadLimits = DownloadLimits(),
+func fetch(_ url: String, limits: DownloadLimits = .loopback,
            file: StaticString = #filePath, line: UInt = #line) -> DownloadResult? {
     let engine = DownloadEngine(limits: limits)
     defer { engine.shutdown() }

@@ -17,8 +17,8 @@ final class BadInputTests: XCTestCase {
 
         let html = Data("<html><body>404 Not Found</body></html>".utf8)
         let error = assertCodecError(.unsupportedFormat, try ImageCodec.decode(html))
-        XCTAssertEqual(error?.message, "not a JPEG, PNG or WebP (starts with 3C 68 74 6D)")
-        XCTAssertEqual(error?.description, "unsupportedFormat: not a JPEG, PNG or WebP (starts with 3C 68 74 6D)")
+        XCTAssertEqual(error?.message, "not an image (not a JPEG, PNG or WebP)")
+        XCTAssertEqual(error?.description, "unsupportedFormat: not an image (not a JPEG, PNG or WebP)")
 
         assertCodecError(.unsupportedFormat, try ImageCodec.decode(Data([0xFF, 0xD8])))
     }

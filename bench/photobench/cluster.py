@@ -127,7 +127,9 @@ def start_cluster(bench, cores, concurrency, cache_mb=None):
                                                                  "--output-root", bench.tmp],
                                    stdout=logs, stderr=logs)
     worker = subprocess.Popen(bench.pin(cores) + [cluster, "worker", "--insecure", "--coordinator", workers_ep, "--concurrency", str(concurrency),
-                                                  "--id", f"bench-{cores}", "--metrics-bind", f"127.0.0.1:{free_port()}"]
+                                                  "--id", f"bench-{cores}", "--metrics-bind", f"127.0.0.1:{free_port()}",
+                                                  # The photos are served on loopback, which a worker refuses by default.
+                                                  "--allow-loopback"]
                               + ([] if cache_mb is None else ["--cache-mb", str(cache_mb)])
                               # Options to compare, such as `--stage-priority normal`.
                               + shlex.split(os.environ.get("BENCH_WORKER_ARGS", "")),

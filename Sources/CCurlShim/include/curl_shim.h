@@ -67,10 +67,14 @@ const char *pc_transfer_message(const pc_transfer *t);       // curl's error tex
 const char *pc_transfer_effective_url(const pc_transfer *t); // may be ""
 int pc_transfer_os_errno(const pc_transfer *t);
 int pc_transfer_connected(const pc_transfer *t);             // 1 if a connection was established
+long pc_transfer_redirects(const pc_transfer *t);            // redirects followed
 /// For PC_OUTCOME_POLICY: why, e.g. "169.254.169.254 is in the denied range 169.254.0.0/16".
 const char *pc_transfer_policy_reason(const pc_transfer *t);
 /// For PC_OUTCOME_POLICY: the URL of the refused redirect hop, "" if the first request was refused.
 const char *pc_transfer_policy_url(const pc_transfer *t);
+/// For PC_OUTCOME_POLICY: the pc_reach class that refused the hop, or -1 when a deny or allow
+/// list entry (or something else) refused it.
+int pc_transfer_policy_reach(const pc_transfer *t);
 /// Hands over the malloc'd body (caller frees); *len gets its size. NULL when empty.
 uint8_t *pc_transfer_take_body(pc_transfer *t, size_t *len);
 /// Marks a transfer that was never added to a multi as cancelled and releases its easy handle.
@@ -114,6 +118,27 @@ pc_transfer *pc_request_new(const char *url, const pc_options *options, const pc
 /// into `value`; returns its length, or -1 when the response has no such header.
 long pc_transfer_header(const pc_transfer *t, const char *name, char *value, size_t value_len);
 
+/// Where an address leads, as the reach rules see it. IPv6 forms that embed an IPv4 address
+/// (IPv4-mapped ::ffff:0:0/96, IPv4-translated ::ffff:0:0:0/96, IPv4-compatible ::/96, NAT64
+/// 64:ff9b::/96, 6to4 2002::/16) have the class of the IPv4 address they embed.
+typedef enum {
+    PC_REACH_PUBLIC = 0,        // anything not below
+    PC_REACH_PRIVATE,           // 10/8, 172.16/12, 192.168/16, fc00::/7: allowed
+    PC_REACH_LOOPBACK,          // 127/8, ::1
+    PC_REACH_LINK_LOCAL,        // 169.254/16, fe80::/10
+    PC_REACH_METADATA,          // cloud metadata: 169.254.169.254, fd00:ec2::254, 100.100.100.200
+    PC_REACH_UNSPECIFIED,       // 0/8, ::
+    PC_REACH_SHARED,            // carrier-grade NAT, 100.64/10
+    PC_REACH_COUNT
+} pc_reach;
+
+/// Classifies an IP address (brackets allowed). Returns its pc_reach, or -1 if it is not an IP
+/// address. When the class comes from an embedded IPv4 address, that address is written to
+/// `embedded` (if not NULL), otherwise `embedded` gets "".
+int pc_reach_classify(const char *address, char *embedded, size_t embedded_len);
+/// A class's name in refusals, e.g. "loopback"; "" for an unknown value.
+const char *pc_reach_name(int reach);
+
 /// An empty policy (allows everything), or NULL when out of memory.
 pc_policy *pc_policy_new(void);
 void pc_policy_free(pc_policy *p);
@@ -121,9 +146,14 @@ void pc_policy_free(pc_policy *p);
 /// (subdomains only), an IPv4/IPv6 address or a CIDR range. `note` (may be NULL) is quoted in
 /// refusals. Returns 0, or -1 with the reason in `err`. Not thread-safe: build, then share.
 int pc_policy_add(pc_policy *p, int deny, const char *entry, const char *note, char *err, size_t err_len);
+/// Refuses every address whose pc_reach has its bit (1 << reach) set in `mask`, the first
+/// request and every redirect alike; neither list can let such an address through.
+void pc_policy_refuse_reach(pc_policy *p, unsigned mask);
 /// Decides on `host` (as in the URL) and, if not NULL, the IP address about to be used.
 /// Returns 1 if allowed (or undecided until the address is known), 0 with the reason in `why`.
 int pc_policy_allows(const pc_policy *p, const char *host, const char *address, char *why, size_t why_len);
+/// As pc_policy_allows; on a refusal by reach `*reach` gets the class, otherwise -1.
+int pc_policy_check(const pc_policy *p, const char *host, const char *address, char *why, size_t why_len, int *reach);
 
 #ifdef __cplusplus
 }

@@ -32,7 +32,7 @@ struct JobRunner {
         defer { catalog.pool?.shutdown() }
         let cluster = try EmbeddedCluster(
             workers: options.workers ?? cores, totalConcurrency: max(cores, options.workers ?? cores), filters: catalog.registry,
-            storage: try embeddedStorage())
+            storage: try embeddedStorage(), allowLoopback: true)
         do {
             try cluster.start()
         } catch {

@@ -33,8 +33,11 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .customLong("allow-host"), help: ArgumentHelp("Only download from these hosts, CIDR ranges or addresses (repeat; *.example.com matches subdomains).", valueName: "entry"))
     var allowHosts: [String] = []
 
-    @Option(name: .customLong("deny-host"), help: ArgumentHelp("Never download from these hosts, CIDR ranges or addresses (repeat); link-local and cloud metadata addresses are always denied.", valueName: "entry"))
+    @Option(name: .customLong("deny-host"), help: ArgumentHelp("Never download from these hosts, CIDR ranges or addresses (repeat). Besides, loopback (unless --allow-loopback), link-local, cloud metadata, unspecified (0.0.0.0, ::) and carrier-grade NAT (100.64.0.0/10) addresses, and IPv6 forms embedding them, are refused whatever the lists say; private ranges are allowed.", valueName: "entry"))
     var denyHosts: [String] = []
+
+    @Flag(name: .customLong("allow-loopback"), help: "Download from loopback addresses (127.0.0.0/8, ::1), refused by default as they reach this host's own services: for photos served on this host. Allows nothing else of what is refused by default.")
+    var allowLoopback = false
 
     @Option(name: .customLong("stage-timeout"), help: ArgumentHelp("Seconds a JPEG decode, each filter and an encode of a photo may run before the photo fails (plugin filters that run on are killed with their plugin host).", valueName: "seconds"))
     var stageTimeout = StageTimeLimit.defaultSeconds
@@ -74,7 +77,7 @@ struct WorkerCommand: AsyncParsableCommand {
             throw ValidationError(InsecureEndpoint.refusal("connecting", [coordinator]))
         }
         do {
-            _ = try DownloadPolicy(allow: allowHosts, deny: denyHosts)
+            _ = try DownloadPolicy(allow: allowHosts, deny: denyHosts, allowLoopback: allowLoopback)
         } catch {
             throw ValidationError("\(error)")
         }
@@ -83,7 +86,7 @@ struct WorkerCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = logging.start(role: "worker")
         let context = try ZMQContext()
-        let policy = try DownloadPolicy(allow: allowHosts, deny: denyHosts)
+        let policy = try DownloadPolicy(allow: allowHosts, deny: denyHosts, allowLoopback: allowLoopback)
         let s3 = try storage.s3(partMB: s3PartMB)
         let sharedRoots = try storage.roots()
         var engine = WorkerEngine.Configuration(

@@ -60,6 +60,14 @@ public final class WorkerEngine: @unchecked Sendable {
             self.stageTimeout = stageTimeout
             self.stagePriority = stagePriority
         }
+
+        /// This configuration with downloads from loopback allowed (the rest of the download
+        /// policy kept): for photos served on the worker's own host, as demos and tests do.
+        public func allowingLoopback() -> Configuration {
+            var copy = self
+            copy.downloadLimits.policy = downloadLimits.policy.allowingLoopback()
+            return copy
+        }
     }
 
     /// What `submit` decided for a graph.
