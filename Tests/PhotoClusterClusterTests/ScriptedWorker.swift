@@ -12,6 +12,8 @@ final class ScriptedWorker: @unchecked Sendable {
     private let endpoint: String
     private let curve: CurveClientSettings?
     private let filters: [String]
+    /// The stage threads its hello announces: the coordinator bounds its credit by them.
+    private let concurrency: UInt32
     private var socket: ZMQSocket
     /// The process it plays: a restart plays a new one.
     private(set) var incarnation = UUID().uuidString
@@ -21,13 +23,18 @@ final class ScriptedWorker: @unchecked Sendable {
     private var unclaimed: [Photocluster_V1_PhotoGraph] = []
 
     /// Connects and says hello with `filters`; credit is the test's to grant.
-    convenience init(id: String, context: ZMQContext, coordinator: CoordinatorNode, filters: [String] = ["sepia"]) throws {
-        try self.init(id: id, context: context, endpoint: coordinator.boundWorkerEndpoint, filters: filters)
+    convenience init(id: String, context: ZMQContext, coordinator: CoordinatorNode, filters: [String] = ["sepia"], concurrency: UInt32 = 4) throws {
+        try self.init(id: id, context: context, endpoint: coordinator.boundWorkerEndpoint, filters: filters, concurrency: concurrency)
     }
 
     /// Connects to the worker endpoint `endpoint` (with CURVE when `curve` is given) and says hello.
-    init(id: String, context: ZMQContext, endpoint: String, curve: CurveClientSettings? = nil, filters: [String] = ["sepia"]) throws {
+    /// `concurrency` 4 makes a window of 12 graphs (`CreditWindow`): what the scripts grant stays within it.
+    init(
+        id: String, context: ZMQContext, endpoint: String, curve: CurveClientSettings? = nil, filters: [String] = ["sepia"],
+        concurrency: UInt32 = 4
+    ) throws {
         self.id = id
+        self.concurrency = concurrency
         self.context = context
         self.endpoint = endpoint
         self.curve = curve
@@ -49,7 +56,7 @@ final class ScriptedWorker: @unchecked Sendable {
         try send(.hello(.with { hello in
             hello.protocolVersion = UInt32(Photocluster_V1_ProtocolVersion.current.rawValue)
             hello.workerID = id
-            hello.concurrency = 1
+            hello.concurrency = concurrency
             hello.filters = filters.map { name in .with { $0.name = name } }
             hello.incarnation = incarnation
             hello.inFlight = inFlight.map { ref in .with { $0.jobID = ref.job; $0.photoIndex = ref.index } }

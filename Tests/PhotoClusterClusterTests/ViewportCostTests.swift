@@ -20,7 +20,7 @@ final class ViewportCostTests: XCTestCase {
     }
 
     func testAViewportChangeOnA100000PhotoJobCostsNoMoreThanOnA100PhotoJob() async throws {
-        cluster = try ScriptedWorkerCluster(name: "viewport-cost")
+        cluster = try ScriptedWorkerCluster(name: "viewport-cost", workerBudgets: Self.busyWorkers)
         try await compareChanges()
     }
 
@@ -28,16 +28,19 @@ final class ViewportCostTests: XCTestCase {
     /// row is written whole on each update, so the submit message lives apart from it).
     func testWithTheJournalOnAViewportChangeOnA100000PhotoJobCostsNoMoreThanOnA100PhotoJob() async throws {
         state = Repository.temporaryDirectory("viewport-cost-state")
-        cluster = try ScriptedWorkerCluster(name: "viewport-cost", state: state)
+        cluster = try ScriptedWorkerCluster(name: "viewport-cost", state: state, workerBudgets: Self.busyWorkers)
         try await compareChanges()
     }
+
+    /// Workers believed to hold a million photos each: a cluster whose every photo is in flight.
+    private static let busyWorkers = WorkerBudgets(maxConcurrency: 1_000_000)
 
     private func compareChanges() async throws {
         let small = try await submit(photos: 100)
         let large = try await submit(photos: 100_000)
         // Workers with credit to spare: every change cancels the photos in flight out of view
         // and sends the newly visible ones, as on a busy cluster.
-        let workers = try (0..<4).map { try cluster.connect("w\($0)") }
+        let workers = try (0..<4).map { try cluster.connect("w\($0)", concurrency: Self.busyWorkers.maxConcurrency) }
         for worker in workers { try worker.grant(1_000_000) }
         XCTAssertTrue(eventually { self.cluster.coordinator.workerSnapshot().map(\.inFlight).reduce(0, +) > 0 }, "the workers took photos")
 
