@@ -16,7 +16,7 @@ struct OutputClaim: Sendable {
     let replace: Bool
     /// CURVE is on: directories belong to keys.
     let secured: Bool
-    /// Jobs not finished yet: a directory one of them writes into is never taken.
+    /// Jobs not finished yet: a directory one of them writes into is taken only when replacing.
     let openJobs: Set<String>
 }
 
@@ -46,7 +46,7 @@ struct OutputOwnershipProblem: Error, CustomStringConvertible {
 /// - with CURVE, the directory belongs to another key and the new job's key is not an admin's;
 /// - the directory holds another job's outputs (its record names another job, or, made before
 ///   owner records, it holds an `index.json`) and the client did not ask to replace them;
-/// - a job that has not finished still writes into it (replacing or not).
+/// - a job that has not finished still writes into it, and the client did not ask to replace.
 ///
 /// A job taken records itself as the directory's last job; an admin's job leaves the owner as
 /// it was. Without CURVE nobody owns a directory, and only the last two rules apply.
@@ -73,10 +73,10 @@ enum OutputOwnership {
                     refusal: .outputNotOwned)
             }
         }
-        if let record, record.job != claim.jobID, claim.openJobs.contains(record.job) {
+        if let record, record.job != claim.jobID, claim.openJobs.contains(record.job), !claim.replace {
             throw OutputOwnershipProblem(
                 message: "the output directory \(path) is in use by job \(record.job), which has not finished; choose another --out directory, "
-                    + "or cancel that job first (`cluster cancel \(record.job)`)",
+                    + "cancel that job first (`cluster cancel \(record.job)`), or submit again with --replace-outputs to write into it anyway",
                 refusal: .outputOccupied)
         }
         let previousJob = record?.job ?? (directory.read(named: "index.json") != nil ? "made before owner records" : nil)
