@@ -84,7 +84,7 @@ extension AuthorizedKeys {
     private mutating func loadGrant(_ line: String, number: Int, file: URL) throws {
         let words = line.split(maxSplits: 4, whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         guard words.count >= 4 else { throw CurveKeyError(file: file, line: number, .malformedGrant("it needs a key, an access and an s3:// URL")) }
-        if words.count == 5, !words[4].hasPrefix("#") {
+        if words.count == 5, !words[4].trimmingCharacters(in: .whitespaces).hasPrefix("#") {
             throw CurveKeyError(file: file, line: number, .malformedGrant("one URL per line; a comment starts with #"))
         }
         if let problem = Z85.problem(with: words[1]) { throw CurveKeyError(file: file, line: number, problem) }

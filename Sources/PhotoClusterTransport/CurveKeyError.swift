@@ -75,7 +75,7 @@ extension CurveKeyError.Problem {
         case .notARoleDirectory(let name):
             return "subdirectory '\(name)' is not a role: the subdirectories of an authorized-keys directory are \(KeyRole.choices) (each holding that role's .pub files)"
         case .malformedGrant(let reason):
-            return "malformed grant: \(reason); expected `grant KEY \(S3Grant.Access.choices) s3://BUCKET[/PREFIX] [# comment]`"
+            return "malformed grant: \(reason); expected `grant KEY read|write|read-write s3://BUCKET[/PREFIX] [# comment]`"
         case .grantForUnlistedKey:
             return "a grant for a key that no line lists with a role: list the key (e.g. `client KEY name`) as well"
         }

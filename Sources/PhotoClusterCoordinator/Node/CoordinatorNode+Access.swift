@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterProto
 import PhotoClusterStorage
 import PhotoClusterTransport
 
