@@ -91,9 +91,14 @@ final class TenancyTests: XCTestCase {
         let cluster = try SecuredCluster(label: "tenancy-open", roles: ["alice": "client"])
         defer { cluster.stop() }
         let job = try cluster.openJob(as: "alice", out: "live")
-        let second = try cluster.run(["submit", try cluster.manifest(count: 1).path, "--out", "live", "--replace-outputs"], as: "alice")
+        let second = try cluster.run(["submit", try cluster.manifest(count: 1).path, "--out", "live", "--visible", "0..0"], as: "alice")
         XCTAssertEqual(second.status, 2, second.stderr)
         XCTAssertTrue(second.stderr.contains("is in use by job \(job), which has not finished"), second.stderr)
+        XCTAssertEqual(try owner(of: cluster.root.appendingPathComponent("live"))["job"], job, "the record is the open job's still")
+        // Asked for, the second job writes into it too.
+        let replacing = try cluster.run(["submit", try cluster.manifest(count: 1).path, "--out", "live", "--visible", "0..0", "--replace-outputs"], as: "alice")
+        XCTAssertEqual(replacing.status, 0, replacing.stderr)
+        XCTAssertEqual(try owner(of: cluster.root.appendingPathComponent("live"))["job"], replacing.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     func testS3LocationsOutsideAKeysGrantsAreRefusedBeforeAnyWorkerTouchesThem() throws {
