@@ -38,7 +38,8 @@ final class DurableOutputTests: XCTestCase {
         let calls = try SystemCallTrace(contentsOf: trace)
         let directory = try XCTUnwrap(realpath(out.path, nil).map { pointer in defer { free(pointer) }; return String(cString: pointer) })
         let renames = calls.renames(into: directory)
-        XCTAssertEqual(Set(renames.map(\.name)).count, photos.count + 1, "each photo and index.json: \(renames.map(\.name))")
+        XCTAssertEqual(Set(renames.map(\.name)), Set(photos + ["index.json", ".photocluster-owner.json"]),
+                       "each photo, index.json and the owner record: \(renames.map(\.name))")
         for rename in renames {
             let after = calls.byThread[rename.thread]!.suffix(from: rename.position + 1)
             XCTAssertTrue(after.contains { $0.hasPrefix("fsync(") && $0.contains("<\(directory)>") },
