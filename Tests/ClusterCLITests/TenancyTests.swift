@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackHTTP
 import PhotoClusterTestSupport
 import XCTest
 
@@ -141,5 +142,35 @@ final class TenancyTests: XCTestCase {
         XCTAssertEqual(granted.status, 0, granted.stderr)
         XCTAssertEqual(try s3.inspect("s3://photos/").objects.map(\.key).filter { !stored.contains($0) }.sorted(),
                        (photos.map { "alice/run/\($0)" } + ["alice/run/index.json"]).sorted())
+    }
+
+    /// Without keys nobody owns a directory, but a job still does not replace another's outputs
+    /// unless asked to (here with the embedded cluster of `cluster submit`).
+    func testWithoutKeysAJobReplacesAnothersOutputsOnlyWhenAsked() throws {
+        let server = try LoopbackHTTPServer.serving(directory: Repository.samplePhotos)
+        let work = Repository.temporaryDirectory("tenancy-embedded")
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(at: work)
+        }
+        let manifest = work.appendingPathComponent("photos.txt")
+        try Repository.samplePhotoFiles.prefix(2).map { "\(server.baseURL)/\($0)" }.joined(separator: "\n").write(to: manifest, atomically: true, encoding: .utf8)
+        let out = work.appendingPathComponent("out")
+        let first = try CommandRunner.run(["submit", manifest.path, "--out", out.path, "--workers", "1"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let record = try owner(of: out)
+        XCTAssertNil(record["key"], "nobody owns it: \(record)")
+        let before = try snapshot(out)
+        Thread.sleep(forTimeInterval: 0.05)
+
+        let again = try CommandRunner.run(["submit", manifest.path, "--out", out.path, "--workers", "1"])
+        XCTAssertEqual(again.status, 2, again.stderr)
+        XCTAssertTrue(again.stderr.contains("the output directory \(out.path) holds the finished outputs of job \(record["job"]!)"), again.stderr)
+        XCTAssertTrue(again.stderr.contains("submit again with --replace-outputs"), again.stderr)
+        try assertUnchanged(before, out, "a second job without --replace-outputs")
+
+        let replaced = try CommandRunner.run(["submit", manifest.path, "--out", out.path, "--workers", "1", "--replace-outputs"])
+        XCTAssertEqual(replaced.status, 0, replaced.stderr)
+        XCTAssertNotEqual(try owner(of: out)["job"], record["job"])
     }
 }
