@@ -49,6 +49,17 @@ final class JobDirectory: @unchecked Sendable {
         return data
     }
 
+    /// Gives the file `name` the name `newName` too, unless `newName` exists already (false
+    /// then): of two writers racing for a new name, exactly one wins. The directory is flushed.
+    func linkExclusively(_ name: String, as newName: String) throws -> Bool {
+        guard linkat(descriptor, name, descriptor, newName, 0) == 0 else {
+            if errno == EEXIST { return false }
+            throw OutputDirectoryProblem(escapes: false, message: "cannot write \(file(newName).path): \(String(cString: strerror(errno)))")
+        }
+        fsync(descriptor)
+        return true
+    }
+
     /// Removes the file `name` (a link goes, never what it points to).
     func remove(named name: String) {
         unlinkat(descriptor, name, 0)

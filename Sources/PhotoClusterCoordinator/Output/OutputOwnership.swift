@@ -55,7 +55,7 @@ enum OutputOwnership {
 
     /// Checks `claim` against the record in `directory` and, when it passes, writes the new
     /// record. Blocks on the disk: writer threads only.
-    static func claim(_ directory: JobDirectory, _ claim: OutputClaim) throws {
+    static func claim(_ directory: JobDirectory, _ claim: OutputClaim, attempt: Int = 1) throws {
         let record = directory.read(named: fileName).flatMap { try? JSONDecoder().decode(OwnerRecord.self, from: $0) }
         let unreadable = record == nil && directory.read(named: fileName) != nil
         let path = directory.path.path
@@ -98,10 +98,24 @@ enum OutputOwnership {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {
-            try directory.write(try encoder.encode(updated), named: fileName, tag: claim.jobID)
+            let data = try encoder.encode(updated)
+            guard record == nil && !unreadable else {
+                // The directory's owner stays who it was: the record is replaced as a whole.
+                return try directory.write(data, named: fileName, tag: claim.jobID)
+            }
+            // The first claim: of two jobs racing for a new directory, exactly one makes the
+            // record (a link cannot replace a name), and the other is checked against it.
+            let mine = "\(fileName).\(claim.jobID)"
+            try directory.write(data, named: mine, tag: claim.jobID)
+            defer { directory.remove(named: mine) }
+            if try directory.linkExclusively(mine, as: fileName) { return }
         } catch {
             throw OutputOwnershipProblem(message: "cannot record the owner of the output directory \(path): \(error)", refusal: .unspecified)
         }
+        guard attempt < 3 else {
+            throw OutputOwnershipProblem(message: "cannot record the owner of the output directory \(path): another job keeps claiming it", refusal: .outputOccupied)
+        }
+        try Self.claim(directory, claim, attempt: attempt + 1)
     }
 
     /// "the client key alice": the owner's role and label (never the key itself).
