@@ -23,7 +23,8 @@ public struct S3Failure: Error, Sendable, CustomStringConvertible {
 
     init(message: String, clientMessage: String? = nil, isTransient: Bool, status: Int? = nil, code: String? = nil, isCancelled: Bool = false) {
         self.message = message
-        self.clientMessage = clientMessage ?? (isCancelled ? message : "an S3 request failed; the worker's log has the details")
+        // Only what S3 answered (and how it could not be reached) carries its text: those give their own.
+        self.clientMessage = clientMessage ?? message
         self.isTransient = isTransient
         self.status = status
         self.code = code
