@@ -137,11 +137,20 @@ final class TenancyTests: XCTestCase {
         XCTAssertTrue(ungranted.stderr.contains("the client key bob has no S3 grant"), ungranted.stderr)
         XCTAssertEqual(try s3.inspect("s3://photos/").objects.map(\.key), stored, "nothing was written to the bucket")
 
+        // A grant given while the coordinator runs is in force after a reload.
+        let grants = cluster.work.appendingPathComponent("grants")
+        let bobsGrant = "\ngrant \(try cluster.publicKey("bob")) write s3://photos/bob\ngrant \(try cluster.publicKey("bob")) read s3://photos/in\n"
+        try (try String(contentsOf: grants, encoding: .utf8) + bobsGrant).write(to: grants, atomically: true, encoding: .utf8)
+        cluster.coordinator.process.send(signal: SIGHUP)
+        XCTAssertTrue(eventually(timeout: 10) { cluster.coordinator.stderrSoFar.contains("1 with other S3 grants") }, cluster.coordinator.stderrSoFar)
+        let bobs = try cluster.run(["submit", try manifest("in").path, "--out", "s3://photos/bob/run"], as: "bob")
+        XCTAssertEqual(bobs.status, 0, bobs.stderr)
+
         // Inside the grants the job runs, and only there.
         let granted = try cluster.run(["submit", try manifest("in").path, "--out", "s3://photos/alice/run"], as: "alice")
         XCTAssertEqual(granted.status, 0, granted.stderr)
         XCTAssertEqual(try s3.inspect("s3://photos/").objects.map(\.key).filter { !stored.contains($0) }.sorted(),
-                       (photos.map { "alice/run/\($0)" } + ["alice/run/index.json"]).sorted())
+                       (photos.flatMap { ["alice/run/\($0)", "bob/run/\($0)"] } + ["alice/run/index.json", "bob/run/index.json"]).sorted())
     }
 
     /// Without keys nobody owns a directory, but a job still does not replace another's outputs
