@@ -86,6 +86,9 @@ final class TenancyTests: XCTestCase {
         XCTAssertEqual(own.status, 0, own.stderr)
         XCTAssertEqual(try owner(of: cluster.root.appendingPathComponent("bobs"))["label"], "bob")
         XCTAssertTrue(cluster.coordinator.stderrSoFar.contains("belongs to the client key alice"), "the refusal is logged")
+        let metrics = try HTTP.text(cluster.metrics + "/metrics")
+        XCTAssertEqual(sample(#"photocluster_refused_requests_total{reason="output_owner"}"#, in: metrics), 2, metrics)
+        XCTAssertEqual(sample(#"photocluster_refused_requests_total{reason="output_occupied"}"#, in: metrics), 1, metrics)
     }
 
     func testAJobStillWritingKeepsItsDirectory() throws {
@@ -136,6 +139,7 @@ final class TenancyTests: XCTestCase {
         XCTAssertEqual(ungranted.status, 2, ungranted.stderr)
         XCTAssertTrue(ungranted.stderr.contains("the client key bob has no S3 grant"), ungranted.stderr)
         XCTAssertEqual(try s3.inspect("s3://photos/").objects.map(\.key), stored, "nothing was written to the bucket")
+        XCTAssertEqual(sample(#"photocluster_refused_requests_total{reason="storage_grant"}"#, in: try HTTP.text(cluster.metrics + "/metrics")), 4)
 
         // A grant given while the coordinator runs is in force after a reload.
         let grants = cluster.work.appendingPathComponent("grants")
