@@ -22,8 +22,11 @@ public typealias EventDetail = Photocluster_V1_EventDetail
 public typealias SummaryDetail = Photocluster_V1_SummaryDetail
 /// Why the coordinator refused a request, when it says: another client's job
 /// (`.notPermitted`), an output directory outside its `--output-root` (`.outputOutsideRoot`), a
-/// job over its size limits (`.tooLarge`), too many open jobs (`.tooManyJobs`), or this client's
-/// key no longer authorized (`.keyRemoved`, after which every request fails).
+/// job over its size limits (`.tooLarge`), too many open jobs (`.tooManyJobs`), this client's
+/// key no longer authorized (`.keyRemoved`, after which every request fails), an output
+/// directory of another client key (`.outputNotOwned`), one holding another job's outputs without
+/// `replaceOutputs` (`.outputOccupied`), or an `s3://` location outside the key's grants
+/// (`.storageNotGranted`).
 public typealias Refusal = Photocluster_V1_Refusal
 /// A job's stages as the coordinator's task stream keeps them (`trace(job:)`).
 public typealias TaskTrace = Photocluster_V1_TaskTrace
@@ -37,7 +40,8 @@ public struct ClusterClientError: Error, Sendable, CustomStringConvertible {
     /// What went wrong and, where it helps, what to do about it.
     public let message: String
     /// What kind of refusal it was, when the coordinator said (`unspecified` otherwise): the
-    /// CLI exits 2 for a job it will never take as it is (`outputOutsideRoot`, `tooLarge`).
+    /// CLI exits 2 for a job it will never take as it is (`outputOutsideRoot`, `tooLarge`,
+    /// `outputNotOwned`, `outputOccupied`, `storageNotGranted`).
     public let refusal: Refusal
     /// An error that says `message`, of the kind `refusal`.
     public init(_ message: String, refusal: Refusal = .unspecified) {

@@ -28,13 +28,11 @@ final class HostSpawner: @unchecked Sendable {
         thread.start()
     }
 
-    /// Starts `executable` with `arguments` (argv[1...]) and this process's environment; the
-    /// child gets `childSocket` as its descriptor 3. Returns the pid.
+    /// Starts `executable` with `arguments` (argv[1...]) and this process's environment as
+    /// `PluginHostEnvironment` scrubs it (no credentials); the child gets `childSocket` as its
+    /// descriptor 3. Returns the pid.
     func spawn(_ executable: String, _ arguments: [String], childSocket: Int32) throws -> pid_t {
-        var environment = ProcessInfo.processInfo.environment
-        // A crash in a plugin is the worker's news to tell (one warning line naming the photo
-        // and the plugin), not the Swift runtime's sixty-line report, unless asked for.
-        if environment["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
+        let environment = PluginHostEnvironment.scrubbed(ProcessInfo.processInfo.environment)
         let variables = environment.map { "\($0.key)=\($0.value)" }
         let done = DispatchSemaphore(value: 0)
         let result = LockedBox<Result<pid_t, Error>?>(nil)

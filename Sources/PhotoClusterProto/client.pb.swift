@@ -169,6 +169,15 @@ public nonisolated enum Photocluster_V1_Refusal: SwiftProtobuf.Enum, Swift.CaseI
 
   /// the client's key was removed from the authorized keys (unsolicited, request id 0)
   case keyRemoved // = 144
+
+  /// the output directory belongs to another client key
+  case outputNotOwned // = 340
+
+  /// the output directory holds another job's outputs; submit again with replace_outputs
+  case outputOccupied // = 341
+
+  /// an s3:// output or input lies outside what the client key may write or read
+  case storageNotGranted // = 342
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -183,6 +192,9 @@ public nonisolated enum Photocluster_V1_Refusal: SwiftProtobuf.Enum, Swift.CaseI
     case 142: self = .tooLarge
     case 143: self = .tooManyJobs
     case 144: self = .keyRemoved
+    case 340: self = .outputNotOwned
+    case 341: self = .outputOccupied
+    case 342: self = .storageNotGranted
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -195,6 +207,9 @@ public nonisolated enum Photocluster_V1_Refusal: SwiftProtobuf.Enum, Swift.CaseI
     case .tooLarge: return 142
     case .tooManyJobs: return 143
     case .keyRemoved: return 144
+    case .outputNotOwned: return 340
+    case .outputOccupied: return 341
+    case .storageNotGranted: return 342
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -207,6 +222,9 @@ public nonisolated enum Photocluster_V1_Refusal: SwiftProtobuf.Enum, Swift.CaseI
     .tooLarge,
     .tooManyJobs,
     .keyRemoved,
+    .outputNotOwned,
+    .outputOccupied,
+    .storageNotGranted,
   ]
 
 }
@@ -317,6 +335,13 @@ public nonisolated struct Photocluster_V1_SubmitJob: @unchecked Sendable {
   public var hasOutputPlace: Bool {_storage._outputPlace != nil}
   /// Clears the value of `outputPlace`. Subsequent reads from it will return its default value.
   public mutating func clearOutputPlace() {_uniqueStorage()._outputPlace = nil}
+
+  /// The output directory may hold another job's finished outputs, and this job replaces them
+  /// (without it the coordinator refuses such a directory). Only within what the key may write.
+  public var replaceOutputs: Bool {
+    get {_storage._replaceOutputs}
+    set {_uniqueStorage()._replaceOutputs = newValue}
+  }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1072,7 +1097,7 @@ nonisolated extension Photocluster_V1_JobPhase: SwiftProtobuf._ProtoNameProvidin
 }
 
 nonisolated extension Photocluster_V1_Refusal: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0REFUSAL_UNSPECIFIED\0\u{2}L\u{2}REFUSAL_NOT_PERMITTED\0\u{1}REFUSAL_OUTPUT_OUTSIDE_ROOT\0\u{1}REFUSAL_TOO_LARGE\0\u{1}REFUSAL_TOO_MANY_JOBS\0\u{1}REFUSAL_KEY_REMOVED\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0REFUSAL_UNSPECIFIED\0\u{2}L\u{2}REFUSAL_NOT_PERMITTED\0\u{1}REFUSAL_OUTPUT_OUTSIDE_ROOT\0\u{1}REFUSAL_TOO_LARGE\0\u{1}REFUSAL_TOO_MANY_JOBS\0\u{1}REFUSAL_KEY_REMOVED\0\u{2}D\u{3}REFUSAL_OUTPUT_NOT_OWNED\0\u{1}REFUSAL_OUTPUT_OCCUPIED\0\u{1}REFUSAL_STORAGE_NOT_GRANTED\0")
 }
 
 nonisolated extension Photocluster_V1_ManifestEntry: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -1117,7 +1142,7 @@ nonisolated extension Photocluster_V1_ManifestEntry: SwiftProtobuf.Message, Swif
 
 nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SubmitJob"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}photos\0\u{1}filters\0\u{3}output_dir\0\u{1}format\0\u{1}quality\0\u{1}viewport\0\u{3}viewport_mode\0\u{1}label\0\u{3}fast_dct\0\u{1}events\0\u{1}summary\0\u{4}}\u{2}output_place\0\u{2}\u{14}image\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}photos\0\u{1}filters\0\u{3}output_dir\0\u{1}format\0\u{1}quality\0\u{1}viewport\0\u{3}viewport_mode\0\u{1}label\0\u{3}fast_dct\0\u{1}events\0\u{1}summary\0\u{4}}\u{2}output_place\0\u{2}\u{14}image\0\u{4}x\u{1}replace_outputs\0")
 
   fileprivate class _StorageClass {
     var _photos: [Photocluster_V1_ManifestEntry] = []
@@ -1133,6 +1158,7 @@ nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftPro
     var _summary: Photocluster_V1_SummaryDetail = .everyPhoto
     var _image: Photocluster_V1_ImageOptions? = nil
     var _outputPlace: Photocluster_V1_OutputPlace? = nil
+    var _replaceOutputs: Bool = false
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1156,6 +1182,7 @@ nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftPro
       _summary = source._summary
       _image = source._image
       _outputPlace = source._outputPlace
+      _replaceOutputs = source._replaceOutputs
     }
   }
 
@@ -1187,6 +1214,7 @@ nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftPro
         case 11: try { try decoder.decodeSingularEnumField(value: &_storage._summary) }()
         case 200: try { try decoder.decodeSingularMessageField(value: &_storage._outputPlace) }()
         case 220: try { try decoder.decodeSingularMessageField(value: &_storage._image) }()
+        case 340: try { try decoder.decodeSingularBoolField(value: &_storage._replaceOutputs) }()
         default: break
         }
       }
@@ -1238,6 +1266,9 @@ nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftPro
       try { if let v = _storage._image {
         try visitor.visitSingularMessageField(value: v, fieldNumber: 220)
       } }()
+      if _storage._replaceOutputs != false {
+        try visitor.visitSingularBoolField(value: _storage._replaceOutputs, fieldNumber: 340)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1260,6 +1291,7 @@ nonisolated extension Photocluster_V1_SubmitJob: SwiftProtobuf.Message, SwiftPro
         if _storage._summary != rhs_storage._summary {return false}
         if _storage._image != rhs_storage._image {return false}
         if _storage._outputPlace != rhs_storage._outputPlace {return false}
+        if _storage._replaceOutputs != rhs_storage._replaceOutputs {return false}
         return true
       }
       if !storagesAreEqual {return false}

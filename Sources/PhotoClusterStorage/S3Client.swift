@@ -44,12 +44,15 @@ public final class S3Client: Sendable {
             case .success(let response):
                 failure = S3Failure.answered(response, call.object.description, action: call.action, configuration: configuration)
             case .failure(let error):
-                failure = S3Failure.transport(error, call.object.description, configuration: configuration)
+                failure = S3Failure.transport(error, call.object.description, action: call.action, configuration: configuration)
             }
             guard failure.isTransient, attempt < configuration.maxAttempts, !Task.isCancelled else {
                 if Task.isCancelled { throw S3Failure.cancelled(call.object) }
-                throw attempt > 1 ? S3Failure(message: "\(failure.message) (after \(attempt) tries)", isTransient: failure.isTransient,
-                                              status: failure.status, code: failure.code) : failure
+                let final = attempt > 1 ? S3Failure(message: "\(failure.message) (after \(attempt) tries)", clientMessage: failure.clientMessage,
+                                                    isTransient: failure.isTransient, status: failure.status, code: failure.code) : failure
+                // The whole story (S3's text, the key id) stays in this node's log; clients get `clientMessage`.
+                S3Diagnostics.report(final.message)
+                throw final
             }
             // Exponential back-off with jitter, so throttled workers do not come back in step.
             let wait = configuration.retryBackoff * pow(2, Double(attempt - 1)) * Double.random(in: 0.8...1.2)

@@ -3,8 +3,14 @@ import PhotoClusterDownload
 
 /// Why an S3 request failed, in words that say what to do next, e.g. "S3 refused the signature
 /// of s3://photos/cat.jpg (SignatureDoesNotMatch): check AWS_SECRET_ACCESS_KEY".
+///
+/// `message` is for the log of the process that made the request (it may quote S3's own text
+/// and name the access key id); `clientMessage` is what a client is told: which object could not
+/// be read or written and what to do, with neither.
 public struct S3Failure: Error, Sendable, CustomStringConvertible {
     public let message: String
+    /// For clients: no provider text, no key ids, no names of the credentials' variables.
+    public let clientMessage: String
     /// Worth trying again later: S3 answered 5xx or throttled, or the connection failed.
     public let isTransient: Bool
     /// The HTTP status S3 answered, nil when it did not answer.
@@ -15,8 +21,10 @@ public struct S3Failure: Error, Sendable, CustomStringConvertible {
 
     public var description: String { message }
 
-    init(message: String, isTransient: Bool, status: Int? = nil, code: String? = nil, isCancelled: Bool = false) {
+    init(message: String, clientMessage: String? = nil, isTransient: Bool, status: Int? = nil, code: String? = nil, isCancelled: Bool = false) {
         self.message = message
+        // Only what S3 answered (and how it could not be reached) carries its text: those give their own.
+        self.clientMessage = clientMessage ?? message
         self.isTransient = isTransient
         self.status = status
         self.code = code
@@ -28,10 +36,11 @@ public struct S3Failure: Error, Sendable, CustomStringConvertible {
     }
 
     /// A transport failure: no answer from S3.
-    static func transport(_ error: DownloadError, _ what: String, configuration: S3Configuration) -> S3Failure {
+    static func transport(_ error: DownloadError, _ what: String, action: String = "", configuration: S3Configuration) -> S3Failure {
         if error.kind == .cancelled { return S3Failure(message: "cancelled (\(what))", isTransient: false, isCancelled: true) }
         let hint = configuration.endpoint == nil ? "" : " (the endpoint comes from AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL)"
         return S3Failure(message: "S3 at \(configuration.endpointDescription) did not answer for \(what): \(error.message)\(hint)",
+                         clientMessage: "\(what) could not be \(Self.done(action)): S3 did not answer; try again later, or ask the operator to look at the log of the node that tried",
                          isTransient: error.isTransient)
     }
 
@@ -73,6 +82,33 @@ public struct S3Failure: Error, Sendable, CustomStringConvertible {
                 message = "S3 refused \(action) on \(what)\(said)\(detail)"
             }
         }
-        return S3Failure(message: message, isTransient: transient, status: status, code: code)
+        return S3Failure(message: message, clientMessage: clientMessage(what, action: action, status: status, code: code, transient: transient),
+                         isTransient: transient, status: status, code: code)
+    }
+
+    /// "read", "written", "listed"…: what `action` does to an object, for clients.
+    static func done(_ action: String) -> String {
+        switch action {
+        case "s3:GetObject": return "read"
+        case "s3:PutObject": return "written"
+        case "": return "read or written"
+        default: return "used"
+        }
+    }
+
+    /// What a client is told about a failure S3 answered: the object, the kind of failure in our
+    /// words (never S3's message, never a key id), and what to do.
+    static func clientMessage(_ what: String, action: String, status: Int, code: String?, transient: Bool) -> String {
+        let head = "\(what) could not be \(done(action))"
+        if transient { return "\(head): S3 was unavailable (HTTP \(status)); try again later" }
+        switch (status, code) {
+        case (404, _), (_, "NoSuchKey"), (_, "NoSuchBucket"):
+            return "\(head): there is no such object or bucket (HTTP \(status)); check the URL"
+        case (403, _), (_, "AccessDenied"), (_, "AllAccessDisabled"), (_, "AccountProblem"), (_, "SignatureDoesNotMatch"), (_, "InvalidAccessKeyId"),
+             (_, "InvalidToken"), (_, "ExpiredToken"), (_, "TokenRefreshRequired"):
+            return "\(head): access was denied (HTTP \(status)); ask the operator to check the cluster's S3 credentials and their access to it (the node's log has the details)"
+        default:
+            return "\(head): S3 refused the request (HTTP \(status)); ask the operator (the node's log has the details)"
+        }
     }
 }

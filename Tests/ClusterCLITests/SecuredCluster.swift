@@ -21,9 +21,15 @@ final class SecuredCluster {
     private(set) var coordinator: RunningCommand!
     private var coordinatorArguments: [String] = []
     private var processes: [RunningCommand] = []
+    /// Added to the environment of the coordinator and the workers (S3 settings).
+    private let environment: [String: String]
 
     /// `roles`: each key's name and role (worker, client or admin); "coordinator" is made too.
-    init(label: String, roles: [String: String], photoDelay: Double = 0, coordinatorArguments: [String] = []) throws {
+    /// `grants`: `grant` lines of a second authorized-keys file, by key name (e.g. ("alice",
+    /// "write s3://photos/alice")); `environment`: for the coordinator and the workers.
+    init(label: String, roles: [String: String], photoDelay: Double = 0, coordinatorArguments: [String] = [],
+         grants: [(name: String, grant: String)] = [], environment: [String: String] = [:]) throws {
+        self.environment = environment
         work = Repository.temporaryDirectory(label)
         keys = work.appendingPathComponent("keys")
         trusted = work.appendingPathComponent("trusted")
@@ -47,12 +53,19 @@ final class SecuredCluster {
             try FileManager.default.createDirectory(at: trusted.appendingPathComponent(role), withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: keys.appendingPathComponent("\(name).pub"), to: trusted.appendingPathComponent("\(role)/\(name).pub"))
         }
+        var grantSources: [String] = []
+        if !grants.isEmpty {
+            let file = work.appendingPathComponent("grants")
+            let lines = try grants.map { "grant \(try Self.publicKey(of: $0.name, in: keys)) \($0.grant)" }
+            try (["# S3 grants"] + lines).joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+            grantSources = ["--authorized-keys", file.path]
+        }
         self.coordinatorArguments = [
             "coordinator", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--heartbeat-ms", "250",
             "--curve-secret", keys.appendingPathComponent("coordinator.key").path, "--authorized-keys", trusted.path,
             "--output-root", root.path, "--state", state.path,
             "--metrics-bind", "127.0.0.1:\(first + 2)", "--http", "127.0.0.1:\(first + 3)",
-        ] + coordinatorArguments
+        ] + grantSources + coordinatorArguments
         try startCoordinator()
     }
 
@@ -76,6 +89,10 @@ final class SecuredCluster {
     }
 
     func publicKey(_ name: String) throws -> String {
+        try Self.publicKey(of: name, in: keys)
+    }
+
+    private static func publicKey(of name: String, in keys: URL) throws -> String {
         let text = try String(contentsOf: keys.appendingPathComponent("\(name).pub"), encoding: .utf8)
         return try XCTUnwrap(text.split(separator: "\"").dropFirst().first.map(String.init), text)
     }
@@ -98,15 +115,17 @@ final class SecuredCluster {
         return url
     }
 
-    /// Submits a viewport-mode job (it stays open) as `name`; returns its id.
-    func openJob(as name: String, count: Int = 4, out: String = "out") throws -> String {
+    /// Submits a viewport-mode job (it stays open) as `name`; returns its id. Without `out`, into
+    /// a directory of its own (a directory an open job writes into is never given to another).
+    func openJob(as name: String, count: Int = 4, out: String? = nil) throws -> String {
+        let out = out ?? "out-\(UUID().uuidString.prefix(6))"
         let submit = try run(["submit", try manifest(count: count).path, "--visible", "0..0", "--out", out], as: name)
         XCTAssertEqual(submit.status, 0, submit.stderr)
         return submit.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     func start(_ arguments: [String]) throws -> RunningCommand {
-        let process = try CommandRunner.start(arguments)
+        let process = try CommandRunner.start(arguments, environment: environment)
         processes.append(process)
         return process
     }

@@ -6,7 +6,8 @@ import XCTest
 /// Outputs the workers store themselves, with a coordinator and a worker as separate `cluster`
 /// processes over TCP: objects in a real S3-compatible server (moto, checking every signature)
 /// and files in a shared directory; `s3://` inputs read with the worker's credentials; a wrong
-/// secret failing each photo with a reason that names it and what to check.
+/// secret failing each photo with a reason that names it and what to do (S3's own text and the
+/// key id stay in the worker's log).
 final class StorageOutputTests: XCTestCase {
     private var work: URL!
     private var processes: [RunningCommand] = []
@@ -105,7 +106,8 @@ final class StorageOutputTests: XCTestCase {
         XCTAssertEqual(readFailures.compactMap { $0["name"] }.sorted(), photos.sorted())
         for failure in readFailures {
             XCTAssertEqual(failure["stage"], "download")
-            XCTAssertEqual(failure["error"], "S3 refused the signature of s3://originals/\(failure["name"]!) (SignatureDoesNotMatch): check AWS_SECRET_ACCESS_KEY")
+            XCTAssertEqual(failure["error"], "s3://originals/\(failure["name"]!) could not be read: access was denied (HTTP 403); ask the operator to check "
+                + "the cluster's S3 credentials and their access to it (the node's log has the details)")
         }
 
         let writing = try submit(try writeManifest(Dictionary(uniqueKeysWithValues: photos.map { ($0, "\(server.baseURL)/\($0)") })),
@@ -115,8 +117,16 @@ final class StorageOutputTests: XCTestCase {
         XCTAssertEqual(writeFailures.count, photos.count)
         for failure in writeFailures {
             XCTAssertEqual(failure["stage"], "upload")
-            XCTAssertEqual(failure["error"], "S3 refused the signature of s3://filtered/refused/\(failure["name"]!) (SignatureDoesNotMatch): check AWS_SECRET_ACCESS_KEY")
+            XCTAssertEqual(failure["error"], "s3://filtered/refused/\(failure["name"]!) could not be written: access was denied (HTTP 403); ask the operator to check "
+                + "the cluster's S3 credentials and their access to it (the node's log has the details)")
         }
+        // What S3 said, and what to check, is the operator's: in the worker's log, never in a client's report.
+        let worker = processes[1].stderrSoFar
+        XCTAssertTrue(worker.contains("S3 refused the signature of s3://originals/\(photos[0]) (SignatureDoesNotMatch): check AWS_SECRET_ACCESS_KEY"), worker)
+        XCTAssertTrue(worker.contains("S3 refused the signature of s3://filtered/refused/"), worker)
+        let told = "\(reading.report) \(reading.stderr) \(writing.report) \(writing.stderr)"
+        XCTAssertFalse(told.contains("SignatureDoesNotMatch") || told.contains("AWS_SECRET_ACCESS_KEY"), "S3's words reached a client: \(told)")
+        XCTAssertFalse(told.contains(s3.key.accessKeyID), "the key id reached a client: \(told)")
         XCTAssertEqual(try s3.inspect("s3://filtered/refused/").objects.map(\.key), ["refused/index.json"], "no photo was stored; the index says why")
         for process in processes { XCTAssertFalse(process.stderrSoFar.contains("not-the-secret"), "a secret reached a log: \(process.stderrSoFar)") }
     }
@@ -133,7 +143,7 @@ final class StorageOutputTests: XCTestCase {
         let run = try submit(manifest, ["--out-shared", root.path + "/jobs/one"], coordinator: endpoint)
         XCTAssertEqual(run.status, 0, run.stderr)
         let written = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("jobs/one").path).sorted()
-        XCTAssertEqual(written, (photos + ["index.json"]).sorted(), "every photo and the index, no temporary file")
+        XCTAssertEqual(written, (photos + ["index.json", ".photocluster-owner.json"]).sorted(), "every photo, the index and the owner record, no temporary file")
         let index = try JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("jobs/one/index.json"))) as? [String: Any]
         let paths = ((index?["photos"] as? [[String: Any]]) ?? []).compactMap { $0["path"] as? String }
         XCTAssertEqual(Set(paths), Set(photos.map { root.path + "/jobs/one/" + $0 }))

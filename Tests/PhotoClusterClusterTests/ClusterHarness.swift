@@ -12,6 +12,8 @@ enum ClusterHarness {
         var submit = SubmitJob()
         submit.label = "test"
         submit.outputDir = out.path
+        // Tests here run several jobs into one directory; the guard against that is TenancyTests'.
+        submit.replaceOutputs = true
         submit.format = format
         submit.quality = 90
         submit.filters = try filterSpecs(filters)

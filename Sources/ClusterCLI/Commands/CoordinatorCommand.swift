@@ -49,7 +49,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("curve-secret"), help: ArgumentHelp("The coordinator's secret key file (from `cluster keygen`); enables CURVE on both endpoints.", valueName: "file"))
     var curveSecret: String?
 
-    @Option(name: .customLong("authorized-keys"), help: ArgumentHelp("Public keys let in, each with its role: a file of `ROLE KEY [comment]` lines (ROLE: worker, client or admin), or a directory of .pub files in worker/, client/ and admin/ subdirectories; repeat for more. Reloaded on SIGHUP and when the files change.", valueName: "path"))
+    @Option(name: .customLong("authorized-keys"), help: ArgumentHelp("Public keys let in, each with its role: a file of `ROLE KEY [comment]` lines (ROLE: worker, client or admin), or a directory of .pub files in worker/, client/ and admin/ subdirectories; repeat for more. `grant KEY read|write|read-write s3://BUCKET[/PREFIX]` lines give a key the S3 locations it may read and write. Reloaded on SIGHUP and when the files change.", valueName: "path"))
     var authorizedKeys: [String] = []
 
     @Flag(help: "Listen on TCP without CURVE keys (anyone who can reach the ports can join, submit, and act on every job).")
@@ -79,6 +79,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
 
     @OptionGroup var storage: StorageOptions
 
+    @Option(name: .customLong("s3-default-access"), help: ArgumentHelp("What a client key without any S3 grant may do with s3:// outputs and photos: allow (any location the workers' credentials reach) or deny. Default: deny with CURVE keys, allow with --insecure.", valueName: "allow|deny"))
+    var s3DefaultAccess: String?
+
     @OptionGroup var logging: LogOptions
 
     func validate() throws {
@@ -91,6 +94,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
         guard taskStreamSpans >= 0 else { throw ValidationError("--task-stream-spans must be 0 (off) or more") }
         guard ThreadPriority(writerPriority) != nil else {
             throw ValidationError("--writer-priority must be \(ThreadPriority.syntax), got \"\(writerPriority)\"")
+        }
+        if let s3DefaultAccess, S3DefaultAccess(rawValue: s3DefaultAccess) == nil {
+            throw ValidationError("--s3-default-access must be allow or deny, not \"\(s3DefaultAccess)\"")
         }
         try HTTPListenerOption.validate(metricsBind, flag: "--metrics-bind")
         try HTTPListenerOption.validate(http, flag: "--http")
@@ -136,7 +142,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
             stateDirectory: state.map { URL(fileURLWithPath: $0, isDirectory: true) }, curve: curve,
             finishedJobsKept: keepFinished, outputRoot: outputRootDirectory, limits: limits.limits, writeTimeout: writeTimeout,
             writerPriority: ThreadPriority(writerPriority)!,
-            s3: try storage.s3(), sharedRoots: try storage.roots(), taskStreamSpans: taskStreamSpans)
+            s3: try storage.s3(), sharedRoots: try storage.roots(), taskStreamSpans: taskStreamSpans,
+            s3DefaultAccess: s3DefaultAccess.flatMap(S3DefaultAccess.init(rawValue:)))
         configuration.workerBudgets = workerBudgets.budgets
         let node = CoordinatorNode(configuration: configuration, context: context)
         node.logger = logger

@@ -47,7 +47,9 @@ struct DemoCommand: AsyncParsableCommand {
         }
         let status: Int32
         do {
-            let submit = try options.submitMessage(for: manifest, label: "samples/photos.plist", defaultFilters: ["sepia"], filters: JobRunner.filters(options.plugins))
+            var submit = try options.submitMessage(for: manifest, label: "samples/photos.plist", defaultFilters: ["sepia"], filters: JobRunner.filters(options.plugins))
+            // The demo's output directory is its own: each run replaces the last one's photos.
+            submit.replaceOutputs = true
             status = try await JobRunner(options: options).run(submit)
         } catch let failure as CommandFailure {
             await server.stop()

@@ -81,10 +81,11 @@ struct JobRunner {
     }
 
     /// A job the coordinator refused: exit 2 when the request itself must change (an output
-    /// directory outside its root, a job over its size limits), 1 otherwise.
+    /// directory outside its root or another key's, one holding another job's outputs, an S3
+    /// location outside the key's grants, a job over its size limits), 1 otherwise.
     private func refused(_ error: ClusterClientError, _ place: String) -> CommandFailure {
-        let mustChange = error.refusal == .outputOutsideRoot || error.refusal == .tooLarge
-        return CommandFailure(message: "\(place) refused the job: \(error.message)", status: mustChange ? ExitStatus.usage : ExitStatus.somePhotosFailed)
+        let mustChange: Set<Photocluster_V1_Refusal> = [.outputOutsideRoot, .tooLarge, .outputNotOwned, .outputOccupied, .storageNotGranted]
+        return CommandFailure(message: "\(place) refused the job: \(error.message)", status: mustChange.contains(error.refusal) ? ExitStatus.usage : ExitStatus.somePhotosFailed)
     }
 
     private func follow(_ submit: SubmitJob, with client: ClusterClient, where place: String) async throws -> Int32 {

@@ -10,8 +10,11 @@ struct JobOptions: ParsableArguments {
     @Option(name: .customLong("filter"), help: ArgumentHelp("A filter to apply, in order; repeat for a chain (NAME or NAME:key=value,…).", valueName: "spec"))
     var filters: [String] = []
 
-    @Option(help: ArgumentHelp("Where the filtered photos go: a directory (with --coordinator, on the coordinator's host under its --output-root: relative to that root, or absolute inside it), or s3://BUCKET/PREFIX (the workers upload them with their own AWS_* credentials).", valueName: "dir|s3-url"))
+    @Option(help: ArgumentHelp("Where the filtered photos go: a directory (with --coordinator, on the coordinator's host under its --output-root: relative to that root, or absolute inside it), or s3://BUCKET/PREFIX (the workers upload them with their own credentials; with CURVE the coordinator takes only a prefix the client key is granted). A directory belongs to the client key whose job made it: another client key may not write into it (admin keys may).", valueName: "dir|s3-url"))
     var out: String = "out"
+
+    @Flag(name: .customLong("replace-outputs"), help: "The output directory may hold another job's finished outputs (and its index.json): replace them. Without it such a directory is refused (exit 2) and nothing is written.")
+    var replaceOutputs = false
 
     @Option(name: .customLong("out-shared"), help: ArgumentHelp("A directory of a file system every worker mounts at this path (inside their --shared-root): the workers write the photos there themselves.", valueName: "dir"))
     var outShared: String?
@@ -155,6 +158,7 @@ struct JobOptions: ParsableArguments {
         } else {
             submit.outputDir = outputDirectory
         }
+        submit.replaceOutputs = replaceOutputs
         submit.format = outputFormat
         submit.quality = UInt32(quality)
         submit.fastDct = fastDCT

@@ -52,6 +52,10 @@ public struct CoordinatorConfiguration: Sendable {
     public var taskStreamSpans: Int
     /// What one worker may claim: credit, how long it may hold a photo, the largest result.
     public var workerBudgets = WorkerBudgets()
+    /// What a client key without an S3 grant may do with `s3://` outputs and photos
+    /// (`--s3-default-access`); nil: deny with CURVE (grants are given per key in the authorized
+    /// keys), allow without (there is no key to grant anything to).
+    public var s3DefaultAccess: S3DefaultAccess?
 
     public static let defaultTaskStreamSpans = 100_000
 
@@ -79,8 +83,10 @@ public struct CoordinatorConfiguration: Sendable {
         writerPriority: ThreadPriority = CoordinatorConfiguration.defaultWriterPriority,
         s3: S3Configuration = S3Configuration(),
         sharedRoots: SharedOutputRoots = .none,
-        taskStreamSpans: Int = CoordinatorConfiguration.defaultTaskStreamSpans
+        taskStreamSpans: Int = CoordinatorConfiguration.defaultTaskStreamSpans,
+        s3DefaultAccess: S3DefaultAccess? = nil
     ) {
+        self.s3DefaultAccess = s3DefaultAccess
         self.taskStreamSpans = max(0, taskStreamSpans)
         self.writerPriority = writerPriority
         self.writeTimeout = max(0.1, writeTimeout)

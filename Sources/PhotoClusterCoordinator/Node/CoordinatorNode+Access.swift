@@ -1,4 +1,6 @@
 import Foundation
+import PhotoClusterProto
+import PhotoClusterStorage
 import PhotoClusterTransport
 
 /// Who is asking about jobs.
@@ -57,5 +59,46 @@ extension CoordinatorNode {
             outputProblems[job.id] = "\(error)"
             log(.error, "job \(job.id): its output directory cannot be opened again: \(error)", job: job.id)
         }
+    }
+}
+
+/// Which S3 locations a job may use.
+extension CoordinatorNode {
+    /// What keys without a grant may do with S3: `--s3-default-access`, or, when it was not
+    /// given, no S3 with CURVE (where each key can be given its own) and any S3 without it.
+    var s3DefaultAccess: S3DefaultAccess {
+        configuration.s3DefaultAccess ?? (authorizedKeys == nil ? .allow : .deny)
+    }
+
+    /// Why `submit` may not write its `s3://` output or read its `s3://` photos, or nil when it
+    /// may: each location must lie within the key's grants (see `S3Grant`). Nothing is sent
+    /// to a worker before this passes.
+    func storageProblem(_ submit: Photocluster_V1_SubmitJob, place: OutputPlace?, key: String?) -> String? {
+        let inputs = submit.photos.lazy.map(\.url).filter { S3Location.isS3URL($0) }
+        var writesS3: S3Location?
+        if case .s3(let prefix)? = place { writesS3 = prefix }
+        guard writesS3 != nil || !inputs.isEmpty else { return nil }
+        guard let keys = authorizedKeys, let key else {
+            // Without CURVE there is no key to grant anything to: the coordinator's setting decides.
+            guard s3DefaultAccess == .deny else { return nil }
+            return "this coordinator gives no S3 access to clients (--s3-default-access deny); write to a directory instead of s3://, and read photos over http(s)"
+        }
+        if let prefix = writesS3,
+           let refusal = keys.s3Refusal(of: key, bucket: prefix.bucket, objectKey: prefix.key, for: .write, defaultAccess: s3DefaultAccess) {
+            return "cannot write \(refusal)"
+        }
+        // Each distinct bucket and directory is checked once: a manifest of a million photos
+        // from one prefix costs one look-up per prefix.
+        var checked = Set<String>()
+        for url in inputs {
+            guard let object = try? S3Location(parsing: url) else { continue }  // the worker fails it as a bad URL
+            let folder = object.bucket + "/" + (object.key.split(separator: "/").dropLast().joined(separator: "/"))
+            if keys.s3Grants(of: key).isEmpty && checked.contains(folder) { continue }
+            if let refusal = keys.s3Refusal(of: key, bucket: object.bucket, objectKey: object.key, for: .read, defaultAccess: s3DefaultAccess) {
+                return "cannot read \(refusal)"
+            }
+            checked.insert(folder)
+        }
+        return nil
     }
 }

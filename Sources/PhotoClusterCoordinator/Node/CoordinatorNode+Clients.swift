@@ -108,31 +108,66 @@ extension CoordinatorNode {
             return refuseLimit(client, requestID, problem, .tooManyJobs)
         }
         if let problem = filterProblem(in: submit) { return refuse(client, requestID, problem) }
+        let jobID = "job-" + UUID().uuidString.prefix(8).lowercased()
         // Outputs the workers store themselves (S3, a shared directory) need no directory here.
+        let place: OutputPlace?
         do {
-            if let place = try OutputPlace(submit.outputPlace) {
-                return createJob(submit, in: nil, place: place, from: client, key: key, requestID: requestID)
-            }
+            place = try OutputPlace(submit.outputPlace)
         } catch {
             return refuse(client, requestID, "\(error)")
         }
-        // Opened (made, and checked against the root) on a writer thread: a file system that
-        // stopped answering must not stop the loop (see `expireStuckWrites`).
+        // S3 outputs and inputs within the key's grants, checked before any worker touches S3.
+        if let problem = storageProblem(submit, place: place, key: key) {
+            metrics.refusedRequest(reason: "storage_grant")
+            log(.warning, "refused a job from \(Requester.client(key: key).description(authorizedKeys)): \(problem)")
+            return refuse(client, requestID, problem, .storageNotGranted)
+        }
+        if case .s3? = place { return createJob(submit, jobID: jobID, in: nil, place: place, from: client, key: key, requestID: requestID) }
+        if case .shared(let path)? = place, !configuration.sharedRoots.contains(path) {
+            // A shared directory this coordinator does not mount: the workers check it against their roots.
+            return createJob(submit, jobID: jobID, in: nil, place: place, from: client, key: key, requestID: requestID)
+        }
+        // Opened (made, and checked against the root and its owner) on a writer thread: a file
+        // system that stopped answering must not stop the loop (see `expireStuckWrites`).
         let token = UUID()
-        preparingDirectories[token] = PreparingDirectory(client: client, requestID: requestID, key: key, submit: submit, since: .now)
+        preparingDirectories[token] = PreparingDirectory(client: client, requestID: requestID, key: key, submit: submit, since: .now, jobID: jobID, place: place)
         let root = outputRoot
+        let claim = outputClaim(jobID: jobID, key: key, replace: submit.replaceOutputs)
+        let sharedRoots = configuration.sharedRoots
         writers.submit { [weak self] in
-            let opened = Result { try Self.openOutputDirectory(submit.outputDir, root: root) }
+            let opened = Result { () -> JobDirectory? in
+                if case .shared(let path)? = place {
+                    // The workers write the files; the coordinator claims the directory (and writes its index.json).
+                    let directory = try OutputRoot.openUnconfined(try sharedRoots.directory(for: path).path)
+                    try OutputOwnership.claim(directory, claim)
+                    return nil
+                }
+                let directory = try Self.openOutputDirectory(submit.outputDir, root: root)
+                try OutputOwnership.claim(directory, claim)
+                return directory
+            }
             self?.loop.post { self?.directoryOpened(token, opened) }
         }
     }
 
-    /// Back on the loop with the job's output directory open, or why not. A job refused already
-    /// (its directory took too long) is not taken now.
-    private func directoryOpened(_ token: UUID, _ opened: Result<JobDirectory, Error>) {
+    /// Who a new job is, for the claim on its output directory.
+    private func outputClaim(jobID: String, key: String?, replace: Bool) -> OutputClaim {
+        let entry = key.flatMap { authorizedKeys?.entry(for: $0) }
+        let roles = entry?.roles ?? []
+        return OutputClaim(
+            jobID: jobID, key: authorizedKeys == nil ? nil : key, label: entry?.label,
+            role: roles.contains(.admin) ? "admin" : roles.contains(.client) ? "client" : nil,
+            isAdmin: key.map { authorizedKeys?.isAdmin($0) ?? false } ?? false,
+            replace: replace, secured: authorizedKeys != nil,
+            openJobs: Set(jobs.values.lazy.filter { !$0.isFinished }.map(\.id)))
+    }
+
+    /// Back on the loop with the job's output directory open (nil: a shared directory, claimed),
+    /// or why not. A job refused already (its directory took too long) is not taken now.
+    private func directoryOpened(_ token: UUID, _ opened: Result<JobDirectory?, Error>) {
         guard let preparing = preparingDirectories.removeValue(forKey: token) else { return }
         let (client, requestID, key) = (preparing.client, preparing.requestID, preparing.key)
-        let directory: JobDirectory
+        let directory: JobDirectory?
         do {
             directory = try opened.get()
         } catch let problem as OutputDirectoryProblem {
@@ -141,17 +176,20 @@ extension CoordinatorNode {
                 log(.warning, "refused a job from \(Requester.client(key: key).description(authorizedKeys)): \(problem.message)")
             }
             return refuse(client, requestID, problem.message, problem.escapes ? .outputOutsideRoot : .unspecified)
+        } catch let problem as OutputOwnershipProblem {
+            metrics.refusedRequest(reason: problem.refusal == .outputNotOwned ? "output_owner" : "output_occupied")
+            log(.warning, "refused a job from \(Requester.client(key: key).description(authorizedKeys)): \(problem.message)")
+            return refuse(client, requestID, problem.message, problem.refusal)
         } catch {
             return refuse(client, requestID, "\(error)")
         }
-        createJob(preparing.submit, in: directory, from: client, key: key, requestID: requestID)
+        createJob(preparing.submit, jobID: preparing.jobID, in: directory, place: preparing.place, from: client, key: key, requestID: requestID)
     }
 
     /// `directory`: the job's open output directory, nil for a job whose workers store the
     /// outputs in `place`.
-    private func createJob(_ submit: Photocluster_V1_SubmitJob, in directory: JobDirectory?, place: OutputPlace? = nil, from client: Data,
+    private func createJob(_ submit: Photocluster_V1_SubmitJob, jobID: String, in directory: JobDirectory?, place: OutputPlace? = nil, from client: Data,
                            key: String?, requestID: UInt64) {
-        let jobID = "job-" + UUID().uuidString.prefix(8).lowercased()
         let job = Job(id: jobID, submit: submit, outputDirectory: directory?.path ?? URL(fileURLWithPath: "/", isDirectory: true), place: place,
                       owner: authorizedKeys == nil ? nil : key)
         // Durable before it is acknowledged: a restart must not lose an accepted job.

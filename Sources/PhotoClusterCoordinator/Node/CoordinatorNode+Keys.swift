@@ -29,6 +29,8 @@ extension CoordinatorNode {
     func describeAuthorizedKeys(_ keys: AuthorizedKeys) {
         let counts = keys.countsByRole
         log("authorized keys: \(keys.count) (\(KeyRole.allCases.map { "\(counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")))")
+        let granted = keys.keys.filter { !keys.s3Grants(of: $0).isEmpty }.count
+        log("S3 grants: \(granted) key(s) with grants; keys without one: \(s3DefaultAccess == .allow ? "any S3 location" : "no S3") (--s3-default-access \(s3DefaultAccess.rawValue))")
         for (key, label) in keys.keysWithoutRole {
             log(.warning, "authorized key \(key) (\(label)) has no role, so it may join as a worker and submit as a client, as every key could "
                 + "before roles: give it one, with a line `worker KEY \(label)` (or client, admin) or by moving \(label).pub into a worker/, "
@@ -43,9 +45,14 @@ extension CoordinatorNode {
         let removed = previous.keys.subtracting(keys.keys).sorted()
         let added = keys.keys.subtracting(previous.keys).sorted()
         let changed = previous.keys.intersection(keys.keys).filter { previous.roles(of: $0) != keys.roles(of: $0) }.sorted()
-        log("authorized keys reloaded: \(added.count) added, \(removed.count) removed, \(changed.count) with other roles")
+        let regranted = keys.keys.filter { previous.s3Grants(of: $0) != keys.s3Grants(of: $0) }.sorted()
+        log("authorized keys reloaded: \(added.count) added, \(removed.count) removed, \(changed.count) with other roles, \(regranted.count) with other S3 grants")
         for key in removed { log("authorized key removed: \(previous.describe(key))") }
         for key in added + changed { log("authorized key now: \(keys.describe(key))") }
+        for key in regranted {
+            let grants = keys.s3Grants(of: key)
+            log("S3 grants of \(keys.describe(key)): \(grants.isEmpty ? "none" : grants.map(\.description).joined(separator: ", "))")
+        }
         describeAuthorizedKeys(keys)
         for worker in workers.values {
             guard let key = worker.key, let refusal = keys.refusal(of: key, at: .workers) else { continue }

@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterStorage
 import PhotoClusterCore
 import PhotoClusterProto
 
@@ -40,4 +41,8 @@ struct PreparingDirectory {
     let key: String?
     let submit: Photocluster_V1_SubmitJob
     let since: MonotonicInstant
+    /// The id the job will have: its claim on the directory names it.
+    let jobID: String
+    /// Where the workers store the outputs (a shared directory), nil for the coordinator's directory.
+    let place: OutputPlace?
 }

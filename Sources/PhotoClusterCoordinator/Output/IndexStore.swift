@@ -46,8 +46,11 @@ final class IndexStore: @unchecked Sendable {
                     do {
                         try await client.put(index, at: object, contentType: "application/json")
                         completion(nil)
+                    } catch let failure as S3Failure {
+                        // S3's own text and the key id went to the coordinator's log (`S3Diagnostics`).
+                        completion("\(failure.clientMessage); the coordinator writes index.json with its own credentials, which need s3:PutObject on \(object)")
                     } catch {
-                        completion("\(error); the coordinator writes index.json with its own AWS_* credentials, which need s3:PutObject on \(object)")
+                        completion("\(error); the coordinator writes index.json with its own credentials, which need s3:PutObject on \(object)")
                     }
                 }
             }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import PhotoClusterCore
 
 /// A job's output directory, held open: every file of the job is made relative to this
@@ -30,6 +31,33 @@ final class JobDirectory: @unchecked Sendable {
     /// Writes `name` durably from what `produce` appends, piece by piece (see `DurableFile`).
     func write(named name: String, tag: String, produce: (inout DurableFile.Sink) throws -> Void) throws {
         try DurableFile.write(named: name, in: descriptor, path: file(name).path, tag: tag, produce: produce)
+    }
+
+    /// The contents of the regular file `name` (at most `limit` bytes), or nil when there is none
+    /// (a link is not followed). Blocks on the disk: writer threads only.
+    func read(named name: String, limit: Int = 64 << 10) -> Data? {
+        let file = openat(descriptor, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard file >= 0 else { return nil }
+        defer { close(file) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while data.count < limit {
+            let count = Glibc.read(file, &buffer, buffer.count)
+            if count <= 0 { break }
+            data.append(contentsOf: buffer[..<count])
+        }
+        return data
+    }
+
+    /// Gives the file `name` the name `newName` too, unless `newName` exists already (false
+    /// then): of two writers racing for a new name, exactly one wins. The directory is flushed.
+    func linkExclusively(_ name: String, as newName: String) throws -> Bool {
+        guard linkat(descriptor, name, descriptor, newName, 0) == 0 else {
+            if errno == EEXIST { return false }
+            throw OutputDirectoryProblem(escapes: false, message: "cannot write \(file(newName).path): \(String(cString: strerror(errno)))")
+        }
+        fsync(descriptor)
+        return true
     }
 
     /// Removes the file `name` (a link goes, never what it points to).

@@ -59,7 +59,8 @@ final class PhotoSources: Sendable {
         } else {
             kind = failure.isTransient ? .connection : .other
         }
-        return DownloadError(kind: kind, message: failure.message, url: url)
+        // The client hears which object and what to do; S3's own text stays in the worker's log.
+        return DownloadError(kind: kind, message: failure.clientMessage, url: url)
     }
 }
 

@@ -31,7 +31,7 @@ final class OutputStore: Sendable {
             do {
                 try await s3.put(data, at: object, contentType: format.mediaType)
             } catch let failure as S3Failure {
-                return .failure(StoreFailure(stageName: "upload", reason: failure.message, isTransient: failure.isTransient, isCancelled: failure.isCancelled))
+                return .failure(StoreFailure(stageName: "upload", reason: failure.clientMessage, isTransient: failure.isTransient, isCancelled: failure.isCancelled))
             } catch {
                 return .failure(StoreFailure(stageName: "upload", reason: "\(error)", isTransient: false))
             }

@@ -4,6 +4,7 @@ import PhotoClusterCore
 import PhotoClusterImaging
 import PhotoClusterMetrics
 import PhotoClusterProto
+import PhotoClusterStorage
 import PhotoClusterTransport
 
 /// A worker: a DEALER connected to the coordinator, and a `WorkerEngine` that runs the graphs
@@ -85,6 +86,9 @@ public final class WorkerNode: @unchecked Sendable {
 
     /// Connects (libzmq keeps retrying until the coordinator is there) and says hello.
     public func start() throws {
+        // S3's own words and the access key id go to this worker's log, never to clients.
+        let s3Logger = logger
+        S3Diagnostics.setSink { s3Logger.warning("\($0)") }
         try openSocket()
         // A fine clock, so the interval can follow the coordinator's welcome.
         loop.every(0.05) { [unowned self] in
