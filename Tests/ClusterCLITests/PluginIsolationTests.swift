@@ -89,8 +89,9 @@ final class PluginIsolationTests: XCTestCase {
         let cancelled = Date()
         XCTAssertTrue(eventually(timeout: 6) { cpuPerSecond() < 0.15 }, "the workers fall to idle")
         XCTAssertLessThan(Date().timeIntervalSince(cancelled), 5)
+        // Killed at once; gone once its worker has reaped it, which a busy machine may delay.
         for host in spinning {
-            XCTAssertNotEqual(kill(host, 0), 0, "the spinning host \(host) was killed")
+            XCTAssertTrue(eventually(timeout: 5) { kill(host, 0) != 0 }, "the spinning host \(host) was killed")
         }
         XCTAssertTrue(cluster.workersByID.values.contains { $0.stderrSoFar.contains("after its photo was cancelled; its plugin host was killed") })
 
