@@ -33,6 +33,10 @@ final class PhotoWork: @unchecked Sendable {
         var storedAt: [String]?
         /// The stages that ran, with their times, in the order they ended (the task stream's bars).
         var spans: [Photocluster_V1_StageSpan] = []
+        /// The photo passed its admission (memory budget and output cap; see `PhotoAdmission`).
+        var admitted = false
+        /// The bytes of the worker's memory budget it holds until it ends.
+        var memoryGrant: MemoryBudget.Grant?
     }
 
     let graph: Photocluster_V1_PhotoGraph

@@ -15,12 +15,17 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
     private let maxPixels: Int
     private let limit: TimeInterval
     private let cache: StageCache
+    private let admission: PhotoAdmission
     private let report: StageReporter
 
-    init(work: PhotoWork, maxPixels: Int, limit: TimeInterval, cache: StageCache, report: StageReporter, priority: ThreadPriority) {
+    init(
+        work: PhotoWork, maxPixels: Int, limit: TimeInterval, cache: StageCache, admission: PhotoAdmission, report: StageReporter,
+        priority: ThreadPriority
+    ) {
         self.maxPixels = maxPixels
         self.limit = limit
         self.cache = cache
+        self.admission = admission
         self.report = report
         super.init(work: work, priority: priority)
         name = "decode \(work.graph.name)"
@@ -31,6 +36,14 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
         #if DEBUG
         CrashHook.beforeDecoding(work.graph.url)
         #endif
+        // Waits for room in the memory budget before any pixel is allocated. A header that cannot
+        // be read, or a source over the pixel cap, fails in the decode below as it always has.
+        if let header = try? ImageCodec.inspect(bytes), header.width.multipliedReportingOverflow(by: header.height).partialValue <= maxPixels {
+            let start = PhotoPeak.Start.encoded(
+                header: header, byteCount: bytes.count, decoderBytesPerPixel: PhotoPeak.decoderBytesPerPixel(bytes, format: header.format),
+                upright: work.variant.upright)
+            guard admission.admit(work, start: start, firstFilter: work.reducesOnLoad ? 1 : 0, stage: .decode, stageName: "decode") else { return }
+        }
         let started = Date()
         // The duration the worker reports for the stage, and the task stream's bar, are one reading.
         var measured: TimeInterval?
@@ -55,10 +68,10 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
             let origin = PixelOrigin(
                 format: decoded.format, metadata: decoded.metadata, isGray: decoded.isGray, orientationApplied: orient,
                 colourConverted: decoded.isConverted)
-            cache.put(work.pixelsKey(filtersDone: reduction == nil ? 0 : 1), .image(image, origin))
+            let cached = cache.put(work.pixelsKey(filtersDone: reduction == nil ? 0 : 1), .image(image, origin))
             work.update {
                 $0.image = image
-                $0.imageIsShared = true
+                $0.imageIsShared = cached
                 $0.origin = origin
                 $0.downloaded = nil
                 $0.lastFinished = .decode
