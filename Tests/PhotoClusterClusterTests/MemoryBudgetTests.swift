@@ -42,7 +42,8 @@ final class MemoryBudgetTests: XCTestCase {
         for (name, rank) in [("background", 0), ("prefetch", 1), ("visible", 2)] {
             group.enter()
             Thread.detachNewThread {
-                if case .admitted(let grant) = budget.admit(50, rank: rank, isCancelled: { false }) {
+                // 60 each: one at a time fits.
+                if case .admitted(let grant) = budget.admit(60, rank: rank, isCancelled: { false }) {
                     order.withLock { $0.append(name) }
                     grants.withLock { $0[name] = grant }
                 }
@@ -51,15 +52,19 @@ final class MemoryBudgetTests: XCTestCase {
             // Each waits before the next comes.
             XCTAssertTrue(eventually(timeout: 5) { budget.snapshot.waitingPhotos == [0, 1, 2].firstIndex(of: rank)! + 1 })
         }
-        budget.release(held)
-        XCTAssertTrue(eventually(timeout: 5) { order.withLock { $0.count } == 2 })
-        XCTAssertEqual(order.withLock { $0 }, ["visible", "prefetch"])
-        XCTAssertEqual(budget.snapshot.waitingPhotos, 1)
-        budget.release(try XCTUnwrap(grants.withLock { $0["visible"] }))
+        var released = held
+        for expected in [["visible"], ["visible", "prefetch"], ["visible", "prefetch", "background"]] {
+            budget.release(released)
+            XCTAssertTrue(eventually(timeout: 5) { order.withLock { $0.count } == expected.count })
+            XCTAssertEqual(order.withLock { $0 }, expected)
+            XCTAssertEqual(budget.snapshot.waitingPhotos, 3 - expected.count)
+            released = try XCTUnwrap(grants.withLock { $0[expected.last!] })
+        }
+        budget.release(released)
         XCTAssertEqual(group.wait(timeout: .now() + 5), .success)
-        XCTAssertEqual(order.withLock { $0 }, ["visible", "prefetch", "background"])
         XCTAssertEqual(budget.snapshot.waitsTotal, 3)
-        XCTAssertEqual(budget.snapshot.peakInUseBytes, 100)
+        XCTAssertEqual(budget.snapshot.inUseBytes, 0)
+        XCTAssertEqual(budget.snapshot.peakInUseBytes, 80)
     }
 
     func testACancelledPhotoLeavesTheWaitAndTheNextOneMovesUp() {
@@ -150,7 +155,8 @@ final class MemoryBudgetTests: XCTestCase {
         let lossless = peak(header, perPixel: 4, [], format: .jpeg)
         XCTAssertEqual(lossless.step, "decode")
         XCTAssertGreaterThanOrEqual(lossless.bytes, 800_000_000)
-        XCTAssertEqual(lossless.bytes - lossy.bytes, 400_000_000)
+        XCTAssertEqual(lossy.step, "encode")
+        XCTAssertLessThan(lossy.bytes, 600_000_000)
     }
 
     func testTheDecoderCostIsReadFromTheBytes() throws {
