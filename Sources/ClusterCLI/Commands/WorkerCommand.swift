@@ -51,7 +51,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("max-output-pixels"),
-        help: ArgumentHelp("The largest result a photo may have, in pixels (default \(WorkerEngine.Configuration.defaultMaxOutputPixels), the source cap): a larger one fails before it is computed.", valueName: "n"))
+        help: ArgumentHelp("The largest result a photo may have, in pixels (by default the source cap): a larger one fails before it is computed.", valueName: "n"))
     var maxOutputPixels = WorkerEngine.Configuration.defaultMaxOutputPixels
 
     @Option(
