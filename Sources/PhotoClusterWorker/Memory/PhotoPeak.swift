@@ -139,27 +139,36 @@ public struct PhotoPeak: Equatable, Sendable {
         }
     }
 
-    /// A `VP8L` chunk in the first kilobytes.
+    /// A `VP8L` chunk among the RIFF chunks (read in place: no copy of the bytes).
     static func isLosslessWebP(_ data: Data) -> Bool {
-        let window = data.prefix(4096)
-        return window.range(of: Data("VP8L".utf8)) != nil
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
+            var offset = 12
+            while offset + 8 <= bytes.count && offset < 1 << 20 {
+                if bytes[offset] == 0x56, bytes[offset + 1] == 0x50, bytes[offset + 2] == 0x38, bytes[offset + 3] == 0x4C { return true }  // "VP8L"
+                let size = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(bytes[offset + 7]) << 24
+                offset += 8 + size + (size & 1)
+            }
+            return false
+        }
     }
 
     /// A progressive start-of-frame marker (SOF2, SOF6, SOF10, SOF14) among the segments before
-    /// the first scan.
+    /// the first scan (read in place: no copy of the bytes).
     static func isProgressiveJPEG(_ data: Data) -> Bool {
-        let bytes = [UInt8](data.prefix(256 << 10))
-        var i = 2
-        while i + 4 <= bytes.count {
-            guard bytes[i] == 0xFF else { return false }
-            let marker = bytes[i + 1]
-            if marker == 0xFF { i += 1; continue }
-            if [0xC2, 0xC6, 0xCA, 0xCE].contains(marker) { return true }
-            if [0xC0, 0xC1, 0xC3, 0xC5, 0xC7, 0xC9, 0xCB, 0xCD, 0xCF].contains(marker) || marker == 0xDA { return false }
-            if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { i += 2; continue }
-            let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
-            i += 2 + length
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
+            var i = 2
+            while i + 4 <= bytes.count {
+                guard bytes[i] == 0xFF else { return false }
+                let marker = bytes[i + 1]
+                switch marker {
+                case 0xFF: i += 1; continue
+                case 0xC2, 0xC6, 0xCA, 0xCE: return true
+                case 0xC0, 0xC1, 0xC3, 0xC5, 0xC7, 0xC9, 0xCB, 0xCD, 0xCF, 0xDA: return false
+                case 0x01, 0xD0...0xD8: i += 2; continue
+                default: i += 2 + (Int(bytes[i + 2]) << 8 | Int(bytes[i + 3]))
+                }
+            }
+            return false
         }
-        return false
     }
 }
