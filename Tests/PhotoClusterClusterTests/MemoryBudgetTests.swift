@@ -67,6 +67,33 @@ final class MemoryBudgetTests: XCTestCase {
         XCTAssertEqual(budget.snapshot.peakInUseBytes, 80)
     }
 
+    /// A photo that comes into view while it waits moves ahead of the prefetch photo before it.
+    func testAWaitingPhotoThatBecomesVisibleMovesAhead() throws {
+        final class Band: MemoryPriority, @unchecked Sendable {
+            let rank = LockedBox(0)
+            var memoryRank: Int { rank.withLock { $0 } }
+        }
+        let budget = budget(100)
+        guard case .admitted(let held) = budget.admit(80, rank: 0, isCancelled: { false }) else { return XCTFail("not admitted") }
+        let order = LockedBox<[String]>([])
+        let background = Band(), prefetch = Band()
+        prefetch.rank.withLock { $0 = 1 }
+        for (name, band) in [("was background", background), ("prefetch", prefetch)] {
+            Thread.detachNewThread {
+                if case .admitted(let grant) = budget.admit(60, rank: band.memoryRank, priority: band, isCancelled: { false }) {
+                    order.withLock { $0.append(name) }
+                    budget.release(grant)
+                }
+            }
+            XCTAssertTrue(eventually(timeout: 5) { budget.snapshot.waitingPhotos == (name == "prefetch" ? 2 : 1) })
+        }
+        background.rank.withLock { $0 = 2 }
+        budget.reorder()
+        budget.release(held)
+        XCTAssertTrue(eventually(timeout: 5) { order.withLock { $0.count } == 2 })
+        XCTAssertEqual(order.withLock { $0 }, ["was background", "prefetch"])
+    }
+
     func testACancelledPhotoLeavesTheWaitAndTheNextOneMovesUp() {
         let budget = budget(100)
         guard case .admitted(let held) = budget.admit(70, rank: 0, isCancelled: { false }) else { return XCTFail("not admitted") }

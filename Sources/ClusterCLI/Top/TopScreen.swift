@@ -76,6 +76,12 @@ enum TopScreen {
             text += " \(name)=\((stages[stage]?.queued ?? 0) + (stages[stage]?.running ?? 0))"
         }
         text += " photos/s=\(rate(t.photosPerSecond10S))/\(rate(t.photosPerSecond60S)) MP/s=\(rate(t.megapixelsPerSecond10S))/\(rate(t.megapixelsPerSecond60S))"
+        let budgeted = reply.workers.filter { $0.memoryBudgetBytes > 0 }
+        if !budgeted.isEmpty {
+            let gib = { (bytes: UInt64) in String(format: "%.1f", Double(bytes) / Double(1 << 30)) }
+            let held = budgeted.reduce(UInt64(0)) { $0 + $1.memoryInUseBytes }, budget = budgeted.reduce(UInt64(0)) { $0 + $1.memoryBudgetBytes }
+            text += " memory=\(gib(held))/\(gib(budget))G waiting_for_memory=\(budgeted.reduce(0) { $0 + Int($1.photosWaitingForMemory) })"
+        }
         for job in reply.jobs where !isFinished(job) {
             text += " \(job.jobID)=\(job.progress.done)/\(job.progress.total)"
         }

@@ -37,6 +37,8 @@ final class PhotoWork: @unchecked Sendable {
         var admitted = false
         /// The bytes of the worker's memory budget it holds until it ends.
         var memoryGrant: MemoryBudget.Grant?
+        /// Its priority band now (the graph's, then the viewport's changes).
+        var band: Photocluster_V1_PriorityBand?
     }
 
     let graph: Photocluster_V1_PhotoGraph
@@ -96,5 +98,13 @@ final class PhotoWork: @unchecked Sendable {
     /// The stage that should run next has what it needs and nothing stopped the photo.
     var shouldContinue: Bool {
         !isCancelled && contents.withLock { $0.outcome == nil }
+    }
+}
+
+extension PhotoWork: MemoryPriority {
+    /// Visible first, then prefetch, then the rest, by the band the viewport gave it last.
+    var memoryRank: Int {
+        let band = read { $0.band } ?? graph.band
+        return MemoryBudget.rank(visible: band == .visible, prefetch: band == .prefetch)
     }
 }

@@ -365,9 +365,9 @@ public final class WorkerEngine: @unchecked Sendable {
         // waiting at the job's gate gives up. The operations follow on the queue thread.
         for target in targets { target.work.markCancelled() }
         guard !targets.isEmpty else { return }
-        // Photos waiting for memory leave the queue.
-        configuration.memoryBudget?.wakeWaiters()
-        queueThread.submit(wake: wake) {
+        queueThread.submit(wake: wake) { [configuration] in
+            // Photos waiting for memory see their flags and leave the wait.
+            configuration.memoryBudget?.wakeWaiters()
             for target in targets {
                 // The last operation reports the outcome, so it must run: never cancel it.
                 for operation in target.operations.dropLast() { operation.cancel() }
@@ -408,7 +408,11 @@ public final class WorkerEngine: @unchecked Sendable {
     func reprioritise(job: String, photo: UInt32, band: Photocluster_V1_PriorityBand, wakeQueueThread wake: Bool = true) {
         guard let running = inFlight.withLock({ $0[PhotoWork.Key(job: job, photo: photo)] }) else { return }
         let priority = Self.queuePriority(for: band)
-        queueThread.submit(wake: wake) {
+        queueThread.submit(wake: wake) { [configuration] in
+            // A photo waiting for memory moves in that queue too (its lock is the stage threads':
+            // taken here, never on the loop).
+            running.work.update { $0.band = band }
+            configuration.memoryBudget?.reorder()
             for operation in running.operations where !operation.isExecuting && !operation.isFinished {
                 operation.queuePriority = priority
             }

@@ -45,14 +45,17 @@ public final class MemoryBudget: @unchecked Sendable {
 
     private final class Waiter {
         let need: Int
-        let rank: Int
+        var rank: Int
         let sequence: UInt64
+        /// Where its rank is now, when it can change while it waits (a viewport change).
+        let priority: MemoryPriority?
         var grant: Grant?
 
-        init(need: Int, rank: Int, sequence: UInt64) {
+        init(need: Int, rank: Int, sequence: UInt64, priority: MemoryPriority?) {
             self.need = need
             self.rank = rank
             self.sequence = sequence
+            self.priority = priority
         }
     }
 
@@ -99,7 +102,11 @@ public final class MemoryBudget: @unchecked Sendable {
 
     /// Waits until `need` bytes fit (or the photo is cancelled: `isCancelled` is asked whenever
     /// the queue moves, after `wakeWaiters`, and every `pollInterval`).
-    public func admit(_ need: Int, rank: Int, pollInterval: TimeInterval = 0.25, isCancelled: () -> Bool) -> Admission {
+    /// `priority`, when given, is asked for the photo's rank again whenever the queue is
+    /// reordered (see `reorder`).
+    public func admit(
+        _ need: Int, rank: Int, priority: MemoryPriority? = nil, pollInterval: TimeInterval = 0.25, isCancelled: () -> Bool
+    ) -> Admission {
         let need = max(0, need)
         condition.lock()
         if need > bytes {
@@ -115,7 +122,7 @@ public final class MemoryBudget: @unchecked Sendable {
         }
         sequence += 1
         waits += 1
-        let waiter = Waiter(need: need, rank: rank, sequence: sequence)
+        let waiter = Waiter(need: need, rank: rank, sequence: sequence, priority: priority)
         let index = waiters.firstIndex { $0.rank < rank } ?? waiters.endIndex
         waiters.insert(waiter, at: index)
         if grantWaiting() { condition.broadcast() }
@@ -149,6 +156,18 @@ public final class MemoryBudget: @unchecked Sendable {
         condition.lock()
         refusals += 1
         condition.unlock()
+    }
+
+    /// Sorts the waiting photos again by their priorities' ranks now (after a viewport change),
+    /// and admits those that now fit.
+    public func reorder() {
+        condition.lock()
+        guard !waiters.isEmpty else { return condition.unlock() }
+        for waiter in waiters { if let priority = waiter.priority { waiter.rank = priority.memoryRank } }
+        waiters.sort { ($0.rank, $1.sequence) > ($1.rank, $0.sequence) }
+        let moved = grantWaiting()
+        condition.unlock()
+        if moved { condition.broadcast() }
     }
 
     /// Lets waiting photos check whether they were cancelled.
@@ -209,4 +228,10 @@ public final class MemoryBudget: @unchecked Sendable {
         }
         return moved
     }
+}
+
+/// A waiting photo's priority, asked again when the queue is reordered (`MemoryBudget.reorder`).
+public protocol MemoryPriority: AnyObject, Sendable {
+    /// Higher goes first (see `MemoryBudget.rank`).
+    var memoryRank: Int { get }
 }

@@ -35,8 +35,7 @@ final class PhotoAdmission: Sendable {
             work.update { $0.admitted = true }
             return true
         }
-        let band = work.graph.band
-        switch budget.admit(peak.bytes, rank: MemoryBudget.rank(visible: band == .visible, prefetch: band == .prefetch), isCancelled: { work.isCancelled }) {
+        switch budget.admit(peak.bytes, rank: work.memoryRank, priority: work, isCancelled: { work.isCancelled }) {
         case .admitted(let grant):
             work.update {
                 $0.admitted = true

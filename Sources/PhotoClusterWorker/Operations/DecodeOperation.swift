@@ -38,7 +38,8 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
         #endif
         // Waits for room in the memory budget before any pixel is allocated. A header that cannot
         // be read, or a source over the pixel cap, fails in the decode below as it always has.
-        if let header = try? ImageCodec.inspect(bytes), header.width.multipliedReportingOverflow(by: header.height).partialValue <= maxPixels {
+        let header = try? ImageCodec.inspect(bytes)
+        if let header, header.width.multipliedReportingOverflow(by: header.height).partialValue <= maxPixels {
             let start = PhotoPeak.Start.encoded(
                 header: header, byteCount: bytes.count, decoderBytesPerPixel: PhotoPeak.decoderBytesPerPixel(bytes, format: header.format),
                 upright: work.variant.upright)
@@ -52,9 +53,9 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
         let cancelled = { [work] in work.isCancelled }
         do {
             var options = DecodeOptions(maxPixels: maxPixels, fastDCT: work.graph.fastDct, toSRGB: work.variant.srgb)
-            let reduction = try work.reducesOnLoad ? plan(for: bytes) : nil
+            let reduction = try work.reducesOnLoad ? plan(for: bytes, header: header) : nil
             options.reduceTo = reduction?.storedTarget
-            let decoded = try ImageCodec.decode(bytes, options: options, shouldStop: { cancelled() || deadline.hasPassed })
+            let decoded = try ImageCodec.decode(bytes, header: header, options: options, shouldStop: { cancelled() || deadline.hasPassed })
             let orientation = decoded.metadata.orientation
             let orient = work.variant.upright && orientation != .up
             guard var image = orient ? decoded.image.upright(orientation) : decoded.image else {
@@ -92,10 +93,10 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
 
     /// The chain's first filter's plan for this photo, from its header: the size to shrink to
     /// as stored (before the orientation turns it).
-    private func plan(for bytes: Data) throws -> (filter: ReducingFilter, plan: ReductionPlan, storedTarget: ImageSize) {
+    private func plan(for bytes: Data, header known: ImageHeader?) throws -> (filter: ReducingFilter, plan: ReductionPlan, storedTarget: ImageSize) {
         let first = work.filters[0]
         let filter = first.stage as! ReducingFilter  // `reducesOnLoad` checked the type
-        let header = try ImageCodec.inspect(bytes)
+        let header = try known ?? ImageCodec.inspect(bytes)
         let orientation = work.variant.upright ? header.metadata.orientation : .up
         let upright = orientation.uprightSize(width: header.width, height: header.height)
         let plan = filter.plan(for: ImageSize(width: upright.width, height: upright.height), parameters: first.parameters)
