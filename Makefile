@@ -64,6 +64,7 @@ bench: deps
 	.build/release/DispatchBenchmark
 	.build/release/DispatchBenchmark --photos 100000 --state /tmp
 	bench/stage-priority 3
+	bench/memory-budget .build/release/cluster
 	BENCH_BIN=.build/release bench/run
 
 # libFuzzer targets for every decoder of bytes from the network; FUZZ_SECONDS per target.

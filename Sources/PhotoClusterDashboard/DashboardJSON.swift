@@ -23,6 +23,13 @@ enum DashboardJSON {
         let photosPerSecond10s, photosPerSecond60s: Double
         /// Photos' operations per stage there, queued or running.
         let stages: [String: UInt32]
+        /// Its memory budget (nil when it reports none).
+        let memory: Memory?
+
+        struct Memory: Encodable {
+            let limitBytes, budgetBytes, inUseBytes: UInt64
+            let waiting: UInt32
+        }
 
         init(_ proto: Photocluster_V1_WorkerStatus) {
             id = proto.workerID
@@ -33,6 +40,9 @@ enum DashboardJSON {
             photosPerSecond10s = proto.throughput.photosPerSecond10S
             photosPerSecond60s = proto.throughput.photosPerSecond60S
             stages = Dictionary(proto.stages.map { ($0.stage.metricLabel, $0.queued + $0.running) }, uniquingKeysWith: +)
+            memory = proto.memoryBudgetBytes == 0 ? nil : Memory(
+                limitBytes: proto.memoryLimitBytes, budgetBytes: proto.memoryBudgetBytes, inUseBytes: proto.memoryInUseBytes,
+                waiting: proto.photosWaitingForMemory)
         }
     }
 

@@ -12,11 +12,11 @@ public final class EmbeddedCluster: @unchecked Sendable {
     public let workers: [WorkerNode]
     public let clientEndpoint: String
 
-    /// `workers` local workers sharing `concurrency` photos at a time and the engine's cache
-    /// budget between them (they share one host's memory). `storage` serves the workers and, for
-    /// `index.json`, the coordinator. `allowLoopback` lets the workers download from loopback,
-    /// which a worker refuses by default: an embedded cluster runs on the user's own host, where
-    /// the photos are often served on 127.0.0.1 (as `cluster demo` does).
+    /// `workers` local workers sharing `concurrency` photos at a time, the engine's cache budget
+    /// and one memory budget between them (they share one host's memory). `storage` serves the
+    /// workers and, for `index.json`, the coordinator. `allowLoopback` lets the workers download
+    /// from loopback, which a worker refuses by default: an embedded cluster runs on the user's own
+    /// host, where the photos are often served on 127.0.0.1 (as `cluster demo` does).
     public init(
         workers count: Int, totalConcurrency: Int = UsableCores.count,
         engine: WorkerEngine.Configuration = .init(), filters: FilterRegistry = .builtIn, storage: WorkerStorage = WorkerStorage(),
@@ -33,10 +33,19 @@ public final class EmbeddedCluster: @unchecked Sendable {
             context: context)
         let context = self.context
         let perWorker = max(1, totalConcurrency / max(1, count))
+        // One process, one memory limit: the workers share one budget (this process's cgroup
+        // limit, else a share of physical memory), unless the caller gave one.
+        var cacheBytes = engine.cacheBytes
+        let budget = engine.memoryBudget ?? {
+            let limit = MemoryLimit.detect()
+            cacheBytes = MemoryBudget.cacheBytes(wanted: engine.cacheBytes, limit: limit.bytes)
+            return MemoryBudget(limit: limit, cacheBytes: cacheBytes)
+        }()
         workers = (0..<max(1, count)).map { index in
             var configuration = allowLoopback ? engine.allowingLoopback() : engine
             configuration.concurrency = perWorker
-            configuration.cacheBytes = engine.cacheBytes / max(1, count)
+            configuration.memoryBudget = budget
+            configuration.cacheBytes = cacheBytes / max(1, count)
             configuration.storage = storage
             return WorkerNode(
                 configuration: WorkerConfiguration(

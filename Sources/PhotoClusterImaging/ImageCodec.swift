@@ -40,8 +40,10 @@ public enum ImageCodec {
     /// allocated. A JPEG decode asks `shouldStop` between scans and bands of rows and, when it
     /// says so, ends by throwing `DecodeStopped` (a PNG or WebP decode runs to its end: its time is
     /// linear in its capped size).
-    public static func decode(_ data: Data, options: DecodeOptions, shouldStop: (() -> Bool)? = nil) throws -> DecodedImage {
-        let header = try inspect(data)
+    /// `header`: the data's header when the caller has read it already (`inspect`), so it is not
+    /// read twice.
+    public static func decode(_ data: Data, header: ImageHeader? = nil, options: DecodeOptions, shouldStop: (() -> Bool)? = nil) throws -> DecodedImage {
+        let header = try header ?? inspect(data)
         var decoded = ic_image()
         var c = ic_decode_options()
         c.max_pixels = UInt64(max(0, options.maxPixels))

@@ -68,6 +68,21 @@ public enum MetricCatalog {
         "photocluster_stage_timeouts_total",
         "Stages that ran past the worker's --stage-timeout and failed their photo, by stage (decode, filter, encode).")
 
+    public static let memoryLimit = MetricDefinition(
+        "photocluster_memory_limit_bytes", "The worker process's memory limit: --memory-limit, else its cgroup's, else a share of physical memory.")
+    public static let memoryBudget = MetricDefinition(
+        "photocluster_memory_budget_bytes", "Bytes the worker's photos may hold at once: the limit less the reserve for the process and its stage cache.")
+    public static let memoryInUse = MetricDefinition(
+        "photocluster_memory_in_use_bytes", "Bytes of the memory budget held now by admitted photos (each photo's computed peak).")
+    public static let memoryInUsePeak = MetricDefinition(
+        "photocluster_memory_in_use_peak_bytes", "The most bytes of the memory budget held at once since the worker started.")
+    public static let photosWaitingForMemory = MetricDefinition(
+        "photocluster_photos_waiting_for_memory", "Photos downloaded and waiting for room in the memory budget before they decode.")
+    public static let memoryWaits = MetricDefinition(
+        "photocluster_memory_waits_total", "Photos that had to wait for room in the memory budget.")
+    public static let memoryRefusals = MetricDefinition(
+        "photocluster_memory_refusals_total", "Photos failed at once because their peak alone is over the memory budget.")
+
     public static let coordinator: [MetricDefinition] = [
         photos, stageDuration, workerStageDuration, downloadedBytes, processedPixels, queueDepth, photosInFlight, cancellations,
         wastedBytes, wastedPixels, requeues, retries, poisonPhotos, heartbeatMisses, workersConnected, jobPhotos, jobs, droppedFrames,
@@ -76,6 +91,7 @@ public enum MetricCatalog {
 
     public static let worker: [MetricDefinition] = [
         photos, stageDuration, downloadedBytes, processedPixels, queueDepth, operationsRunning, photosInFlight, heartbeatMisses,
-        pluginCrashes, stageTimeouts,
+        pluginCrashes, stageTimeouts, memoryLimit, memoryBudget, memoryInUse, memoryInUsePeak, photosWaitingForMemory, memoryWaits,
+        memoryRefusals,
     ]
 }

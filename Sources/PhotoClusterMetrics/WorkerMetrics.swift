@@ -1,4 +1,5 @@
 import CoreMetrics
+import Foundation
 
 /// A worker's metrics. Every handle is made in `init` and never replaced, and the handles are
 /// thread-safe, so stage operations on any thread may record into them.
@@ -10,6 +11,17 @@ public final class WorkerMetrics: Sendable {
     private let inFlight: Gauge
     private let heartbeatMisses: Counter
     private let stageTimeouts: [String: Counter]
+    private let memoryGauges: [Gauge]
+    private let memoryWaits: Counter
+    private let memoryRefusals: Counter
+    /// The budget's totals last recorded, so the counters move by the difference.
+    private let memoryTotals = MemoryTotals()
+
+    private final class MemoryTotals: @unchecked Sendable {
+        let lock = NSLock()
+        var waits = 0
+        var refusals = 0
+    }
 
     public init() {
         let factory = exporter
@@ -23,8 +35,26 @@ public final class WorkerMetrics: Sendable {
         stageTimeouts = .init(labels: MetricLabels.stages) {
             Counter(label: MetricCatalog.stageTimeouts.name, dimensions: [("stage", $0)], factory: factory)
         }
+        memoryGauges = [MetricCatalog.memoryLimit, MetricCatalog.memoryBudget, MetricCatalog.memoryInUse, MetricCatalog.memoryInUsePeak, MetricCatalog.photosWaitingForMemory].map {
+            Gauge(label: $0.name, factory: factory)
+        }
+        memoryWaits = Counter(label: MetricCatalog.memoryWaits.name, factory: factory)
+        memoryRefusals = Counter(label: MetricCatalog.memoryRefusals.name, factory: factory)
         // Zeroes are series too: a counter that never moved still answers `rate()`.
         for gauge in Array(queued.values) + Array(running.values) + [inFlight] { gauge.record(0) }
+    }
+
+    /// The memory budget's figures: the process's limit, the budget, bytes held now and at most,
+    /// photos waiting, and the totals of photos that waited and were refused.
+    public func memory(limit: Int, budget: Int, inUse: Int, peakInUse: Int, waiting: Int, waitsTotal: Int, refusalsTotal: Int) {
+        for (gauge, value) in zip(memoryGauges, [limit, budget, inUse, peakInUse, waiting]) { gauge.record(value) }
+        memoryTotals.lock.lock()
+        let waits = waitsTotal - memoryTotals.waits, refusals = refusalsTotal - memoryTotals.refusals
+        memoryTotals.waits = waitsTotal
+        memoryTotals.refusals = refusalsTotal
+        memoryTotals.lock.unlock()
+        if waits > 0 { memoryWaits.increment(by: waits) }
+        if refusals > 0 { memoryRefusals.increment(by: refusals) }
     }
 
     /// A plugin filter took its host down; `plugin` is the plugin's file name.

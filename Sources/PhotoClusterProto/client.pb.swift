@@ -852,6 +852,15 @@ public nonisolated struct Photocluster_V1_WorkerStatus: Sendable {
   /// from its latest heartbeat
   public var stages: [Photocluster_V1_StageLoad] = []
 
+  /// Its memory budget, from its latest heartbeat (0: none reported; see Heartbeat).
+  public var memoryLimitBytes: UInt64 = 0
+
+  public var memoryBudgetBytes: UInt64 = 0
+
+  public var memoryInUseBytes: UInt64 = 0
+
+  public var photosWaitingForMemory: UInt32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -2240,7 +2249,7 @@ nonisolated extension Photocluster_V1_Throughput: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WorkerStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}worker_id\0\u{1}host\0\u{1}concurrency\0\u{3}in_flight\0\u{1}completed\0\u{1}throughput\0\u{1}stages\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}worker_id\0\u{1}host\0\u{1}concurrency\0\u{3}in_flight\0\u{1}completed\0\u{1}throughput\0\u{1}stages\0\u{4}e\u{4}memory_limit_bytes\0\u{3}memory_budget_bytes\0\u{3}memory_in_use_bytes\0\u{3}photos_waiting_for_memory\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2255,6 +2264,10 @@ nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, Swift
       case 5: try { try decoder.decodeSingularUInt64Field(value: &self.completed) }()
       case 6: try { try decoder.decodeSingularMessageField(value: &self._throughput) }()
       case 7: try { try decoder.decodeRepeatedMessageField(value: &self.stages) }()
+      case 300: try { try decoder.decodeSingularUInt64Field(value: &self.memoryLimitBytes) }()
+      case 301: try { try decoder.decodeSingularUInt64Field(value: &self.memoryBudgetBytes) }()
+      case 302: try { try decoder.decodeSingularUInt64Field(value: &self.memoryInUseBytes) }()
+      case 303: try { try decoder.decodeSingularUInt32Field(value: &self.photosWaitingForMemory) }()
       default: break
       }
     }
@@ -2286,6 +2299,18 @@ nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, Swift
     if !self.stages.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.stages, fieldNumber: 7)
     }
+    if self.memoryLimitBytes != 0 {
+      try visitor.visitSingularUInt64Field(value: self.memoryLimitBytes, fieldNumber: 300)
+    }
+    if self.memoryBudgetBytes != 0 {
+      try visitor.visitSingularUInt64Field(value: self.memoryBudgetBytes, fieldNumber: 301)
+    }
+    if self.memoryInUseBytes != 0 {
+      try visitor.visitSingularUInt64Field(value: self.memoryInUseBytes, fieldNumber: 302)
+    }
+    if self.photosWaitingForMemory != 0 {
+      try visitor.visitSingularUInt32Field(value: self.photosWaitingForMemory, fieldNumber: 303)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2297,6 +2322,10 @@ nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, Swift
     if lhs.completed != rhs.completed {return false}
     if lhs._throughput != rhs._throughput {return false}
     if lhs.stages != rhs.stages {return false}
+    if lhs.memoryLimitBytes != rhs.memoryLimitBytes {return false}
+    if lhs.memoryBudgetBytes != rhs.memoryBudgetBytes {return false}
+    if lhs.memoryInUseBytes != rhs.memoryInUseBytes {return false}
+    if lhs.photosWaitingForMemory != rhs.photosWaitingForMemory {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -46,6 +46,18 @@ struct WorkerCommand: AsyncParsableCommand {
     var cacheMB = 256
 
     @Option(
+        name: .customLong("memory-limit"),
+        help: ArgumentHelp(
+            "Mebibytes this worker process may use in all (default: its cgroup's memory limit, else \(Int(MemoryLimit.physicalShare * 100))% of physical memory). Photos are admitted only while their computed peaks fit in it, less \(MemoryBudget.baselineBytes >> 20) MiB for the process and the stage cache (--cache-mb, at most a quarter of the rest); a photo whose peak alone is larger fails at once.",
+            valueName: "MiB"))
+    var memoryLimit: Int?
+
+    @Option(
+        name: .customLong("max-output-pixels"),
+        help: ArgumentHelp("The largest result a photo may have, in pixels (by default the source cap): a larger one fails before it is computed.", valueName: "n"))
+    var maxOutputPixels = WorkerEngine.Configuration.defaultMaxOutputPixels
+
+    @Option(
         name: .customLong("stage-priority"),
         help: ArgumentHelp(
             "How the threads that decode, filter and encode compete for the CPU: \(ThreadPriority.syntax) (default \(WorkerEngine.Configuration.defaultStagePriority)); the loop, ZeroMQ and download threads stay at normal priority.",
@@ -68,6 +80,10 @@ struct WorkerCommand: AsyncParsableCommand {
         guard stageTimeout.isFinite, stageTimeout > 0, stageTimeout <= 86_400 else {
             throw ValidationError("--stage-timeout must be more than 0 and at most 86400 seconds")
         }
+        if let memoryLimit, !(256...(1 << 30)).contains(memoryLimit) {
+            throw ValidationError("--memory-limit must be between 256 and \(1 << 30) MiB")
+        }
+        guard maxOutputPixels >= 1 else { throw ValidationError("--max-output-pixels must be at least 1") }
         guard (5...5120).contains(s3PartMB) else { throw ValidationError("--s3-part-mb must be between 5 and 5120 (S3's part sizes)") }
         try HTTPListenerOption.validate(metricsBind, flag: "--metrics-bind")
         guard ThreadPriority(stagePriority) != nil else {
@@ -89,9 +105,12 @@ struct WorkerCommand: AsyncParsableCommand {
         let policy = try DownloadPolicy(allow: allowHosts, deny: denyHosts, allowLoopback: allowLoopback)
         let s3 = try storage.s3(partMB: s3PartMB)
         let sharedRoots = try storage.roots()
+        let limit = memoryLimit.map { MemoryLimit(bytes: $0 << 20, source: .option) } ?? MemoryLimit.detect()
+        let cacheBytes = MemoryBudget.cacheBytes(wanted: cacheMB << 20, limit: limit.bytes)
+        let budget = MemoryBudget(limit: limit, cacheBytes: cacheBytes)
         var engine = WorkerEngine.Configuration(
-            downloadLimits: DownloadLimits(policy: policy), cacheBytes: cacheMB << 20, stageTimeout: stageTimeout,
-            storage: WorkerStorage(s3: s3, sharedRoots: sharedRoots))
+            downloadLimits: DownloadLimits(policy: policy), cacheBytes: cacheBytes, stageTimeout: stageTimeout,
+            storage: WorkerStorage(s3: s3, sharedRoots: sharedRoots), memoryBudget: budget, maxOutputPixels: maxOutputPixels)
         if let concurrency { engine.concurrency = concurrency }
         engine.stagePriority = ThreadPriority(stagePriority)!
         let (filters, report, pluginHosts) = FilterCatalog.load(pluginDirectory: plugins, hosts: engine.concurrency)
@@ -108,6 +127,10 @@ struct WorkerCommand: AsyncParsableCommand {
             CommandFailure(message: "cannot connect to \(coordinator): \(error)", status: 1).exit()
         }
         Terminal.error("worker \(node.configuration.workerID): connecting to \(coordinator) with concurrency \(engine.concurrency); Ctrl-C stops")
+        let cacheNote = cacheBytes < cacheMB << 20 ? " (--cache-mb lowered to fit)" : ""
+        Terminal.error(
+            "worker \(node.configuration.workerID): memory budget \(ByteCount(budget.bytes)) for photos: limit \(limit), less \(ByteCount(MemoryBudget.baselineBytes)) for the process and \(ByteCount(cacheBytes)) of stage cache\(cacheNote); results up to \(maxOutputPixels) pixels")
+        logger.info("memory: budget \(budget.bytes) bytes, limit \(limit.bytes) bytes (\(limit)), cache \(cacheBytes) bytes")
         logger.info("storage: \(s3); shared roots: \(sharedRoots)")
         let metrics = await HTTPListenerOption(flag: "--metrics-bind", given: metricsBind, defaultAddress: "127.0.0.1:9465")
             .start(what: "metrics", router: MetricsRoutes.router { node.metrics.exporter.exposition() }, logger: logger)

@@ -22,13 +22,13 @@ enum TopScreen {
                 + "   (queued+running on workers)")
         lines.append("")
         lines.append("WORKERS \(reply.workers.count)")
-        lines.append(columns(["WORKER", "HOST", "CONC", "IN FLIGHT", "DONE", "PHOTOS/S", "MP/S", "DL", "DEC", "FILT", "ENC"], widths: workerWidths))
+        lines.append(columns(["WORKER", "HOST", "CONC", "IN FLIGHT", "DONE", "PHOTOS/S", "MP/S", "DL", "DEC", "FILT", "ENC", "MEMORY"], widths: workerWidths))
         for worker in reply.workers {
             let loads = Dictionary(worker.stages.map { ($0.stage, $0.queued + $0.running) }, uniquingKeysWith: +)
             lines.append(columns([
                 worker.workerID, worker.host, "\(worker.concurrency)", "\(worker.inFlight)", "\(worker.completed)",
                 rate(worker.throughput.photosPerSecond10S), rate(worker.throughput.megapixelsPerSecond10S),
-            ] + stageOrder.map { "\(loads[$0.0] ?? 0)" }, widths: workerWidths))
+            ] + stageOrder.map { "\(loads[$0.0] ?? 0)" } + [memoryColumn(worker)], widths: workerWidths))
         }
         if reply.workers.isEmpty { lines.append("  (no worker connected: start `cluster worker --coordinator …` on each host)") }
         lines.append("")
@@ -50,6 +50,23 @@ enum TopScreen {
         return lines.map { clip($0, to: width) }
     }
 
+    /// A worker's memory budget as `held/budget GiB` and the photos waiting for it (`+2 waiting`);
+    /// `-` for a worker that reports none.
+    static func memoryColumn(_ worker: Photocluster_V1_WorkerStatus) -> String {
+        guard worker.memoryBudgetBytes > 0 else { return "-" }
+        let gib = { (bytes: UInt64) in String(format: "%.1f", Double(bytes) / Double(1 << 30)) }
+        let waiting = worker.photosWaitingForMemory > 0 ? " +\(worker.photosWaitingForMemory) waiting" : ""
+        return "\(gib(worker.memoryInUseBytes))/\(gib(worker.memoryBudgetBytes))G\(waiting)"
+    }
+
+    /// `cluster status`'s words for the same.
+    static func memoryText(_ worker: Photocluster_V1_WorkerStatus) -> String {
+        guard worker.memoryBudgetBytes > 0 else { return "" }
+        let gib = { (bytes: UInt64) in String(format: "%.1f GiB", Double(bytes) / Double(1 << 30)) }
+        return "  memory \(gib(worker.memoryInUseBytes)) of \(gib(worker.memoryBudgetBytes)) (limit \(gib(worker.memoryLimitBytes))), "
+            + "\(worker.photosWaitingForMemory) waiting"
+    }
+
     /// One line per refresh when the output is not a terminal.
     static func line(_ reply: StatusReply, now: Date = Date()) -> String {
         let t = reply.throughput
@@ -59,6 +76,12 @@ enum TopScreen {
             text += " \(name)=\((stages[stage]?.queued ?? 0) + (stages[stage]?.running ?? 0))"
         }
         text += " photos/s=\(rate(t.photosPerSecond10S))/\(rate(t.photosPerSecond60S)) MP/s=\(rate(t.megapixelsPerSecond10S))/\(rate(t.megapixelsPerSecond60S))"
+        let budgeted = reply.workers.filter { $0.memoryBudgetBytes > 0 }
+        if !budgeted.isEmpty {
+            let gib = { (bytes: UInt64) in String(format: "%.1f", Double(bytes) / Double(1 << 30)) }
+            let held = budgeted.reduce(UInt64(0)) { $0 + $1.memoryInUseBytes }, budget = budgeted.reduce(UInt64(0)) { $0 + $1.memoryBudgetBytes }
+            text += " memory=\(gib(held))/\(gib(budget))G waiting_for_memory=\(budgeted.reduce(0) { $0 + Int($1.photosWaitingForMemory) })"
+        }
         for job in reply.jobs where !isFinished(job) {
             text += " \(job.jobID)=\(job.progress.done)/\(job.progress.total)"
         }
@@ -68,7 +91,7 @@ enum TopScreen {
     // MARK: - Pieces
 
     static let stageOrder: [(Photocluster_V1_Stage, String)] = [(.download, "download"), (.decode, "decode"), (.filter, "filter"), (.encode, "encode")]
-    static let workerWidths = [24, 16, 5, 10, 8, 9, 8, 4, 4, 5, 4]
+    static let workerWidths = [24, 16, 5, 10, 8, 9, 8, 4, 4, 5, 4, 18]
     static let jobWidths = [14, 18, 22, 30, 12, 7, 9]
 
     static func visibleJobs(_ jobs: [JobSummary]) -> [JobSummary] {

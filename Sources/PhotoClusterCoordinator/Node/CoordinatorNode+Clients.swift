@@ -254,6 +254,10 @@ extension CoordinatorNode {
             status.completed = worker.completed
             status.throughput = throughput(worker: worker.id)
             status.stages = worker.stages
+            status.memoryLimitBytes = worker.memory.limit
+            status.memoryBudgetBytes = worker.memory.budget
+            status.memoryInUseBytes = worker.memory.inUse
+            status.photosWaitingForMemory = worker.memory.waiting
             return status
         }
         return reply

@@ -52,6 +52,7 @@ extension CoordinatorNode {
             loseWorker(id, .left)
         case .heartbeat(let beat):
             workers[id]?.stages = beat.stages
+            workers[id]?.memory = (beat.memoryLimitBytes, beat.memoryBudgetBytes, beat.memoryInUseBytes, beat.photosWaitingForMemory)
             reconcile(beat, from: id)
         case .hello, .none:
             break

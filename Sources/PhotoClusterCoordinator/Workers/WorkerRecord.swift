@@ -57,6 +57,9 @@ final class WorkerRecord {
     var completed: UInt64 = 0
     /// Its operations per stage, from its latest heartbeat.
     var stages: [Photocluster_V1_StageLoad] = []
+    /// Its memory budget from its latest heartbeat: limit, budget, bytes held, photos waiting
+    /// (all 0 when it reports none).
+    var memory = (limit: UInt64(0), budget: UInt64(0), inUse: UInt64(0), waiting: UInt32(0))
     /// The newest control epoch it acknowledged, per job.
     var ackedEpoch: [String: UInt64] = [:]
 

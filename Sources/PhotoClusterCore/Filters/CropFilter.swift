@@ -33,4 +33,9 @@ public struct CropFilter: FilterStage {
         }
         return output
     }
+
+    /// The input is only read: no copy of it first.
+    public func apply(toCopyOf image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage {
+        try apply(to: image, parameters: parameters, isCancelled: isCancelled)
+    }
 }

@@ -13,6 +13,11 @@ public protocol FilterStage: Sendable {
     /// cached ones). Has a default (copy, then `apply(to:)`); point filters fuse the copy into
     /// their pass. See FilterCopying.swift.
     func apply(toCopyOf image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage
+
+    /// The output's size and what the filter allocates for an input of `input`, before it runs
+    /// (the worker's memory budget adds it up). Has a default: a new image of the input's size.
+    /// See FilterMemory.swift.
+    func memory(for input: ImageSize, parameters: FilterParameters) -> FilterMemory
 }
 
 /// What a filter is called and what it accepts.

@@ -28,6 +28,18 @@ public struct RotateFilter: FilterStage {
         }
     }
 
+    /// A quarter turn only reads its input (no copy of it first); the others work in place on a copy.
+    public func apply(toCopyOf image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage {
+        switch Int(parameters["degrees"]) {
+        case 90, 270: return try apply(to: image, parameters: parameters, isCancelled: isCancelled)
+        default:
+            guard let copy = FilterPixels.copy(of: image) else {
+                throw FilterFailure(filter: "rotate", reason: "out of memory copying \(image.width)x\(image.height) pixels")
+            }
+            return try apply(to: copy, parameters: parameters, isCancelled: isCancelled)
+        }
+    }
+
     /// Swaps pixel (x, y) with (W − 1 − x, H − 1 − y), a pair of rows at a time.
     static func halfTurn(_ image: RGBAImage, isCancelled: () -> Bool) throws {
         let width = image.width, height = image.height

@@ -20,6 +20,7 @@ public final class RGBAImage: @unchecked Sendable {
     /// Bytes of pixel data.
     public var byteCount: Int { width * height * 4 }
     public var pixelCount: Int { width * height }
+    public var size: ImageSize { ImageSize(width: width, height: height) }
 
     /// A new image with every byte zero. Returns nil when the size is not positive or the
     /// allocation fails.

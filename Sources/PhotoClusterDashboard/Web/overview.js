@@ -168,8 +168,19 @@
         '<td class="num">' + num(w.completed) + "</td>" +
         '<td class="num">' + rate(w.photosPerSecond10s) + "</td>" +
         '<td class="num">' + rate(w.photosPerSecond60s) + "</td>" +
-        '<td class="stages">' + stagesHTML(w.stages) + "</td>";
-    }, '<tr class="empty"><td colspan="8">no workers connected</td></tr>');
+        '<td class="stages">' + stagesHTML(w.stages) + "</td>" +
+        "<td>" + memoryHTML(w.memory) + "</td>";
+    }, '<tr class="empty"><td colspan="9">no workers connected</td></tr>');
+  }
+
+  // A worker's memory budget: held of budget (limit), and the photos waiting for room.
+  function memoryHTML(m) {
+    if (!m) return '<span class="muted">–</span>';
+    var gib = function (bytes) { return (num(bytes) / 1073741824).toFixed(1); };
+    var text = gib(m.inUseBytes) + " of " + gib(m.budgetBytes) + " GiB";
+    var title = "limit " + gib(m.limitBytes) + " GiB";
+    if (num(m.waiting) > 0) text += ' <span class="badge suspended">' + num(m.waiting) + " waiting</span>";
+    return '<span title="' + esc(title) + '">' + text + "</span>";
   }
 
   function percent(part, total) {

@@ -33,4 +33,11 @@ public struct ImageHeader: Sendable, Equatable {
     public var width: Int
     public var height: Int
     public var metadata: ImageMetadata
+
+    public init(format: ImageFormat, width: Int, height: Int, metadata: ImageMetadata = ImageMetadata()) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.metadata = metadata
+    }
 }

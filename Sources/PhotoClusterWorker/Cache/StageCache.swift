@@ -61,11 +61,16 @@ public final class StageCache: @unchecked Sendable {
         }
     }
 
+    /// The largest entry a cache of `capacityBytes` keeps.
+    public static func entryLimit(capacityBytes: Int) -> Int { max(0, capacityBytes) / 4 }
+
     /// Stores an entry, evicting the least recently used ones to make room. An entry larger
-    /// than a quarter of the cache is not kept: it would flush everything else.
-    public func put(_ key: Key, _ entry: Entry) {
+    /// than a quarter of the cache is not kept: it would flush everything else. True when kept
+    /// (an image that is not kept stays its stage's own, so the next stage may write over it).
+    @discardableResult
+    public func put(_ key: Key, _ entry: Entry) -> Bool {
         let cost = entry.cost
-        guard cost <= capacityBytes / 4 else { return }
+        guard cost <= Self.entryLimit(capacityBytes: capacityBytes) else { return false }
         state.withLock { s in
             s.clock += 1
             if let old = s.slots.removeValue(forKey: key) { s.used -= old.entry.cost }
@@ -76,5 +81,6 @@ public final class StageCache: @unchecked Sendable {
             s.slots[key] = Slot(entry: entry, lastUse: s.clock)
             s.used += cost
         }
+        return true
     }
 }

@@ -33,6 +33,12 @@ final class PhotoWork: @unchecked Sendable {
         var storedAt: [String]?
         /// The stages that ran, with their times, in the order they ended (the task stream's bars).
         var spans: [Photocluster_V1_StageSpan] = []
+        /// The photo passed its admission (memory budget and output cap; see `PhotoAdmission`).
+        var admitted = false
+        /// The bytes of the worker's memory budget it holds until it ends.
+        var memoryGrant: MemoryBudget.Grant?
+        /// Its priority band now (the graph's, then the viewport's changes).
+        var band: Photocluster_V1_PriorityBand?
     }
 
     let graph: Photocluster_V1_PhotoGraph
@@ -92,5 +98,13 @@ final class PhotoWork: @unchecked Sendable {
     /// The stage that should run next has what it needs and nothing stopped the photo.
     var shouldContinue: Bool {
         !isCancelled && contents.withLock { $0.outcome == nil }
+    }
+}
+
+extension PhotoWork: MemoryPriority {
+    /// Visible first, then prefetch, then the rest, by the band the viewport gave it last.
+    var memoryRank: Int {
+        let band = read { $0.band } ?? graph.band
+        return MemoryBudget.rank(visible: band == .visible, prefetch: band == .prefetch)
     }
 }

@@ -36,10 +36,16 @@ public final class WorkerEngine: @unchecked Sendable {
         /// The priority of the threads that decode, filter and encode (see `CPUStageOperation`).
         public var stagePriority: ThreadPriority
 
+        /// Results as large as the sources the decoder takes (100 MP).
+        public static let defaultMaxOutputPixels = ImageCodec.defaultMaxPixels
         /// Stage threads give way to the threads that wait for messages, by default.
         public static let defaultStagePriority = ThreadPriority.nice(19)
         /// S3 and shared directories, for `s3://` photos and outputs the worker stores itself.
         public var storage: WorkerStorage
+        /// The bytes photos may hold at once (see `MemoryBudget`); nil: no budget.
+        public var memoryBudget: MemoryBudget?
+        /// The largest result a photo may have, in pixels: larger ones fail before they are computed.
+        public var maxOutputPixels: Int
 
         public init(
             concurrency: Int = UsableCores.count,
@@ -49,9 +55,13 @@ public final class WorkerEngine: @unchecked Sendable {
             cacheBytes: Int = 256 << 20,
             stageTimeout: TimeInterval = StageTimeLimit.defaultSeconds,
             stagePriority: ThreadPriority = Configuration.defaultStagePriority,
-            storage: WorkerStorage = WorkerStorage()
+            storage: WorkerStorage = WorkerStorage(),
+            memoryBudget: MemoryBudget? = nil,
+            maxOutputPixels: Int = Configuration.defaultMaxOutputPixels
         ) {
             self.storage = storage
+            self.memoryBudget = memoryBudget
+            self.maxOutputPixels = max(1, maxOutputPixels)
             self.concurrency = max(1, concurrency)
             self.downloadSlots = max(1, downloadSlots)
             self.maxPixels = maxPixels
@@ -113,6 +123,8 @@ public final class WorkerEngine: @unchecked Sendable {
     private let queueThread = SerialThread(name: "pc-queues")
     private let reporter: StageReporter
     private let onOutcome: OutcomeHandler
+    /// Admits photos into the memory budget before their pixels are allocated.
+    let admission: PhotoAdmission
 
     init(
         configuration: Configuration, filters: FilterRegistry, onStage: @escaping StageHandler,
@@ -128,7 +140,13 @@ public final class WorkerEngine: @unchecked Sendable {
         self.outputs = OutputStore(s3: s3, sharedRoots: configuration.storage.sharedRoots)
         self.reporter = StageReporter(onStage: onStage, onIncident: onIncident)
         self.onOutcome = onOutcome
+        self.admission = PhotoAdmission(
+            budget: configuration.memoryBudget, maxOutputPixels: configuration.maxOutputPixels,
+            cacheEntryLimit: StageCache.entryLimit(capacityBytes: configuration.cacheBytes))
     }
+
+    /// The memory budget's figures now, when there is one.
+    public var memory: MemoryBudget.Snapshot? { configuration.memoryBudget?.snapshot }
 
     public var inFlightCount: Int { inFlight.withLock { $0.count } }
 
@@ -250,7 +268,7 @@ public final class WorkerEngine: @unchecked Sendable {
             } else {
                 chain.append(DownloadOperation(work: work, downloads: downloads, cache: cache, report: reporter))
             }
-            chain.append(DecodeOperation(work: work, maxPixels: configuration.maxPixels, limit: configuration.stageTimeout, cache: cache, report: reporter, priority: configuration.stagePriority))
+            chain.append(DecodeOperation(work: work, maxPixels: configuration.maxPixels, limit: configuration.stageTimeout, cache: cache, admission: admission, report: reporter, priority: configuration.stagePriority))
             if work.reducesOnLoad { firstFilter = 1 }
         }
         // Trailing point filters run inside the encode, band by band (see EncodeOperation).
@@ -261,14 +279,14 @@ public final class WorkerEngine: @unchecked Sendable {
             // Consecutive plugin filters go to a plugin host together: one hand-off for the run.
             let hosted = work.filters[index..<fusedStart].prefix { $0.stage is HostedFilterStage }
             if hosted.isEmpty {
-                chain.append(FilterOperation(work: work, index: index, limit: limit, cache: cache, report: reporter, priority: configuration.stagePriority))
+                chain.append(FilterOperation(work: work, index: index, limit: limit, cache: cache, admission: admission, report: reporter, priority: configuration.stagePriority))
                 index += 1
             } else {
-                chain.append(PluginChainOperation(work: work, range: index..<index + hosted.count, limit: limit, cache: cache, report: reporter))
+                chain.append(PluginChainOperation(work: work, range: index..<index + hosted.count, limit: limit, cache: cache, admission: admission, report: reporter))
                 index += hosted.count
             }
         }
-        chain.append(EncodeOperation(work: work, fused: Array(work.filters[fusedStart...]), limit: limit, report: reporter, priority: configuration.stagePriority))
+        chain.append(EncodeOperation(work: work, fused: Array(work.filters[fusedStart...]), fusedStart: fusedStart, limit: limit, admission: admission, report: reporter, priority: configuration.stagePriority))
         if let place { chain.append(StoreOperation(work: work, place: place, store: outputs, report: reporter)) }
         for index in chain.indices.dropFirst() { chain[index].addDependency(chain[index - 1]) }
         // The last operation reports the outcome. It depends on every stage, not only on encode:
@@ -294,6 +312,8 @@ public final class WorkerEngine: @unchecked Sendable {
     private func complete(_ work: PhotoWork) {
         let successor = inFlight.withLock { $0.removeValue(forKey: work.key)?.successor }
         defer { if let successor { submit(successor) } }
+        // After the outcome is handed on: its output is still held until then.
+        defer { admission.release(work) }
         let (outcome, lastFinished) = work.read { ($0.outcome, $0.lastFinished) }
         if case .encoded = outcome, work.graph.hasOutputPlace, work.read({ $0.storedAt }) == nil {
             // Encoded, never stored: the coordinator expects the output in its place, not here.
@@ -353,7 +373,9 @@ public final class WorkerEngine: @unchecked Sendable {
         // waiting at the job's gate gives up. The operations follow on the queue thread.
         for target in targets { target.work.markCancelled() }
         guard !targets.isEmpty else { return }
-        queueThread.submit(wake: wake) {
+        queueThread.submit(wake: wake) { [configuration] in
+            // Photos waiting for memory see their flags and leave the wait.
+            configuration.memoryBudget?.wakeWaiters()
             for target in targets {
                 // The last operation reports the outcome, so it must run: never cancel it.
                 for operation in target.operations.dropLast() { operation.cancel() }
@@ -394,7 +416,11 @@ public final class WorkerEngine: @unchecked Sendable {
     func reprioritise(job: String, photo: UInt32, band: Photocluster_V1_PriorityBand, wakeQueueThread wake: Bool = true) {
         guard let running = inFlight.withLock({ $0[PhotoWork.Key(job: job, photo: photo)] }) else { return }
         let priority = Self.queuePriority(for: band)
-        queueThread.submit(wake: wake) {
+        queueThread.submit(wake: wake) { [configuration] in
+            // A photo waiting for memory moves in that queue too (its lock is the stage threads':
+            // taken here, never on the loop).
+            running.work.update { $0.band = band }
+            configuration.memoryBudget?.reorder()
             for operation in running.operations where !operation.isExecuting && !operation.isFinished {
                 operation.queuePriority = priority
             }

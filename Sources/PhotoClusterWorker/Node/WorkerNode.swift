@@ -367,6 +367,15 @@ public final class WorkerNode: @unchecked Sendable {
         }
         metrics.load(
             Dictionary(uniqueKeysWithValues: loads.map { ($0.key.metricLabel, $0.value) }), photosInFlight: Int(beat.inFlight))
+        if let memory = engine.memory {
+            beat.memoryLimitBytes = UInt64(memory.limitBytes)
+            beat.memoryBudgetBytes = UInt64(memory.budgetBytes)
+            beat.memoryInUseBytes = UInt64(memory.inUseBytes)
+            beat.photosWaitingForMemory = UInt32(memory.waitingPhotos)
+            metrics.memory(
+                limit: memory.limitBytes, budget: memory.budgetBytes, inUse: memory.inUseBytes, peakInUse: memory.peakInUseBytes,
+                waiting: memory.waitingPhotos, waitsTotal: memory.waitsTotal, refusalsTotal: memory.refusalsTotal)
+        }
         send(.heartbeat(beat))
         let silence = MonotonicInstant.now.seconds(since: lastHeardFromCoordinator)
         if silence > heartbeatInterval * Double(heartbeatLiveness) {

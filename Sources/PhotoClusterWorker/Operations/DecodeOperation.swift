@@ -15,12 +15,17 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
     private let maxPixels: Int
     private let limit: TimeInterval
     private let cache: StageCache
+    private let admission: PhotoAdmission
     private let report: StageReporter
 
-    init(work: PhotoWork, maxPixels: Int, limit: TimeInterval, cache: StageCache, report: StageReporter, priority: ThreadPriority) {
+    init(
+        work: PhotoWork, maxPixels: Int, limit: TimeInterval, cache: StageCache, admission: PhotoAdmission, report: StageReporter,
+        priority: ThreadPriority
+    ) {
         self.maxPixels = maxPixels
         self.limit = limit
         self.cache = cache
+        self.admission = admission
         self.report = report
         super.init(work: work, priority: priority)
         name = "decode \(work.graph.name)"
@@ -31,6 +36,15 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
         #if DEBUG
         CrashHook.beforeDecoding(work.graph.url)
         #endif
+        // Waits for room in the memory budget before any pixel is allocated. A header that cannot
+        // be read, or a source over the pixel cap, fails in the decode below as it always has.
+        let header = try? ImageCodec.inspect(bytes)
+        if let header, header.width.multipliedReportingOverflow(by: header.height).partialValue <= maxPixels {
+            let start = PhotoPeak.Start.encoded(
+                header: header, byteCount: bytes.count, decoderBytesPerPixel: PhotoPeak.decoderBytesPerPixel(bytes, format: header.format),
+                upright: work.variant.upright)
+            guard admission.admit(work, start: start, firstFilter: work.reducesOnLoad ? 1 : 0, stage: .decode, stageName: "decode") else { return }
+        }
         let started = Date()
         // The duration the worker reports for the stage, and the task stream's bar, are one reading.
         var measured: TimeInterval?
@@ -39,9 +53,9 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
         let cancelled = { [work] in work.isCancelled }
         do {
             var options = DecodeOptions(maxPixels: maxPixels, fastDCT: work.graph.fastDct, toSRGB: work.variant.srgb)
-            let reduction = try work.reducesOnLoad ? plan(for: bytes) : nil
+            let reduction = try work.reducesOnLoad ? plan(for: bytes, header: header) : nil
             options.reduceTo = reduction?.storedTarget
-            let decoded = try ImageCodec.decode(bytes, options: options, shouldStop: { cancelled() || deadline.hasPassed })
+            let decoded = try ImageCodec.decode(bytes, header: header, options: options, shouldStop: { cancelled() || deadline.hasPassed })
             let orientation = decoded.metadata.orientation
             let orient = work.variant.upright && orientation != .up
             guard var image = orient ? decoded.image.upright(orientation) : decoded.image else {
@@ -55,10 +69,10 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
             let origin = PixelOrigin(
                 format: decoded.format, metadata: decoded.metadata, isGray: decoded.isGray, orientationApplied: orient,
                 colourConverted: decoded.isConverted)
-            cache.put(work.pixelsKey(filtersDone: reduction == nil ? 0 : 1), .image(image, origin))
+            let cached = cache.put(work.pixelsKey(filtersDone: reduction == nil ? 0 : 1), .image(image, origin))
             work.update {
                 $0.image = image
-                $0.imageIsShared = true
+                $0.imageIsShared = cached
                 $0.origin = origin
                 $0.downloaded = nil
                 $0.lastFinished = .decode
@@ -79,10 +93,10 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
 
     /// The chain's first filter's plan for this photo, from its header: the size to shrink to
     /// as stored (before the orientation turns it).
-    private func plan(for bytes: Data) throws -> (filter: ReducingFilter, plan: ReductionPlan, storedTarget: ImageSize) {
+    private func plan(for bytes: Data, header known: ImageHeader?) throws -> (filter: ReducingFilter, plan: ReductionPlan, storedTarget: ImageSize) {
         let first = work.filters[0]
         let filter = first.stage as! ReducingFilter  // `reducesOnLoad` checked the type
-        let header = try ImageCodec.inspect(bytes)
+        let header = try known ?? ImageCodec.inspect(bytes)
         let orientation = work.variant.upright ? header.metadata.orientation : .up
         let upright = orientation.uprightSize(width: header.width, height: header.height)
         let plan = filter.plan(for: ImageSize(width: upright.width, height: upright.height), parameters: first.parameters)

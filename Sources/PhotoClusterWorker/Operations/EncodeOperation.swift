@@ -11,12 +11,19 @@ import PhotoClusterProto
 /// and its time limit between bands.
 final class EncodeOperation: CPUStageOperation, @unchecked Sendable {
     private let fused: [ConfiguredFilter]
+    private let fusedStart: Int
     private let limit: TimeInterval
+    private let admission: PhotoAdmission
     private let report: StageReporter
 
-    init(work: PhotoWork, fused: [ConfiguredFilter], limit: TimeInterval, report: StageReporter, priority: ThreadPriority) {
+    init(
+        work: PhotoWork, fused: [ConfiguredFilter], fusedStart: Int, limit: TimeInterval, admission: PhotoAdmission, report: StageReporter,
+        priority: ThreadPriority
+    ) {
         self.fused = fused
+        self.fusedStart = fusedStart
         self.limit = limit
+        self.admission = admission
         self.report = report
         super.init(work: work, priority: priority)
         name = "encode \(work.graph.name)"
@@ -26,6 +33,7 @@ final class EncodeOperation: CPUStageOperation, @unchecked Sendable {
         guard !isCancelled, work.shouldContinue,
             let (image, origin) = work.read({ c in c.image.flatMap { i in c.origin.map { (i, $0) } } })
         else { return }
+        guard admission.admit(work, start: .decoded(image.size, shared: true), firstFilter: fusedStart, stage: .encode, stageName: "encode") else { return }
         let format: ImageFormat
         switch work.graph.format {
         case .jpeg: format = .jpeg

@@ -15,13 +15,15 @@ final class PluginChainOperation: Operation, @unchecked Sendable {
     private let range: Range<Int>
     private let limit: TimeInterval
     private let cache: StageCache
+    private let admission: PhotoAdmission
     private let report: StageReporter
 
-    init(work: PhotoWork, range: Range<Int>, limit: TimeInterval, cache: StageCache, report: StageReporter) {
+    init(work: PhotoWork, range: Range<Int>, limit: TimeInterval, cache: StageCache, admission: PhotoAdmission, report: StageReporter) {
         self.work = work
         self.range = range
         self.limit = limit
         self.cache = cache
+        self.admission = admission
         self.report = report
         super.init()
         name = "plugins \(work.filters[range].map(\.name).joined(separator: ",")) \(work.graph.name)"
@@ -30,6 +32,8 @@ final class PluginChainOperation: Operation, @unchecked Sendable {
     override func main() {
         work.waitWhileSuspended()
         guard !isCancelled, work.shouldContinue, let (input, shared) = work.read({ c in c.image.map { ($0, c.imageIsShared) } }) else { return }
+        guard admission.admit(work, start: .decoded(input.size, shared: shared), firstFilter: range.lowerBound, stage: .filter, stageName: "filter:\(work.filters[range.lowerBound].name)")
+        else { return }
         let filters = work.filters[range]
         let stages = filters.compactMap { $0.stage as? HostedFilterStage }
         guard let pool = stages.first?.pool, stages.count == filters.count else { return }
@@ -41,11 +45,12 @@ final class PluginChainOperation: Operation, @unchecked Sendable {
             let output = try pool.run(chain, on: input, mayOverwrite: !shared, limit: limit) {
                 work.isCancelled
             }
-            if let origin = work.read({ $0.origin }) { cache.put(work.pixelsKey(filtersDone: range.upperBound), .image(output, origin)) }
+            let origin = work.read { $0.origin }
+            let cached = origin.map { cache.put(work.pixelsKey(filtersDone: range.upperBound), .image(output, $0)) } ?? false
             let isLast = range.upperBound == work.filters.count
             work.update {
                 $0.image = output
-                $0.imageIsShared = true
+                $0.imageIsShared = cached
                 if isLast { $0.lastFinished = .filter }
             }
             measured = Date().timeIntervalSince(started)

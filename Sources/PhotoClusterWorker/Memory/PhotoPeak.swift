@@ -1,0 +1,174 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterImaging
+import PhotoClusterPluginHost
+
+/// The most memory one photo holds at once on its way through the worker, computed from its
+/// header and its filter chain before any pixel is allocated: each step's live buffers are
+/// added up (the downloaded bytes and the decoder's own buffers during the decode, input and
+/// output of every filter, the image and the encoder's buffers during the encode) and the
+/// largest sum is the peak. A filter that works in place on an image it owns costs no second
+/// image; one whose input the stage cache shares writes a copy.
+public struct PhotoPeak: Equatable, Sendable {
+    /// The largest sum of live bytes.
+    public var bytes: Int
+    /// Which step reaches it: "decode", "filter:NAME", "encode".
+    public var step: String
+    /// The size of the result.
+    public var output: ImageSize
+    /// The largest image any step makes.
+    public var largestImage: ImageSize
+
+    /// Where the photo starts.
+    public enum Start: Sendable {
+        /// Encoded bytes still to decode: their header, their count, and what the decoder needs
+        /// besides its output for each pixel of the source (see `decoderBytesPerPixel`).
+        case encoded(header: ImageHeader, byteCount: Int, decoderBytesPerPixel: Int, upright: Bool)
+        /// Pixels already decoded (from the stage cache): `shared` when the cache holds them.
+        case decoded(ImageSize, shared: Bool)
+    }
+
+    /// Bytes of bookkeeping per photo besides its buffers.
+    static let overheadBytes = 1 << 20
+
+    /// - Parameters:
+    ///   - filters: the whole chain; `firstFilter` is the first one still to run (1 when the
+    ///     decode applies a reducing first filter, see `reducesOnLoad`).
+    ///   - fusedStart: where the trailing point filters that run inside the encoder begin.
+    ///   - cacheEntryLimit: images of at most this many bytes are kept in the stage cache after
+    ///     the step that made them, so the next step copies before writing.
+    public static func estimate(
+        start: Start, filters: [ConfiguredFilter], firstFilter: Int, reducesOnLoad: Bool, fusedStart: Int,
+        format: ImageFormat, lossless: Bool, cacheEntryLimit: Int
+    ) -> PhotoPeak {
+        let size = FilterMemory.imageBytes
+        var peak = 0
+        var step = "decode"
+        var largest = ImageSize(width: 0, height: 0)
+        func note(_ bytes: Int, _ name: String) {
+            if bytes > peak { (peak, step) = (bytes, name) }
+        }
+        func made(_ image: ImageSize) {
+            if size(image) > size(largest) { largest = image }
+        }
+        var current: ImageSize
+        var shared: Bool
+        switch start {
+        case .decoded(let image, let isShared):
+            current = image
+            shared = isShared
+        case .encoded(let header, let byteCount, let perPixel, let upright):
+            let source = ImageSize(width: header.width, height: header.height)
+            let orientation = upright ? header.metadata.orientation : .up
+            let uprightSize = orientation.uprightSize(width: source.width, height: source.height)
+            var decoded = source
+            var plan: ReductionPlan?
+            if reducesOnLoad, let first = filters.first, let reducing = first.stage as? ReducingFilter {
+                plan = reducing.plan(for: ImageSize(width: uprightSize.width, height: uprightSize.height), parameters: first.parameters)
+                let target = orientation.swapsAxes ? ImageSize(width: plan!.scaled.height, height: plan!.scaled.width) : plan!.scaled
+                // The decoder only shrinks (see ic_wants_reduction).
+                if target.width <= source.width && target.height <= source.height && target != source { decoded = target }
+            }
+            let pixels = source.width.multipliedReportingOverflow(by: source.height)
+            let decoderOwn = pixels.overflow ? Int.max / 4 : pixels.partialValue.multipliedReportingOverflow(by: perPixel).partialValue
+            made(decoded)
+            note(byteCount + decoderOwn + size(decoded), "decode")
+            var image = decoded
+            if orientation != .up {
+                let turned = orientation.uprightSize(width: decoded.width, height: decoded.height)
+                image = ImageSize(width: turned.width, height: turned.height)
+                note(byteCount + size(decoded) + size(image), "decode")
+            }
+            if let plan {
+                if image != plan.scaled {
+                    made(plan.scaled)
+                    note(byteCount + size(image) + size(plan.scaled), "decode")
+                    image = plan.scaled
+                }
+                if let crop = plan.crop, crop.size != plan.scaled {
+                    made(crop.size)
+                    note(byteCount + size(image) + size(crop.size), "decode")
+                    image = crop.size
+                }
+            }
+            current = image
+            shared = size(current) <= cacheEntryLimit
+        }
+        var index = firstFilter
+        while index < fusedStart {
+            let filter = filters[index]
+            let memory = filter.stage.memory(for: current, parameters: filter.parameters)
+            made(memory.output)
+            let input = size(current), output = size(memory.output)
+            if filter.stage is HostedFilterStage {
+                // The plugin host's shared arena: a copy in, the result out.
+                note(input + max(input, output) + output + memory.scratchBytes, "filter:\(filter.name)")
+            } else if memory.inPlace {
+                note(input + (shared ? output : 0) + memory.scratchBytes, "filter:\(filter.name)")
+            } else {
+                note(input + output + memory.scratchBytes, "filter:\(filter.name)")
+            }
+            current = memory.output
+            shared = size(current) <= cacheEntryLimit
+            index += 1
+        }
+        note(size(current) + encoderBytes(for: current, format: format, lossless: lossless, fused: fusedStart < filters.count), "encode")
+        return PhotoPeak(bytes: peak + overheadBytes, step: step, output: current, largestImage: largest)
+    }
+
+    /// What the encoder allocates for an image of `size` besides the image: its own copy in
+    /// its colour space (WebP), its working memory, and the growing output.
+    static func encoderBytes(for size: ImageSize, format: ImageFormat, lossless: Bool, fused: Bool) -> Int {
+        let pixels = max(0, size.width) * max(0, size.height)
+        let band = fused ? size.width * 4 * 16 : 0
+        switch format {
+        case .jpeg: return pixels + band + (1 << 20)
+        case .png: return pixels * 4 + band + (1 << 20)
+        case .webp: return (lossless ? pixels * 16 : pixels * 4) + band + (1 << 20)
+        }
+    }
+
+    /// Bytes a decoder allocates per source pixel besides its output: a lossless WebP is decoded
+    /// whole into ARGB first, a progressive JPEG keeps every DCT coefficient (2 bytes each, up
+    /// to 3 per pixel); the others decode row by row.
+    public static func decoderBytesPerPixel(_ data: Data, format: ImageFormat) -> Int {
+        switch format {
+        case .png: return 0
+        case .webp: return isLosslessWebP(data) ? 4 : 0
+        case .jpeg: return isProgressiveJPEG(data) ? 6 : 0
+        }
+    }
+
+    /// A `VP8L` chunk among the RIFF chunks (read in place: no copy of the bytes).
+    static func isLosslessWebP(_ data: Data) -> Bool {
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
+            var offset = 12
+            while offset + 8 <= bytes.count && offset < 1 << 20 {
+                if bytes[offset] == 0x56, bytes[offset + 1] == 0x50, bytes[offset + 2] == 0x38, bytes[offset + 3] == 0x4C { return true }  // "VP8L"
+                let size = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(bytes[offset + 7]) << 24
+                offset += 8 + size + (size & 1)
+            }
+            return false
+        }
+    }
+
+    /// A progressive start-of-frame marker (SOF2, SOF6, SOF10, SOF14) among the segments before
+    /// the first scan (read in place: no copy of the bytes).
+    static func isProgressiveJPEG(_ data: Data) -> Bool {
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
+            var i = 2
+            while i + 4 <= bytes.count {
+                guard bytes[i] == 0xFF else { return false }
+                let marker = bytes[i + 1]
+                switch marker {
+                case 0xFF: i += 1; continue
+                case 0xC2, 0xC6, 0xCA, 0xCE: return true
+                case 0xC0, 0xC1, 0xC3, 0xC5, 0xC7, 0xC9, 0xCB, 0xCD, 0xCF, 0xDA: return false
+                case 0x01, 0xD0...0xD8: i += 2; continue
+                default: i += 2 + (Int(bytes[i + 2]) << 8 | Int(bytes[i + 3]))
+                }
+            }
+            return false
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import LoopbackHTTP
+import PhotoClusterCore
+import PhotoClusterImaging
+import PhotoClusterTestSupport
+import XCTest
+
+/// A real `cluster worker` with its default memory flags inside a real cgroup v1 memory limit of
+/// 1.5 GiB: it reads the limit, keeps its photos inside it, and is never OOM-killed.
+final class WorkerMemoryLimitTests: XCTestCase {
+    /// The arguments every worker of these tests runs with, in one place.
+    static func workerArguments(coordinator: String, id: String, metrics: String) -> [String] {
+        // The test's photo server is on loopback, which a worker refuses by default.
+        ["worker", "--insecure", "--coordinator", coordinator, "--id", id, "--metrics-bind", metrics, "--allow-loopback"]
+    }
+
+    func testAWorkerInsideACgroupLimitRefusesWhatCannotFitAndQueuesWhatCanOneAtATime() throws {
+        let limit = 1_536 << 20
+        let group = try MemoryCgroup(limitBytes: limit)
+        defer { group.remove() }
+
+        // The photos, made here: a 1x1 PNG, and a 10000x10000 lossless WebP of a few KB served
+        // under two names.
+        guard let tinyImage = RGBAImage(width: 1, height: 1), let largeImage = RGBAImage(width: 10000, height: 10000) else {
+            return XCTFail("no memory for the test images")
+        }
+        tinyImage.pixels.update(repeating: 200, count: 4)
+        largeImage.pixels.update(repeating: 180, count: largeImage.byteCount)
+        let tiny = try ImageCodec.encode(tinyImage, as: .png, options: EncodeOptions())
+        let large = try ImageCodec.encode(largeImage, as: .webp, options: EncodeOptions(quality: 25, lossless: true))
+        XCTAssertLessThan(large.count, 1 << 20, "the WebP is a small download")
+        let samples = Repository.samplePhotos
+        let server = try LoopbackHTTPServer { request in
+            let name = String(request.path.split(separator: "?").first?.dropFirst() ?? "")
+            switch name {
+            case "tiny.png": return HTTPResponse(headers: ["Content-Type": "image/png"], body: tiny)
+            case "large.webp": return HTTPResponse(headers: ["Content-Type": "image/webp"], body: large)
+            default:
+                guard let body = try? Data(contentsOf: samples.appendingPathComponent(name)) else { return .notFound() }
+                return HTTPResponse(headers: ["Content-Type": name.hasSuffix(".png") ? "image/png" : "image/jpeg"], body: body)
+            }
+        }
+        let work = Repository.temporaryDirectory("memory")
+        var processes: [RunningCommand] = []
+        defer {
+            for process in processes.reversed() { process.stop() }
+            server.stop()
+            try? FileManager.default.removeItem(at: work)
+        }
+        let base = LoopbackPorts.consecutive(3)
+        let workers = "tcp://127.0.0.1:\(base)", clients = "tcp://127.0.0.1:\(base + 1)", metrics = "127.0.0.1:\(base + 2)"
+        let coordinator = try CommandRunner.start([
+            "coordinator", "--insecure", "--bind", workers, "--client-bind", clients, "--heartbeat-ms", "250", "--output-root", work.path,
+        ])
+        processes.append(coordinator)
+        let worker = try group.start(Self.workerArguments(coordinator: workers, id: "bounded", metrics: metrics))
+        processes.append(worker)
+        guard eventually(timeout: 30, { coordinator.stderrSoFar.contains("worker bounded joined") }) else {
+            throw XCTSkip("the worker did not join: \(worker.stderrSoFar)")
+        }
+        // The budget, and where it came from, at start.
+        XCTAssertTrue(worker.stderrSoFar.contains("memory budget 1.1 GiB for photos: limit 1.5 GiB from cgroup v1 \(group.path.path)/memory.limit_in_bytes"), worker.stderrSoFar)
+
+        func manifest(_ name: String, _ entries: [(String, String)]) throws -> String {
+            let url = work.appendingPathComponent("\(name).json")
+            try JSONSerialization.data(withJSONObject: entries.map { ["name": $0.0, "url": "\(server.baseURL)/\($0.1)"] }).write(to: url)
+            return url.path
+        }
+        func submit(_ name: String, _ entries: [(String, String)], _ options: [String]) throws -> RunningCommand {
+            let process = try CommandRunner.start([
+                "submit", try manifest(name, entries), "--coordinator", clients, "--out", work.appendingPathComponent(name).path, "--json",
+            ] + options)
+            processes.append(process)
+            return process
+        }
+        let ordinary = Repository.samplePhotoFiles.prefix(6).enumerated().map { ("o\($0.offset)", "\($0.element)?n=\($0.offset)") }
+        let huge = try submit("huge", [("tiny", "tiny.png")], ["--filter", "resize:width=20000,height=20000", "--filter", "sharpen:sigma=1"])
+        let webps = try submit("webp", [("a", "large.webp?n=a"), ("b", "large.webp?n=b")], ["--format", "jpeg"])
+        let others = try submit("ordinary", ordinary, ["--filter", "grayscale"])
+
+        // The tiny photo that would grow to 3 GB fails at once, with the figure and the option.
+        let hugeResult = huge.finish(timeout: 120)
+        XCTAssertEqual(hugeResult.status, 1, hugeResult.stderr)
+        let failure = try XCTUnwrap(((try JSONSerialization.jsonObject(with: Data(hugeResult.stdout.utf8)) as? [String: Any])?["failed"] as? [[String: Any]])?.first)
+        let reason = failure["error"] as? String ?? ""
+        XCTAssertTrue(reason.contains("at its peak") && reason.contains("over this worker's memory budget of 1.1 GiB (--memory-limit)"), reason)
+
+        // Both large photos succeed, and so do the ordinary ones alongside.
+        let webpResult = webps.finish(timeout: 300)
+        XCTAssertEqual(webpResult.status, 0, webpResult.stderr + webpResult.stdout)
+        let webpReport = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(webpResult.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(webpReport["succeeded"] as? Int, 2)
+        let otherResult = others.finish(timeout: 300)
+        XCTAssertEqual(otherResult.status, 0, otherResult.stderr + otherResult.stdout)
+
+        // One after the other: the second one's decode began after the first one's encode ended
+        // (the stages the worker reported), and the worker says a photo waited for memory.
+        let job = try XCTUnwrap(webpReport["job"] as? String)
+        let trace = try CommandRunner.run(["trace", job, "--out", "-", "--coordinator", clients])
+        XCTAssertEqual(trace.status, 0, trace.stderr)
+        let events = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(trace.stdout.utf8)) as? [String: Any])?["traceEvents"] as? [[String: Any]])
+        var spans: [Int: (start: Double, end: Double)] = [:]
+        for event in events where event["ph"] as? String == "X" {
+            guard let args = event["args"] as? [String: Any], let photo = args["photo"] as? Int,
+                  let ts = event["ts"] as? Double, let dur = event["dur"] as? Double, ["decode", "encode"].contains(event["name"] as? String) else { continue }
+            let old = spans[photo] ?? (ts, ts + dur)
+            spans[photo] = (min(old.start, ts), max(old.end, ts + dur))
+        }
+        let first = try XCTUnwrap(spans[0]), second = try XCTUnwrap(spans[1])
+        XCTAssertTrue(first.end <= second.start || second.end <= first.start, "the two large photos overlapped: \(spans)")
+        let exposition = try HTTP.text("http://\(metrics)/metrics")
+        XCTAssertGreaterThanOrEqual(sample("photocluster_memory_waits_total", in: exposition) ?? 0, 1, exposition)
+        XCTAssertGreaterThanOrEqual(sample("photocluster_memory_refusals_total", in: exposition) ?? 0, 1, exposition)
+        XCTAssertEqual(sample("photocluster_memory_limit_bytes", in: exposition), Double(limit), exposition)
+        XCTAssertLessThanOrEqual(sample("photocluster_memory_in_use_peak_bytes", in: exposition) ?? .infinity, sample("photocluster_memory_budget_bytes", in: exposition) ?? 0)
+
+        // Alive, never killed, never at its limit.
+        XCTAssertEqual(kill(worker.process.pid, 0), 0, "the worker is gone")
+        XCTAssertFalse(worker.waitForExit(timeout: 0.1), "the worker ended: \(worker.stderrSoFar)")
+        XCTAssertEqual(group.oomKills, 0, "the kernel killed a process of the group")
+        XCTAssertEqual(group.failures, 0, "the group reached its limit (max usage \(group.maxUsage))")
+        XCTAssertLessThan(group.maxUsage, limit)
+    }
+}
+
+/// A cgroup v1 memory group made for one test (root only), and processes started inside it.
+final class MemoryCgroup {
+    let path: URL
+
+    init(limitBytes: Int) throws {
+        let mount = URL(fileURLWithPath: "/sys/fs/cgroup/memory")
+        guard getuid() == 0, FileManager.default.fileExists(atPath: mount.appendingPathComponent("memory.limit_in_bytes").path) else {
+            throw XCTSkip("needs root and a cgroup v1 memory controller at \(mount.path)")
+        }
+        path = mount.appendingPathComponent("photocluster-test-\(getpid())-\(UUID().uuidString.prefix(6))")
+        do {
+            try FileManager.default.createDirectory(at: path, withIntermediateDirectories: false)
+            try write("\(limitBytes)", to: "memory.limit_in_bytes")
+        } catch {
+            try? FileManager.default.removeItem(at: path)
+            throw XCTSkip("cannot make a memory cgroup at \(path.path): \(error)")
+        }
+    }
+
+    private func write(_ text: String, to file: String) throws {
+        try text.write(to: path.appendingPathComponent(file), atomically: false, encoding: .utf8)
+    }
+
+    private func read(_ file: String) -> String {
+        (try? String(contentsOf: path.appendingPathComponent(file), encoding: .utf8)) ?? ""
+    }
+
+    /// `cluster ARGUMENTS` started by a shell that first moves itself into the group.
+    func start(_ arguments: [String]) throws -> RunningCommand {
+        let binary = Repository.clusterBinary
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw XCTSkip("\(binary.path) is missing") }
+        let procs = path.appendingPathComponent("cgroup.procs").path
+        return try RunningCommand(binary: URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", "echo $$ > '\(procs)' && exec \"$0\" \"$@\"", binary.path] + arguments)
+    }
+
+    var failures: Int { Int(read("memory.failcnt").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1 }
+    var maxUsage: Int { Int(read("memory.max_usage_in_bytes").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1 }
+    /// `oom_kill N` of memory.oom_control.
+    var oomKills: Int {
+        for line in read("memory.oom_control").split(separator: "\n") where line.hasPrefix("oom_kill ") {
+            return Int(line.dropFirst("oom_kill ".count)) ?? -1
+        }
+        return 0
+    }
+
+    /// Removes the group once its processes have ended.
+    func remove() {
+        for _ in 0..<50 {
+            if read("cgroup.procs").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        rmdir(path.path)
+    }
+}
