@@ -17,13 +17,7 @@ final class LargeResultTests: XCTestCase {
 
         // 10000x10000 of noise: a JPEG of some 50 MB (under the download cap of 64 MiB) whose PNG is about 300 MB.
         let noise = try Self.noiseJPEG(width: 10_000, height: 10_000)
-        let samples = Repository.samplePhotos
-        let server = try LoopbackHTTPServer { request in
-            let name = String(request.path.split(separator: "?").first?.dropFirst() ?? "")
-            if name == "noise.jpg" { return HTTPResponse(headers: ["Content-Type": "image/jpeg"], body: noise) }
-            guard let body = try? Data(contentsOf: samples.appendingPathComponent(name)) else { return .notFound() }
-            return HTTPResponse(headers: ["Content-Type": name.hasSuffix(".png") ? "image/png" : "image/jpeg"], body: body)
-        }
+        let server = try WorkerMemoryLimitTests.photoServer(serving: ["noise.jpg": (noise, "image/jpeg")])
         let work = Repository.temporaryDirectory("large-result")
         var processes: [RunningCommand] = []
         defer {
@@ -34,7 +28,9 @@ final class LargeResultTests: XCTestCase {
         let base = LoopbackPorts.consecutive(3)
         let workers = "tcp://127.0.0.1:\(base)", clients = "tcp://127.0.0.1:\(base + 1)"
         let coordinator = try CommandRunner.start([
-            "coordinator", "--insecure", "--bind", workers, "--client-bind", clients, "--heartbeat-ms", "250", "--output-root", work.path,
+            // Default heartbeats: a worker encoding 100 MP near its memory limit on a busy machine
+            // may be slow to beat, and a loss is not what this test is about.
+            "coordinator", "--insecure", "--bind", workers, "--client-bind", clients, "--output-root", work.path,
         ])
         processes.append(coordinator)
         let worker = try group.start(WorkerMemoryLimitTests.workerArguments(coordinator: workers, id: "bounded", metrics: "127.0.0.1:\(base + 2)"))

@@ -14,6 +14,18 @@ final class WorkerMemoryLimitTests: XCTestCase {
         ["worker", "--insecure", "--coordinator", coordinator, "--id", id, "--metrics-bind", metrics, "--allow-loopback"]
     }
 
+    /// A server of the sample photos and of the photos a test made (name → bytes and content
+    /// type); a query, which makes each URL its own, is ignored.
+    static func photoServer(serving made: [String: (body: Data, type: String)]) throws -> LoopbackHTTPServer {
+        let samples = Repository.samplePhotos
+        return try LoopbackHTTPServer { request in
+            let name = String(request.path.split(separator: "?").first?.dropFirst() ?? "")
+            if let photo = made[name] { return HTTPResponse(headers: ["Content-Type": photo.type], body: photo.body) }
+            guard let body = try? Data(contentsOf: samples.appendingPathComponent(name)) else { return .notFound() }
+            return HTTPResponse(headers: ["Content-Type": name.hasSuffix(".png") ? "image/png" : "image/jpeg"], body: body)
+        }
+    }
+
     func testAWorkerInsideACgroupLimitRefusesWhatCannotFitAndQueuesWhatCanOneAtATime() throws {
         let limit = 1_536 << 20
         let group = try MemoryCgroup(limitBytes: limit)
@@ -29,17 +41,7 @@ final class WorkerMemoryLimitTests: XCTestCase {
         let tiny = try ImageCodec.encode(tinyImage, as: .png, options: EncodeOptions())
         let large = try ImageCodec.encode(largeImage, as: .webp, options: EncodeOptions(quality: 25, lossless: true))
         XCTAssertLessThan(large.count, 1 << 20, "the WebP is a small download")
-        let samples = Repository.samplePhotos
-        let server = try LoopbackHTTPServer { request in
-            let name = String(request.path.split(separator: "?").first?.dropFirst() ?? "")
-            switch name {
-            case "tiny.png": return HTTPResponse(headers: ["Content-Type": "image/png"], body: tiny)
-            case "large.webp": return HTTPResponse(headers: ["Content-Type": "image/webp"], body: large)
-            default:
-                guard let body = try? Data(contentsOf: samples.appendingPathComponent(name)) else { return .notFound() }
-                return HTTPResponse(headers: ["Content-Type": name.hasSuffix(".png") ? "image/png" : "image/jpeg"], body: body)
-            }
-        }
+        let server = try Self.photoServer(serving: ["tiny.png": (tiny, "image/png"), "large.webp": (large, "image/webp")])
         let work = Repository.temporaryDirectory("memory")
         var processes: [RunningCommand] = []
         defer {

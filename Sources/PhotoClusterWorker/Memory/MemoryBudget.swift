@@ -205,26 +205,23 @@ public final class MemoryBudget: @unchecked Sendable {
         while index < waiters.count {
             let waiter = waiters[index]
             let fits = inUse + waiter.need <= bytes
-            if let blockedNeed {
-                if fits && passedBytes + waiter.need <= bytes - blockedNeed {
-                    let grant = Grant(bytes: waiter.need, passed: true, waited: true)
-                    take(grant)
-                    waiter.grant = grant
-                    waiters.remove(at: index)
-                    moved = true
-                    continue
-                }
-            } else if fits {
-                let grant = Grant(bytes: waiter.need, passed: false, waited: true)
-                take(grant)
-                waiter.grant = grant
-                waiters.remove(at: index)
-                moved = true
-                continue
+            // Behind a photo that does not fit yet, another goes ahead only into room that one
+            // could not use anyway, so it is never starved.
+            let passes: Bool? = if let blockedNeed {
+                fits && passedBytes + waiter.need <= bytes - blockedNeed ? true : nil
             } else {
-                blockedNeed = waiter.need
+                fits ? false : nil
             }
-            index += 1
+            guard let passes else {
+                if blockedNeed == nil { blockedNeed = waiter.need }
+                index += 1
+                continue
+            }
+            let grant = Grant(bytes: waiter.need, passed: passes, waited: true)
+            take(grant)
+            waiter.grant = grant
+            waiters.remove(at: index)
+            moved = true
         }
         return moved
     }
