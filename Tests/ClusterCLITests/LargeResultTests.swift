@@ -1,5 +1,4 @@
 import Foundation
-import LoopbackHTTP
 import PhotoClusterCore
 import PhotoClusterImaging
 import PhotoClusterTestSupport
@@ -11,46 +10,17 @@ import XCTest
 /// worker lives, and another job's photos finish meanwhile.
 final class LargeResultTests: XCTestCase {
     func testAResultOfAbout300MBFailsOnceAndTheWorkerLivesInsideItsLimit() throws {
-        let limit = 1_536 << 20
-        let group = try MemoryCgroup(limitBytes: limit)
-        defer { group.remove() }
-
         // 10000x10000 of noise: a JPEG of some 50 MB (under the download cap of 64 MiB) whose PNG is about 300 MB.
         let noise = try Self.noiseJPEG(width: 10_000, height: 10_000)
-        let server = try WorkerMemoryLimitTests.photoServer(serving: ["noise.jpg": (noise, "image/jpeg")])
-        let work = Repository.temporaryDirectory("large-result")
-        var processes: [RunningCommand] = []
-        defer {
-            for process in processes.reversed() { process.stop() }
-            server.stop()
-            try? FileManager.default.removeItem(at: work)
-        }
-        let base = LoopbackPorts.consecutive(3)
-        let workers = "tcp://127.0.0.1:\(base)", clients = "tcp://127.0.0.1:\(base + 1)"
-        let coordinator = try CommandRunner.start([
-            // Default heartbeats: a worker encoding 100 MP near its memory limit on a busy machine
-            // may be slow to beat, and a loss is not what this test is about.
-            "coordinator", "--insecure", "--bind", workers, "--client-bind", clients, "--output-root", work.path,
-        ])
-        processes.append(coordinator)
-        let worker = try group.start(WorkerMemoryLimitTests.workerArguments(coordinator: workers, id: "bounded", metrics: "127.0.0.1:\(base + 2)"))
-        processes.append(worker)
-        guard eventually(timeout: 30, { coordinator.stderrSoFar.contains("worker bounded joined") }) else {
-            throw XCTSkip("the worker did not join: \(worker.stderrSoFar)")
-        }
+        // Default heartbeats: a worker encoding 100 MP near its memory limit on a busy machine may
+        // be slow to beat, and a loss is not what this test is about.
+        let cluster = try CgroupWorkerCluster(label: "large-result", limitBytes: 1_536 << 20, made: ["noise.jpg": (noise, "image/jpeg")])
+        defer { cluster.stop() }
+        let group = cluster.group, coordinator = cluster.coordinator!, worker = cluster.worker!
 
-        func submit(_ name: String, _ entries: [(String, String)], _ options: [String]) throws -> RunningCommand {
-            let manifest = work.appendingPathComponent("\(name).json")
-            try JSONSerialization.data(withJSONObject: entries.map { ["name": $0.0, "url": "\(server.baseURL)/\($0.1)"] }).write(to: manifest)
-            let process = try CommandRunner.start([
-                "submit", manifest.path, "--coordinator", clients, "--out", work.appendingPathComponent(name).path, "--json",
-            ] + options)
-            processes.append(process)
-            return process
-        }
-        let large = try submit("large", [("noise", "noise.jpg")], ["--format", "png"])
+        let large = try cluster.submit("large", [("noise", "noise.jpg")], ["--format", "png"])
         let ordinary = Repository.samplePhotoFiles.prefix(6).enumerated().map { ("o\($0.offset)", "\($0.element)?n=\($0.offset)") }
-        let others = try submit("ordinary", ordinary, ["--filter", "sepia"])
+        let others = try cluster.submit("ordinary", ordinary, ["--filter", "sepia"])
 
         let largeResult = large.finish(timeout: 300)
         XCTAssertEqual(largeResult.status, 1, largeResult.stderr)
@@ -59,7 +29,7 @@ final class LargeResultTests: XCTestCase {
         XCTAssertTrue(reason.contains("MiB, over the coordinator's limit of 256.0 MiB") && reason.contains("--max-result-bytes"), reason)
         XCTAssertFalse(reason.contains("attempts"), "failed once, not tried again: \(reason)")
         XCTAssertFalse(coordinator.stderrSoFar.contains("retried"), coordinator.stderrSoFar)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("large/noise.png").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: cluster.work.appendingPathComponent("large/noise.png").path))
 
         let otherResult = others.finish(timeout: 300)
         XCTAssertEqual(otherResult.status, 0, otherResult.stderr + otherResult.stdout)

@@ -1,5 +1,4 @@
 import Foundation
-import LoopbackHTTP
 import PhotoClusterCore
 import PhotoClusterImaging
 import PhotoClusterTestSupport
@@ -8,28 +7,8 @@ import XCTest
 /// A real `cluster worker` with its default memory flags inside a real cgroup v1 memory limit of
 /// 1.5 GiB: it reads the limit, keeps its photos inside it, and is never OOM-killed.
 final class WorkerMemoryLimitTests: XCTestCase {
-    /// The arguments every worker of these tests runs with, in one place.
-    static func workerArguments(coordinator: String, id: String, metrics: String) -> [String] {
-        // The test's photo server is on loopback, which a worker refuses by default.
-        ["worker", "--insecure", "--coordinator", coordinator, "--id", id, "--metrics-bind", metrics, "--allow-loopback"]
-    }
-
-    /// A server of the sample photos and of the photos a test made (name → bytes and content
-    /// type); a query, which makes each URL its own, is ignored.
-    static func photoServer(serving made: [String: (body: Data, type: String)]) throws -> LoopbackHTTPServer {
-        let samples = Repository.samplePhotos
-        return try LoopbackHTTPServer { request in
-            let name = String(request.path.split(separator: "?").first?.dropFirst() ?? "")
-            if let photo = made[name] { return HTTPResponse(headers: ["Content-Type": photo.type], body: photo.body) }
-            guard let body = try? Data(contentsOf: samples.appendingPathComponent(name)) else { return .notFound() }
-            return HTTPResponse(headers: ["Content-Type": name.hasSuffix(".png") ? "image/png" : "image/jpeg"], body: body)
-        }
-    }
-
     func testAWorkerInsideACgroupLimitRefusesWhatCannotFitAndQueuesWhatCanOneAtATime() throws {
         let limit = 1_536 << 20
-        let group = try MemoryCgroup(limitBytes: limit)
-        defer { group.remove() }
 
         // The photos, made here: a 1x1 PNG, and a 10000x10000 lossless WebP of a few KB served
         // under two names.
@@ -41,44 +20,19 @@ final class WorkerMemoryLimitTests: XCTestCase {
         let tiny = try ImageCodec.encode(tinyImage, as: .png, options: EncodeOptions())
         let large = try ImageCodec.encode(largeImage, as: .webp, options: EncodeOptions(quality: 25, lossless: true))
         XCTAssertLessThan(large.count, 1 << 20, "the WebP is a small download")
-        let server = try Self.photoServer(serving: ["tiny.png": (tiny, "image/png"), "large.webp": (large, "image/webp")])
-        let work = Repository.temporaryDirectory("memory")
-        var processes: [RunningCommand] = []
-        defer {
-            for process in processes.reversed() { process.stop() }
-            server.stop()
-            try? FileManager.default.removeItem(at: work)
-        }
-        let base = LoopbackPorts.consecutive(3)
-        let workers = "tcp://127.0.0.1:\(base)", clients = "tcp://127.0.0.1:\(base + 1)", metrics = "127.0.0.1:\(base + 2)"
-        let coordinator = try CommandRunner.start([
-            "coordinator", "--insecure", "--bind", workers, "--client-bind", clients, "--heartbeat-ms", "250", "--output-root", work.path,
-        ])
-        processes.append(coordinator)
-        let worker = try group.start(Self.workerArguments(coordinator: workers, id: "bounded", metrics: metrics))
-        processes.append(worker)
-        guard eventually(timeout: 30, { coordinator.stderrSoFar.contains("worker bounded joined") }) else {
-            throw XCTSkip("the worker did not join: \(worker.stderrSoFar)")
-        }
+        let cluster = try CgroupWorkerCluster(
+            label: "memory", limitBytes: limit, made: ["tiny.png": (tiny, "image/png"), "large.webp": (large, "image/webp")],
+            coordinatorArguments: ["--heartbeat-ms", "250"])
+        defer { cluster.stop() }
+        let group = cluster.group, worker = cluster.worker!
+
         // The budget, and where it came from, at start.
         XCTAssertTrue(worker.stderrSoFar.contains("memory budget 1.1 GiB for photos: limit 1.5 GiB from cgroup v1 \(group.path.path)/memory.limit_in_bytes"), worker.stderrSoFar)
 
-        func manifest(_ name: String, _ entries: [(String, String)]) throws -> String {
-            let url = work.appendingPathComponent("\(name).json")
-            try JSONSerialization.data(withJSONObject: entries.map { ["name": $0.0, "url": "\(server.baseURL)/\($0.1)"] }).write(to: url)
-            return url.path
-        }
-        func submit(_ name: String, _ entries: [(String, String)], _ options: [String]) throws -> RunningCommand {
-            let process = try CommandRunner.start([
-                "submit", try manifest(name, entries), "--coordinator", clients, "--out", work.appendingPathComponent(name).path, "--json",
-            ] + options)
-            processes.append(process)
-            return process
-        }
         let ordinary = Repository.samplePhotoFiles.prefix(6).enumerated().map { ("o\($0.offset)", "\($0.element)?n=\($0.offset)") }
-        let huge = try submit("huge", [("tiny", "tiny.png")], ["--filter", "resize:width=20000,height=20000", "--filter", "sharpen:sigma=1"])
-        let webps = try submit("webp", [("a", "large.webp?n=a"), ("b", "large.webp?n=b")], ["--format", "jpeg"])
-        let others = try submit("ordinary", ordinary, ["--filter", "grayscale"])
+        let huge = try cluster.submit("huge", [("tiny", "tiny.png")], ["--filter", "resize:width=20000,height=20000", "--filter", "sharpen:sigma=1"])
+        let webps = try cluster.submit("webp", [("a", "large.webp?n=a"), ("b", "large.webp?n=b")], ["--format", "jpeg"])
+        let others = try cluster.submit("ordinary", ordinary, ["--filter", "grayscale"])
 
         // The tiny photo that would grow to 3 GB fails at once, with the figure and the option.
         let hugeResult = huge.finish(timeout: 120)
@@ -98,7 +52,7 @@ final class WorkerMemoryLimitTests: XCTestCase {
         // One after the other: the second one's decode began after the first one's encode ended
         // (the stages the worker reported), and the worker says a photo waited for memory.
         let job = try XCTUnwrap(webpReport["job"] as? String)
-        let trace = try CommandRunner.run(["trace", job, "--out", "-", "--coordinator", clients])
+        let trace = try CommandRunner.run(["trace", job, "--out", "-", "--coordinator", cluster.clientEndpoint])
         XCTAssertEqual(trace.status, 0, trace.stderr)
         let events = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(trace.stdout.utf8)) as? [String: Any])?["traceEvents"] as? [[String: Any]])
         var spans: [Int: (start: Double, end: Double)] = [:]
@@ -110,7 +64,7 @@ final class WorkerMemoryLimitTests: XCTestCase {
         }
         let first = try XCTUnwrap(spans[0]), second = try XCTUnwrap(spans[1])
         XCTAssertTrue(first.end <= second.start || second.end <= first.start, "the two large photos overlapped: \(spans)")
-        let exposition = try HTTP.text("http://\(metrics)/metrics")
+        let exposition = try HTTP.text("http://\(cluster.workerMetrics)/metrics")
         XCTAssertGreaterThanOrEqual(sample("photocluster_memory_waits_total", in: exposition) ?? 0, 1, exposition)
         XCTAssertGreaterThanOrEqual(sample("photocluster_memory_refusals_total", in: exposition) ?? 0, 1, exposition)
         XCTAssertEqual(sample("photocluster_memory_limit_bytes", in: exposition), Double(limit), exposition)
