@@ -40,15 +40,8 @@ extension CoordinatorNode {
     /// A result larger than this coordinator takes: the photo fails for good (trying again makes
     /// the same result), with the figures and what to do.
     func refuseOversizedResult(_ result: Photocluster_V1_PhotoResult, bytes: Int, from worker: String) {
-        photoFailed(.with {
-            $0.jobID = result.jobID
-            $0.photoIndex = result.photoIndex
-            $0.attempt = result.attempt
-            $0.stage = .encode
-            $0.stageName = "result"
-            $0.reason = ResultSizeLimit.refusal(bytes: bytes, limit: resultLimit)
-            $0.transient = false
-        }, from: worker)
+        failAttempt(PhotoRef(job: result.jobID, index: result.photoIndex), attempt: result.attempt, on: worker,
+            stage: .encode, stageName: "result", reason: ResultSizeLimit.refusal(bytes: bytes, limit: resultLimit), transient: false)
     }
 
     /// The current attempt of a photo on a live worker ends without an outcome from it: counted
@@ -58,14 +51,6 @@ extension CoordinatorNode {
             workers[worker]?.release(ref)
             return
         }
-        photoFailed(.with {
-            $0.jobID = ref.job
-            $0.photoIndex = ref.index
-            $0.attempt = photo.attempts
-            $0.stage = .schedule
-            $0.stageName = stageName
-            $0.reason = reason
-            $0.transient = true
-        }, from: worker)
+        failAttempt(ref, attempt: photo.attempts, on: worker, stage: .schedule, stageName: stageName, reason: reason, transient: true)
     }
 }

@@ -259,14 +259,23 @@ extension CoordinatorNode {
     /// Fails the attempt `result` answers, as a transient failure (the photo is tried again): the
     /// result itself was not what the job needs.
     func failAttempt(of result: Photocluster_V1_PhotoResult, from worker: String, stage: Photocluster_V1_Stage, stageName: String, reason: String) {
+        failAttempt(PhotoRef(job: result.jobID, index: result.photoIndex), attempt: result.attempt, on: worker,
+            stage: stage, stageName: stageName, reason: reason, transient: true)
+    }
+
+    /// Fails an attempt of a photo as if its worker had reported the failure: transient ones are
+    /// tried again until `--max-attempts`.
+    func failAttempt(
+        _ ref: PhotoRef, attempt: UInt32, on worker: String, stage: Photocluster_V1_Stage, stageName: String, reason: String, transient: Bool
+    ) {
         photoFailed(.with {
-            $0.jobID = result.jobID
-            $0.photoIndex = result.photoIndex
-            $0.attempt = result.attempt
+            $0.jobID = ref.job
+            $0.photoIndex = ref.index
+            $0.attempt = attempt
             $0.stage = stage
             $0.stageName = stageName
             $0.reason = reason
-            $0.transient = true
+            $0.transient = transient
         }, from: worker)
     }
 

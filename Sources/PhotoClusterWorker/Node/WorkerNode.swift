@@ -481,17 +481,7 @@ public final class WorkerNode: @unchecked Sendable {
             body = .result(result)
             photo = result.storedAt.isEmpty ? data : nil
         case .failed(let stage, let stageName, let reason, let transient):
-            metrics.photoEnded(outcome: "failed")
-            logger.info("photo failed at \(stageName): \(reason)", metadata: ["job": "\(graph.jobID)", "photo": "\(graph.photoIndex)"])
-            var failure = Photocluster_V1_PhotoFailure()
-            failure.jobID = graph.jobID
-            failure.photoIndex = graph.photoIndex
-            failure.attempt = graph.attempt
-            failure.stage = stage
-            failure.stageName = stageName
-            failure.reason = reason
-            failure.transient = transient
-            body = .failure(failure)
+            body = .failure(failed(graph, at: stage, stageName, reason: reason, transient: transient))
             photo = nil
         case .cancelled(let lastFinished):
             var cancelled = Photocluster_V1_PhotoCancelled()
@@ -508,8 +498,9 @@ public final class WorkerNode: @unchecked Sendable {
             sendPendingProgress()
             if let spans { reports.add(.spans(spans)) }
             if let photo, photo.count > resultLimit {
-                metrics.photoEnded(outcome: "failed")
-                reports.add(.failure(oversized(graph, bytes: photo.count)))
+                // Trying again would make the same result.
+                let reason = ResultSizeLimit.refusal(bytes: photo.count, limit: resultLimit)
+                reports.add(.failure(failed(graph, at: .encode, "result", reason: reason, transient: false)))
             } else {
                 if case .result = body { metrics.photoEnded(outcome: "succeeded") }
                 reports.add(body, photo: photo)
@@ -518,18 +509,20 @@ public final class WorkerNode: @unchecked Sendable {
         }
     }
 
-    /// The failure a result over the coordinator's limit becomes (trying again makes the same result).
-    private func oversized(_ graph: Photocluster_V1_PhotoGraph, bytes: Int) -> Photocluster_V1_PhotoFailure {
-        let reason = ResultSizeLimit.refusal(bytes: bytes, limit: resultLimit)
-        logger.info("photo failed at result: \(reason)", metadata: ["job": "\(graph.jobID)", "photo": "\(graph.photoIndex)"])
+    /// The report of a photo that failed, counted and logged.
+    private func failed(
+        _ graph: Photocluster_V1_PhotoGraph, at stage: Photocluster_V1_Stage, _ stageName: String, reason: String, transient: Bool
+    ) -> Photocluster_V1_PhotoFailure {
+        metrics.photoEnded(outcome: "failed")
+        logger.info("photo failed at \(stageName): \(reason)", metadata: ["job": "\(graph.jobID)", "photo": "\(graph.photoIndex)"])
         var failure = Photocluster_V1_PhotoFailure()
         failure.jobID = graph.jobID
         failure.photoIndex = graph.photoIndex
         failure.attempt = graph.attempt
-        failure.stage = .encode
-        failure.stageName = "result"
+        failure.stage = stage
+        failure.stageName = stageName
         failure.reason = reason
-        failure.transient = false
+        failure.transient = transient
         return failure
     }
 }
