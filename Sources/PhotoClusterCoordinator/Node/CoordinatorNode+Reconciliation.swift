@@ -38,7 +38,7 @@ extension CoordinatorNode {
             // for a message) must not come back for ever.
             chargeAttempt(ref, on: id, stageName: "transit",
                 reason: "its assignment or its outcome was lost in transit between the coordinator and worker \(id)")
-            log(.warning, "photo \(ref.index) was not on worker \(id) in two heartbeats (its assignment or its outcome was lost in transit); tried again",
+            log(.warning, "photo \(ref.index) was not on worker \(id) in two heartbeats (its assignment or its outcome was lost in transit); the attempt is charged",
                 job: ref.job, photo: ref.index, worker: id)
         }
         if !stale.isEmpty {

@@ -106,8 +106,7 @@ final class WorkerRecord {
         }
     }
 
-    /// The worker said something of the photo (a stage ended), or its job was suspended: its
-    /// deadline starts again.
+    /// The worker said something of the photo (a stage ended): its deadline starts again.
     func heardOf(_ ref: PhotoRef, at now: MonotonicInstant) {
         if inFlight.contains(ref) { lastHeardOf[ref] = now }
     }
