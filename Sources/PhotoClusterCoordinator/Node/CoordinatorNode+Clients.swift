@@ -47,8 +47,7 @@ extension CoordinatorNode {
             guard unknown.isEmpty else {
                 return refuse(client, id, "job \(cancel.jobID) has no photo named \(unknown.sorted().map { "\"\($0)\"" }.joined(separator: ", "))")
             }
-            if cancel.photoNames.isEmpty { jobs[cancel.jobID]?.cancelledWhole = true }
-            cancelPhotos(of: cancel.jobID, names: Set(cancel.photoNames))
+            core.handle(.cancel(job: cancel.jobID, names: Set(cancel.photoNames)), now: .now)
             sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
         case .viewport(let request):
             guard permitted(request.jobID, for: requester, client, id) else { return }
@@ -56,11 +55,11 @@ extension CoordinatorNode {
             sendToClient(client, requestID: id, .status(statusReply(for: request.jobID, includePhotos: false, for: requester)))
         case .suspend(let request):
             guard permitted(request.jobID, for: requester, client, id) else { return }
-            setSuspendedByClient(request.jobID, true, arrivedAt: arrivedAt)
+            core.handle(.suspend(job: request.jobID, true, arrivedAt: arrivedAt), now: .now)
             sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
         case .resume(let request):
             guard permitted(request.jobID, for: requester, client, id) else { return }
-            setSuspendedByClient(request.jobID, false, arrivedAt: arrivedAt)
+            core.handle(.suspend(job: request.jobID, false, arrivedAt: arrivedAt), now: .now)
             sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
         case .heartbeat(let beat):
             sendToClient(client, requestID: id, .heartbeat(beat))
@@ -200,9 +199,6 @@ extension CoordinatorNode {
                 return refuse(client, requestID, "\(error); the coordinator cannot take jobs until its state directory is writable")
             }
         }
-        jobs[jobID] = job
-        jobOrder.append(jobID)
-        openJobs.append(jobID)
         if let directory { outputDirectories[jobID] = directory }
         subscribers[jobID] = JobSubscribers(client, detail: submit.events, summary: submit.summary)
         var accepted = Photocluster_V1_JobAccepted()
@@ -212,11 +208,10 @@ extension CoordinatorNode {
         let from = submit.label.isEmpty ? "a client" : submit.label
         log("job \(jobID) accepted: \(submit.photos.count) photos from \(from) (\(Requester.client(key: key).description(authorizedKeys))) → \(job.outputLocation)", job: jobID)
         publish(jobID, .phase(.preparation))
-        jobs[jobID]?.enter(.inProgress)
-        journaling("job \(jobID)") { try $0.recordJobState(jobs[jobID]!) }
+        job.enter(.inProgress)
+        journaling("job \(jobID)") { try $0.recordJobState(job) }
         publish(jobID, .phase(.inProgress))
-        capabilitiesChanged = true
-        dispatch()
+        core.handle(.jobOpened(job), now: .now)
     }
 
     private func refuseLimit(_ client: Data, _ requestID: UInt64, _ problem: String, _ refusal: Photocluster_V1_Refusal) {

@@ -56,7 +56,7 @@ extension CoordinatorNode {
         describeAuthorizedKeys(keys)
         for worker in workers.values {
             guard let key = worker.key, let refusal = keys.refusal(of: key, at: .workers) else { continue }
-            loseWorker(worker.id, .keyRemoved(refusal))
+            core.handle(.workerRemoved(worker.id, .keyRemoved(refusal)), now: .now)
             scheduleEviction(of: Data(worker.id.utf8), from: .workers)
         }
         for (identity, client) in clientKeys {

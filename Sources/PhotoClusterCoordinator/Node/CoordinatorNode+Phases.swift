@@ -43,13 +43,12 @@ extension CoordinatorNode {
         if let problem { log(.error, "job \(jobID): \(problem)", job: jobID) }
         jobs[jobID]?.enter(finishing.phase)
         guard let finished = jobs[jobID] else { return }
-        openJobs.removeAll { $0 == jobID }
         journaling("job \(jobID)") { try $0.recordJobFinished(finished) }
         let p = finished.progress
         log("job \(jobID) \(finished.phase == .cancelled ? "cancelled" : "finished"): \(p.succeeded) ok, \(p.failed) failed, \(p.cancelled) cancelled in \(String(format: "%.2f", finished.elapsed)) s", job: jobID)
         publish(jobID, .phase(finished.phase))
         sendFinishedSummary(of: jobID, to: subscribers[jobID]?.all ?? [])
-        for worker in workers.keys { sendToWorker(worker, .jobClosed(.with { $0.jobID = jobID })) }
+        core.handle(.jobEnded(jobID), now: .now)
         // Nothing more is written there (a result still being written holds the directory).
         outputDirectories.removeValue(forKey: jobID)
         finishedOrder.append(jobID)

@@ -48,7 +48,7 @@ extension CoordinatorNode {
                 kind: .invalid,
                 message: "visible range \(viewport.visibleStart)..\(viewport.visibleEnd) is outside the job's photos 0..\(total - 1)")
         }
-        setViewport(jobID, Viewport(from: viewport, count: total), arrivedAt: arrivedAt)
+        core.handle(.viewport(job: jobID, Viewport(from: viewport, count: total), arrivedAt: arrivedAt), now: .now)
         return nil
     }
 }

@@ -12,15 +12,12 @@ extension CoordinatorNode {
         guard excess > 0 else { return }
         let forgotten = finishedOrder.prefix(excess)
         finishedOrder.removeFirst(excess)
-        let gone = Set(forgotten)
-        jobOrder.removeAll { gone.contains($0) }
-        for id in forgotten {
-            guard let job = jobs.removeValue(forKey: id) else { continue }
+        let known = forgotten.compactMap { jobs[$0] }
+        core.handle(.jobsForgotten(Array(forgotten)), now: .now)
+        for job in known {
+            let id = job.id
             subscribers.removeValue(forKey: id)
             jobsWithWaitingCounts.remove(id)
-            controlSentAt.removeValue(forKey: id)
-            for worker in workers.keys { workers[worker]?.ackedEpoch.removeValue(forKey: id) }
-            attemptsSent.forget(job: id)
             outputDirectories.removeValue(forKey: id)
             outputProblems.removeValue(forKey: id)
             journaling("that job \(id) is forgotten") { try $0.forgetJob(id) }

@@ -12,24 +12,13 @@ import PhotoClusterProto
 extension CoordinatorNode {
     func expireStuckWrites(now: MonotonicInstant = .now) {
         let limit = configuration.writeTimeout
-        for (ref, since) in writing where now.seconds(since: since) > limit {
-            writing.removeValue(forKey: ref)
-            if let bytes = bytesByWrite.removeValue(forKey: ref) { bytesBeingWritten -= bytes }
-            guard let job = jobs[ref.job], job.photo(ref.index)?.isSettled == false else { continue }
-            // A write that ends after all leaves no file: its photo is settled (see `resultsWritten`).
-            job.markFailed(ref.index, stage: "write", reason: Self.stuckWriteReason(job.outputDirectory.path, limit))
-            photoFinished(ref.job, ref.index)
-        }
+        core.handle(.writesOverdue(limit: limit), now: now)
         finishJobsWithStuckIndexes(now: now)
         for (token, preparing) in preparingDirectories where now.seconds(since: preparing.since) > limit {
             preparingDirectories.removeValue(forKey: token)
             refuse(preparing.client, preparing.requestID, "cannot use the output directory \(preparing.submit.outputDir): no answer from its file system within \(Int(limit)) s (is it a hung network mount?)")
         }
         writers.replaceStuckThreads()
-    }
-
-    static func stuckWriteReason(_ directory: String, _ limit: TimeInterval) -> String {
-        "the output was not written in \(directory) within \(Int(limit)) s (is its file system stuck, a hung network mount?); the write was given up (cluster coordinator --write-timeout)"
     }
 }
 

@@ -25,20 +25,15 @@ struct ResultWrite {
 extension CoordinatorNode {
     static let writesPerPiece = 32
 
-    /// Marks the targets as being written; they leave when the turn ends (`submitQueuedWrites`).
-    func queueWrite(_ write: ResultWrite) {
+    /// A result the core asks to be written; it leaves when the turn ends (`submitQueuedWrites`).
+    func queueWrite(_ result: Photocluster_V1_PhotoResult, from worker: String, encoded: Data, targets: [(index: UInt32, name: String)]) {
+        let write = ResultWrite(result: result, worker: worker, encoded: encoded, directory: outputDirectories[result.jobID], targets: targets)
         guard write.directory != nil else {
             let reason = outputProblems[write.result.jobID] ?? "the job's output directory is not open"
             var failed = write
             failed.errors = write.targets.map { DurableFile.Failure(path: $0.name, reason: reason) }
             return resultsWritten([failed])
         }
-        let now = MonotonicInstant.now
-        for target in write.targets { writing[PhotoRef(job: write.result.jobID, index: target.index)] = now }
-        // Counted under the photo's own ref, so a write given up (`expireStuckWrites`) stops
-        // counting then, not a second time when it comes back.
-        bytesByWrite[PhotoRef(job: write.result.jobID, index: write.result.photoIndex)] = write.encoded.count
-        bytesBeingWritten += write.encoded.count
         writesToSubmit.append(write)
     }
 
@@ -73,41 +68,18 @@ extension CoordinatorNode {
         }
     }
 
-    /// Back on the loop thread: the files are in place (or could not be written).
+    /// Back on the loop thread: the files are in place (or could not be written). A file
+    /// written for a photo that settled meanwhile (cancelled for good, or given up by
+    /// `expireStuckWrites`) is removed, on a writer thread (the directory may be slow): no file
+    /// that looks finished is left for it. The core settles the others.
     private func resultsWritten(_ writes: [ResultWrite]) {
-        let wasBacklogged = writesBacklogged
-        defer { if wasBacklogged && !writesBacklogged { dispatch() } }
-        // Told per job once the piece is through: the statuses, then the counts once. A client
-        // that hears of every photo is promised the counts after each (`EventDetail`): its job's
-        // photos are told one by one.
-        var ends: [String: [(index: UInt32, worker: String?)]] = [:]
-        defer { for (jobID, settled) in ends { photosFinished(jobID, settled) } }
         for write in writes {
-            if let bytes = bytesByWrite.removeValue(forKey: PhotoRef(job: write.result.jobID, index: write.result.photoIndex)) {
-                bytesBeingWritten -= bytes
-            }
-            let result = write.result
             recordWriteSpan(write)
-            for (target, error) in zip(write.targets, write.errors) {
-                writing.removeValue(forKey: PhotoRef(job: result.jobID, index: target.index))
-                guard let photo = jobs[result.jobID]?.photo(target.index), !photo.isSettled else {
-                    // Cancelled for good, or given up (`expireStuckWrites`), while its file was
-                    // written: leave no file that looks finished (removed on a writer thread:
-                    // the directory may be slow).
-                    if error == nil, let directory = write.directory { writers.submit { directory.remove(named: target.name) } }
-                    continue
-                }
-                if let error {
-                    jobs[result.jobID]?.markFailed(target.index, stage: "write", reason: "\(error)")
-                } else {
-                    jobs[result.jobID]?.markDone(target.index, format: result.format, width: result.width, height: result.height)
-                }
-                if subscribers[result.jobID]?.everyPhoto.isEmpty == false {
-                    photoFinished(result.jobID, target.index, worker: write.worker)
-                } else {
-                    ends[result.jobID, default: []].append((target.index, write.worker))
-                }
+            guard let directory = write.directory else { continue }
+            for (target, error) in zip(write.targets, write.errors) where error == nil {
+                if jobs[write.result.jobID]?.photo(target.index)?.isSettled != false { writers.submit { directory.remove(named: target.name) } }
             }
         }
+        core.handle(.resultsWritten(writes.map { WrittenResult(result: $0.result, worker: $0.worker, targets: $0.targets, errors: $0.errors) }), now: .now)
     }
 }

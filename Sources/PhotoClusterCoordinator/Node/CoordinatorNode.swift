@@ -21,13 +21,14 @@ public final class CoordinatorNode: @unchecked Sendable {
     let writers: BlockingWorkThreads
     var zap: ZAPHandler?
 
+    /// The scheduling: jobs, workers, attempts, credit (see `CoordinatorCore`). The node is its
+    /// shell: it owns the sockets, the journal, the writers and the clients, and does what the
+    /// core decides.
+    private(set) var core: CoordinatorCore!
+
     // Loop-thread state.
     var workerSocket: ZMQSocket!
     var clientSocket: ZMQSocket!
-    var jobs = SlotTable<String, Job>()
-    var jobOrder: [String] = []
-    /// The jobs not finished yet, in submission order: the ones dispatch looks at.
-    var openJobs: [String] = []
     /// Finished jobs, the first to finish first: the oldest are forgotten (see `forgetOldFinishedJobs`).
     var finishedOrder: [String] = []
     /// Who hears about each job, and how much.
@@ -36,38 +37,12 @@ public final class CoordinatorNode: @unchecked Sendable {
     var jobsWithWaitingCounts: Set<String> = []
     /// Messages for clients whose connections are full, sent as they read.
     var clientOutbox = ClientOutbox()
-    var workers = SlotTable<String, WorkerRecord>()
-    /// The worker table: connected workers by number (photo records hold numbers, not ids).
-    var workerIDs: [WorkerNumber: String] = [:]
-    var lastWorkerNumber: UInt32 = 0
-    /// Graphs assigned during this turn of the loop, per worker id, sent when the turn ends (see
-    /// `sendToWorker`).
-    var graphsToSend: [String: GraphBatch] = [:]
-    /// While a worker's batch of reports is handled: the photos its stored results settled, per
-    /// job, told when the batch is through (see `receiveReports`); nil otherwise.
-    var settledInBatch: [String: [(index: UInt32, worker: String?)]]?
-    /// When every message from workers had last been read (see `tick`).
-    var workerMessagesReadAt = MonotonicInstant.now
-    /// Workers declared lost for their silence, with the photos charged for them: forgiven if
-    /// the same process comes back (see `CoordinatorNode+WorkerLosses`).
-    var recentLosses: [String: RecentLoss] = [:]
-    /// A worker kept for suspects while any wait (see `reserveWorkerForSuspects`).
-    var reservedForSuspects: String?
     var droppedFrames = 0
-    /// Photos whose result file is being written, and since when (loop-owned): a second result
-    /// for one is ignored, and one that takes longer than `writeTimeout` fails.
-    var writing: [PhotoRef: MonotonicInstant] = [:]
-    /// Bytes of results handed to the writer threads and not written yet, in all and by the
-    /// result's own photo.
-    var bytesBeingWritten = 0
-    var bytesByWrite: [PhotoRef: Int] = [:]
     /// Jobs whose `index.json` is being written, and submitted jobs whose directory is being opened.
     var finishing: [String: FinishingJob] = [:]
     var preparingDirectories: [UUID: PreparingDirectory] = [:]
     /// Results of this turn, handed to the writer threads when it ends.
     var writesToSubmit: [ResultWrite] = []
-    /// Which worker each attempt in flight was sent to: the reports believed (see `admitReport`).
-    var attemptsSent = AttemptLedger()
     /// Rejected reports, logged at most once per worker per interval.
     var rejectionLog = RejectionLog()
     /// The authorized keys in force, with their roles; nil without CURVE (everything open).
@@ -87,12 +62,6 @@ public final class CoordinatorNode: @unchecked Sendable {
     let indexStore: IndexStore
     /// The durable record of jobs and photos, with `--state`.
     var journal: Journal?
-    /// Set when workers or jobs change, so photos no worker can run are looked for only then.
-    var capabilitiesChanged = false
-    /// Control changes per job that not every worker has acknowledged yet, oldest first, with
-    /// when each request arrived: each is timed when the last worker acknowledges its epoch or a
-    /// newer one, so a change overtaken by the next is timed too, not left out.
-    var controlSentAt: [String: [(epoch: UInt64, at: MonotonicInstant)]] = [:]
     /// What finished, second by second: the rates in status replies and the dashboard's charts.
     var history = ThroughputHistory()
     var recentFailures = RecentFailures()
@@ -123,6 +92,12 @@ public final class CoordinatorNode: @unchecked Sendable {
         writers = BlockingWorkThreads(name: "writer", limit: 4, stuckAfter: configuration.writeTimeout, maxThreads: 64,
             priority: configuration.writerPriority)
         indexStore = IndexStore(s3: configuration.s3, sharedRoots: configuration.sharedRoots, writers: writers)
+        let settings = CoordinatorCore.Settings(
+            coordinatorID: coordinatorID, heartbeatInterval: configuration.heartbeatInterval, heartbeatLiveness: configuration.heartbeatLiveness,
+            maxAttempts: configuration.maxAttempts, retryBackoff: configuration.retryBackoff, maxWorkerLosses: configuration.maxWorkerLosses,
+            workerBudgets: configuration.workerBudgets,
+            resultLimit: configuration.workerBudgets.resultLimit(messageLimit: configuration.maxMessageBytes))
+        core = CoordinatorCore(settings: settings, shell: self, now: .now)
     }
 
     /// Opens the journal (restoring its jobs), binds both endpoints (so errors such as a busy
@@ -132,10 +107,8 @@ public final class CoordinatorNode: @unchecked Sendable {
         if let directory = configuration.stateDirectory {
             let journal = try Journal(directory: directory)
             for job in try journal.loadJobs() {
-                jobs[job.id] = job
-                jobOrder.append(job.id)
+                core.open(job)
                 if !job.isFinished {
-                    openJobs.append(job.id)
                     log("job \(job.id) restored from the journal: \(job.progress.done)/\(job.total) photos settled", job: job.id)
                     if job.place == nil { reopenOutputDirectory(of: job) }
                 }
@@ -143,7 +116,6 @@ public final class CoordinatorNode: @unchecked Sendable {
             finishedOrder = try journal.idsInFinishOrder().filter { jobs[$0]?.isFinished == true }
             self.journal = journal
             forgetOldFinishedJobs()
-            capabilitiesChanged = true
         }
         if let curve = configuration.curve {
             // The handler must be in place before a CURVE server binds, or anyone who knows
@@ -191,7 +163,7 @@ public final class CoordinatorNode: @unchecked Sendable {
             // while workers keep sending; what is left is read on the next turn.
             for _ in 0..<Self.workerMessagesPerTurn {
                 guard let message = try? socket.receiveWithUserID(dontWait: true) else {
-                    workerMessagesReadAt = .now
+                    core.handle(.workerMessagesDrained, now: .now)
                     break
                 }
                 receiveFromWorker(message.frames, key: message.userID)
@@ -202,12 +174,14 @@ public final class CoordinatorNode: @unchecked Sendable {
             commitJournal()
             flushClientOutbox()
             submitQueuedWrites()
-            sendAssignedGraphs()
+            core.handle(.turnEnded, now: .now)
         }
-        loop.every(configuration.heartbeatInterval) { [unowned self] in tick() }
+        loop.every(configuration.heartbeatInterval) { [unowned self] in
+            core.handle(.heartbeatTick(messagesWaiting: workerSocket.hasMessageWaiting), now: .now)
+        }
         // Retry back-offs are shorter than a heartbeat: release them on a finer clock.
         loop.every(0.05) { [unowned self] in
-            releaseDueRetries()
+            core.handle(.retryTick, now: .now)
             flushClientOutbox()
             evictDueConnections()
         }
@@ -267,92 +241,13 @@ public final class CoordinatorNode: @unchecked Sendable {
         onLoop { self.workers.values.map { ($0.id, $0.inFlight.count, $0.completed, $0.cached.count) }.sorted { $0.id < $1.id } }
     }
 
-    // MARK: - Periodic work
-
-    private func tick() {
-        let now = MonotonicInstant.now
-        let deadline = configuration.heartbeatInterval * Double(configuration.heartbeatLiveness)
-        // A worker is lost when it was silent while everything workers sent had been read. After
-        // the loop was held up (a job of a million photos built), their messages wait unread,
-        // and reading them takes more than one turn: silence then proves nothing yet.
-        if !workerSocket.hasMessageWaiting { workerMessagesReadAt = now }
-        for worker in workers.values where workerMessagesReadAt.seconds(since: worker.lastSeen) > deadline {
-            metrics.heartbeatMissed()
-            loseWorker(worker.id, .silent(now.seconds(since: worker.lastSeen)))
-        }
-        var beat = Photocluster_V1_Heartbeat()
-        beat.sentUnixMs = UInt64(Date().timeIntervalSince1970 * 1000)
-        for (id, worker) in workers {
-            // Every assignment up to this one was sent before this heartbeat (see `reconcile`).
-            beat.assignSequence = worker.assignSequence
-            sendToWorker(id, .heartbeat(beat))
-        }
-        resendUnacknowledgedControl()
-        forgetOldLosses()
-        takeBackOverdueAssignments(now: now)
-        dispatch()
-    }
-
-    private func releaseDueRetries() {
-        let now = MonotonicInstant.now
-        var released = false
-        for id in jobOrder where jobs[id]?.hasDelayedRetries == true {
-            jobs[id]?.releaseDueRetries(now: now)
-            released = true
-        }
-        if released { dispatch() }
-    }
-
     // MARK: - Sending
 
     /// Messages a worker reads in one turn of the loop, at most.
     static let workerMessagesPerTurn = 256
 
-    /// Sends a message to a worker, after the graphs assigned to it so far this turn, so it hears
-    /// everything in the order the coordinator decided it. Whether the message left: one that did
-    /// not (the worker is unreachable or not reading) is dropped; the heartbeat check decides
-    /// whether the worker is lost.
-    @discardableResult
-    func sendToWorker(_ id: String, _ body: Photocluster_V1_CoordinatorToWorker.OneOf_Body) -> Bool {
-        if !graphsToSend.isEmpty, let batch = graphsToSend.removeValue(forKey: id) { send(batch, to: id) }
-        var message = Photocluster_V1_CoordinatorToWorker()
-        message.body = body
-        return send(encoded: Envelope.encode(message), to: id)
-    }
-
-    /// Sends every worker the graphs assigned to it during this turn, each batch as one message.
-    /// Graphs a worker could not be sent are back in the queue: they go to the others at once.
-    func sendAssignedGraphs() {
-        while !graphsToSend.isEmpty {
-            let batches = graphsToSend
-            graphsToSend.removeAll(keepingCapacity: true)
-            var refused = false
-            for (id, batch) in batches where !send(batch, to: id) { refused = true }
-            guard refused else { return }
-            dispatch()
-        }
-    }
-
-    /// One `AssignGraphs` message, numbered for `reconcile`. When it cannot leave, its photos go
-    /// back to their places at once (not after the worker is declared lost), their credit back to
-    /// the worker, and the worker is sent nothing more until it is heard from.
-    @discardableResult
-    private func send(_ batch: GraphBatch, to id: String) -> Bool {
-        // A worker lost this turn: its photos went back to the queue with it.
-        guard let worker = workers[id].map({ (number: $0.number, sequence: $0.assignSequence + 1) }) else { return false }
-        let refs = batch.sent.map(\.ref)
-        guard send(encoded: batch.message(sequence: worker.sequence), to: id) else {
-            for ref in refs where jobs[ref.job]?.photo(ref.index)?.worker == worker.number { jobs[ref.job]?.unassign(ref.index) }
-            workers[id]?.refundCredit(releasing: refs)
-            workers[id]?.unreachable = true
-            return false
-        }
-        workers[id]?.noteAssigned(refs, sequence: worker.sequence, at: .now)
-        for (ref, attempt) in batch.sent { attemptsSent.recordSent(ref, attempt: attempt, to: id) }
-        return true
-    }
-
-    private func send(encoded message: Data, to id: String) -> Bool {
+    /// Sends an encoded message to a worker; whether it left.
+    func send(encoded message: Data, to id: String) -> Bool {
         do {
             try workerSocket.send([workers[id]?.identity ?? Data(id.utf8), message], dontWait: true)
             return true

@@ -4,7 +4,7 @@ import PhotoClusterProto
 
 /// Results of jobs whose workers store the outputs themselves (S3, a shared directory): the
 /// coordinator hears where each output is and records it, holding no byte of it.
-extension CoordinatorNode {
+extension CoordinatorCore {
     /// A result for a job with an output place, or one that says it was stored: the photo is done
     /// where the result says, at the names the coordinator expects (nothing else is believed). A
     /// result of the other kind than the job's outputs is an attempt that failed, tried again.
@@ -33,7 +33,7 @@ extension CoordinatorNode {
         }
         // In a batch of reports, told with the batch's others (one journal write, one count); a
         // client that hears of every photo is promised the counts after each (`EventDetail`).
-        if settledInBatch != nil, subscribers[result.jobID]?.everyPhoto.isEmpty != false {
+        if settledInBatch != nil, !shell.tellsEveryPhoto(of: result.jobID) {
             settledInBatch![result.jobID, default: []].append(contentsOf: ends)
         } else {
             photosFinished(result.jobID, ends)

@@ -13,7 +13,7 @@ import PhotoClusterCore
 /// charged, and clears itself by finishing alone; a photo charged `maxWorkerLosses` times fails
 /// and is never sent again. A worker declared lost for its silence that comes back as the same
 /// process (stopped, or cut off) had not died: what was recorded for it is forgiven.
-extension CoordinatorNode {
+extension CoordinatorCore {
     /// Records the loss of `worker` for each photo in `held` (charged when it is the only one),
     /// then requeues the photo behind the others, or fails it when it has been charged too often.
     /// `forgivable`: the worker was only silent, and may come back.
@@ -23,20 +23,20 @@ extension CoordinatorNode {
         for ref in held {
             guard let job = jobs[ref.job], job.photo(ref.index)?.isSettled == false else { continue }
             let losses = job.recordLoss(ref.index, worker: worker.id, alone: alone)
-            journaling("the losses of photo \(ref.index) of job \(ref.job)") { try $0.recordWorkerLosses(losses, photo: ref.index, of: ref.job) }
-            if losses.count >= configuration.maxWorkerLosses {
+            perform(.journalLosses(job: ref.job, photo: ref.index, losses))
+            if losses.count >= settings.maxWorkerLosses {
                 failPoisonPhoto(ref, losses, of: job)
             } else {
                 job.requeue(ref.index)
-                metrics.requeued()
+                count(.requeued)
                 charged.append(ref)
             }
         }
         if forgivable && !charged.isEmpty {
-            recentLosses[worker.id] = RecentLoss(incarnation: worker.incarnation, photos: charged, alone: alone, at: .now)
+            recentLosses[worker.id] = RecentLoss(incarnation: worker.incarnation, photos: charged, alone: alone, at: now)
         }
         if let ref = charged.first, alone {
-            log(.warning, "worker \(worker.id) died holding only photo \(ref.index): charged (\(jobs[ref.job]?.workerLosses[ref.index]?.count ?? 0) of \(configuration.maxWorkerLosses)); it runs alone next",
+            log(.warning, "worker \(worker.id) died holding only photo \(ref.index): charged (\(jobs[ref.job]?.workerLosses[ref.index]?.count ?? 0) of \(settings.maxWorkerLosses)); it runs alone next",
                 job: ref.job, photo: ref.index, worker: worker.id)
         } else if !charged.isEmpty {
             let described = charged.map { "\($0.index) of \($0.job)" }.joined(separator: ", ")
@@ -48,7 +48,7 @@ extension CoordinatorNode {
     /// The photo has been on too many workers that died: it fails, with its copies, for good.
     private func failPoisonPhoto(_ ref: PhotoRef, _ losses: WorkerLosses, of job: Job) {
         let reason = "worker lost \(losses.count) times while processing this photo; it may crash workers"
-        metrics.poisonPhoto()
+        count(.poisonPhoto)
         log(.warning, "photo \(ref.index) (\(job.name(of: ref.index))) failed: \(reason) (workers lost: \(losses.workers.joined(separator: ", ")))",
             job: ref.job, photo: ref.index, worker: losses.workers.last)
         for index in [ref.index] + job.followers(of: ref.index) {
@@ -64,14 +64,14 @@ extension CoordinatorNode {
         for ref in loss.photos {
             guard let job = jobs[ref.job], job.photo(ref.index)?.isSettled == false else { continue }
             let left = job.forgiveLoss(ref.index, worker: id, alone: loss.alone)
-            journaling("the losses of photo \(ref.index) of job \(ref.job)") { try $0.recordWorkerLosses(left, photo: ref.index, of: ref.job) }
+            perform(.journalLosses(job: ref.job, photo: ref.index, left))
         }
         log("worker \(id) came back as the same process: the loss recorded for its \(loss.photos.count) photo(s) is forgiven", worker: id)
     }
 
     /// Forgets losses too old to be forgiven (a worker that comes back after this long is
     /// treated like any other).
-    func forgetOldLosses(now: MonotonicInstant = .now) {
+    func forgetOldLosses() {
         recentLosses = recentLosses.filter { now.seconds(since: $0.value.at) < RecentLoss.kept }
     }
 

@@ -5,7 +5,7 @@ import PhotoClusterProto
 /// Hands queued photos to workers that have credit and every filter the photo needs, preferring
 /// the worker that already holds a photo's intermediate results. A worker's photos of one turn
 /// leave together (see `sendAssignedGraphs`).
-extension CoordinatorNode {
+extension CoordinatorCore {
     /// How far down a job's queue to look for a photo with affinity to a worker.
     static let affinityWindow = 64
     /// Results waiting for the writer threads, at most, before dispatch holds back: a disk slower

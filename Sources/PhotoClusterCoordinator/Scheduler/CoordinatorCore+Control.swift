@@ -7,7 +7,7 @@ import PhotoClusterProto
 /// Control is level-triggered: each job keeps its desired state and epoch, every message
 /// carries the epoch, and a worker that has not acknowledged the newest epoch is sent the state
 /// again on the next tick (a message to a worker that was away is otherwise simply lost).
-extension CoordinatorNode {
+extension CoordinatorCore {
     /// Applies a new viewport: while scrolling the job is suspended everywhere; once settled,
     /// in-flight photos out of view are cancelled, photos in view are queued (visible first),
     /// priorities follow, and the job resumes.
@@ -16,7 +16,7 @@ extension CoordinatorNode {
     /// the parking of cancelled photos, the journal and the dispatch of newly visible photos
     /// come after. `arrivedAt`, when the request reached the coordinator, starts the clock of
     /// the workers' acknowledgement.
-    func setViewport(_ jobID: String, _ viewport: Viewport, arrivedAt: MonotonicInstant = .now) {
+    func setViewport(_ jobID: String, _ viewport: Viewport, arrivedAt: MonotonicInstant) {
         guard let job = jobs[jobID], !job.isFinished else { return }
         let change = job.moveViewport(to: viewport)
         noteControlSent(jobID, epoch: change.epoch, arrivedAt: arrivedAt)
@@ -30,20 +30,20 @@ extension CoordinatorNode {
             for index in indices { workers[worker]?.release(PhotoRef(job: jobID, index: index)) }
         }
         let parked = change.cancelledCount
-        if !viewport.scrolling { metrics.cancelled(parked, reason: "viewport") }
+        if !viewport.scrolling { count(.cancelled(parked, reason: "viewport")) }
         if parked > 0 { log(.debug, "viewport epoch \(change.epoch): \(parked) photo(s) out of view cancelled", job: jobID) }
-        journaling("job \(jobID)") { try $0.recordJobState(job) }
+        perform(.journalJobState(jobID))
         dispatch()
     }
 
-    func setSuspendedByClient(_ jobID: String, _ suspended: Bool, arrivedAt: MonotonicInstant = .now) {
+    func setSuspendedByClient(_ jobID: String, _ suspended: Bool, arrivedAt: MonotonicInstant) {
         guard let job = jobs[jobID], !job.isFinished else { return }
         job.epoch += 1
         job.suspendedByClient = suspended
         let state = job.controlState
         noteControlSent(jobID, epoch: state.epoch, arrivedAt: arrivedAt)
         for id in workers.keys { sendControlState(state, to: id) }
-        journaling("job \(jobID)") { try $0.recordJobState(job) }
+        perform(.journalJobState(jobID))
         dispatch()
     }
 
@@ -77,7 +77,7 @@ extension CoordinatorNode {
         guard let pending = controlSentAt[ack.jobID], let oldest = pending.first, ack.epoch >= oldest.epoch,
             let everywhere = workers.values.map({ $0.ackedEpoch[ack.jobID] ?? 0 }).min(), everywhere >= oldest.epoch
         else { return }
-        let now = MonotonicInstant.now
+        
         let complete = pending.prefix { $0.epoch <= everywhere }
         controlSentAt[ack.jobID] = Array(pending.dropFirst(complete.count))
         if controlSentAt[ack.jobID]!.isEmpty { controlSentAt.removeValue(forKey: ack.jobID) }
@@ -127,8 +127,8 @@ extension CoordinatorNode {
             job.markCancelled(index, reason: reason)
             cancelled.append(index)
         }
-        journaling("job \(jobID)") { try $0.recordJobState(job) }
-        metrics.cancelled(cancelled.count, reason: "client")
+        perform(.journalJobState(jobID))
+        count(.cancelled(cancelled.count, reason: "client"))
         photosFinished(jobID, cancelled)
         dispatch()
     }

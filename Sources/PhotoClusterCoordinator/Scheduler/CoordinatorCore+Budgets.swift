@@ -5,9 +5,9 @@ import PhotoClusterProto
 /// Holding workers to `WorkerBudgets`: the credit a worker may claim, how long it may hold a
 /// photo without progress, and the largest result it may send. A photo taken back from a live
 /// worker counts as a failed attempt, so no path brings a photo back for ever uncharged.
-extension CoordinatorNode {
+extension CoordinatorCore {
     /// The largest result a worker may send here (announced in each welcome).
-    var resultLimit: Int64 { configuration.workerBudgets.resultLimit(messageLimit: configuration.maxMessageBytes) }
+    var resultLimit: Int64 { settings.resultLimit }
 
     /// Credit a worker grants, up to what its budget allows; a worker that claims more is said
     /// once in the log and held to its bound.
@@ -15,14 +15,14 @@ extension CoordinatorNode {
         guard let worker = workers[id], worker.grantCredit(grant), !worker.overclaimed else { return }
         worker.overclaimed = true
         log(.warning, "worker \(id) claimed more credit than \(worker.creditLimit) graphs at once (it announced concurrency \(worker.concurrency); "
-            + "the coordinator believes at most \(configuration.workerBudgets.maxConcurrency), --max-worker-concurrency): it is held to \(worker.creditLimit)",
+            + "the coordinator believes at most \(settings.workerBudgets.maxConcurrency), --max-worker-concurrency): it is held to \(worker.creditLimit)",
             worker: id)
     }
 
     /// Photos held past the assignment deadline without progress go to another worker, the
     /// attempt charged; the worker is told to drop them.
-    func takeBackOverdueAssignments(now: MonotonicInstant) {
-        let timeout = configuration.workerBudgets.assignmentTimeout
+    func takeBackOverdueAssignments() {
+        let timeout = settings.workerBudgets.assignmentTimeout
         for worker in workers.values {
             let overdue = worker.overdue(after: timeout, now: now) { self.jobs[$0.job]?.isSuspended ?? false }
             guard !overdue.isEmpty else { continue }

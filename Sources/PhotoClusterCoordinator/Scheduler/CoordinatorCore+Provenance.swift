@@ -1,11 +1,10 @@
 import Foundation
 import PhotoClusterProto
-import PhotoClusterTransport
 
 /// Result provenance: a worker's report about a photo (a result, a failure, stage progress, a
 /// cancellation) is believed only from a worker that attempt was sent to. Every path that takes
 /// such a report calls `admitReport` first, batched or not.
-extension CoordinatorNode {
+extension CoordinatorCore {
     enum WorkerReport: String {
         case progress, result, failure, cancelled, spans
 
@@ -36,22 +35,7 @@ extension CoordinatorNode {
         return true
     }
 
-    /// A message from a worker whose connection is not the key it registered with, or whose key
-    /// no longer admits it: nothing it says is believed.
-    func rejectMessage(from worker: String, key: String?, why: String) {
-        metrics.rejectedResult(reason: "wrong_key")
-        let (shouldLog, unlogged) = rejectionLog.shouldLog(worker: worker)
-        guard shouldLog else { return }
-        let earlier = unlogged > 0 ? " (\(unlogged) more since the last line)" : ""
-        log(.warning, "dropped a message from worker \(worker) with \(key.map { "key \($0)" } ?? "no key"): \(why)\(earlier)", worker: worker)
-    }
-
     private func rejectReport(_ report: WorkerReport, _ ref: PhotoRef, attempt: UInt32, from worker: String, reason: String, why: String) {
-        metrics.rejectedResult(reason: reason)
-        let (shouldLog, unlogged) = rejectionLog.shouldLog(worker: worker)
-        guard shouldLog else { return }
-        let earlier = unlogged > 0 ? " (\(unlogged) more rejected since the last line)" : ""
-        log(.warning, "rejected a \(report.rawValue) from worker \(worker) for photo \(ref.index) of job \(ref.job): \(why)\(earlier)",
-            job: ref.job, photo: ref.index, worker: worker)
+        perform(.rejected(worker: worker, key: nil, what: report.rawValue, reason: reason, why: why, job: ref.job, photo: ref.index))
     }
 }

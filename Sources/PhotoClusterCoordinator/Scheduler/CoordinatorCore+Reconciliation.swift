@@ -13,7 +13,7 @@ import PhotoClusterProto
 /// behind the first), was lost: its credit goes back to the worker and the attempt is charged
 /// (`chargeAttempt`), so it is tried again until `--max-attempts`. A
 /// photo held that was not given to the worker, in two heartbeats in a row, is dropped there.
-extension CoordinatorNode {
+extension CoordinatorCore {
     func reconcile(_ beat: Photocluster_V1_Heartbeat, from id: String) {
         // 0: an older worker that does not report what it holds.
         guard beat.assignSequence > 0, let worker = workers[id] else { return }

@@ -2,72 +2,13 @@ import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
 
-/// Messages from workers, and what becomes of their photos.
-extension CoordinatorNode {
-    /// `frames`: the worker's identity, the envelope, and the encoded photos of its results (one
-    /// for a lone result, any number for a batch of reports); `key`: the CURVE key the message
-    /// came with (nil without CURVE).
-    func receiveFromWorker(_ frames: [Data], key: String?) {
-        guard frames.count >= 2, let id = String(data: frames[0], encoding: .utf8),
-            let message = Envelope.decode(Photocluster_V1_WorkerToCoordinator.self, from: frames[1]),
-            frames.count <= 3 || isBatch(message)
-        else {
-            droppedFrames += 1
-            metrics.droppedFrame()
-            return
-        }
-        // A key removed (or made a client's) since this connection's handshake.
-        if let refusal = keyRefusal(key, at: .workers) { return rejectMessage(from: id, key: key, why: refusal) }
-        if case .hello(let hello) = message.body {
-            register(id, hello, key: key)
-            return
-        }
-        guard let worker = workers[id] else {
-            // A worker we do not know (it or we restarted): ask it to introduce itself.
-            sendToWorker(id, .pleaseRegister(Photocluster_V1_PleaseRegister()))
-            return
-        }
-        // Another key's connection took this worker's id (see `register`).
-        guard worker.key == key else { return rejectMessage(from: id, key: key, why: "worker \(id) registered with another key") }
-        workers[id]?.lastSeen = .now
-        if workers[id]?.unreachable == true { workers[id]?.unreachable = false }
-        switch message.body {
-        case .credit(let credit):
-            grantCredit(Int(credit.grant), to: id)
-            dispatch(to: id)
-        case .progress(let progress):
-            handle(.progress(progress), from: id)
-        case .result(let result):
-            // A worker sends the photo as a frame of its own; a result without one carries it inside.
-            handle(.result(result), photo: frames.count == 3 ? frames[2] : result.encoded, from: id)
-        case .failure(let failure):
-            handle(.failure(failure), from: id)
-        case .cancelled(let cancelled):
-            handle(.cancelled(cancelled), from: id)
-        case .ack(let ack):
-            controlAcknowledged(ack, by: id)
-        case .reports(let batch):
-            receiveReports(batch, photos: frames[2...], from: id)
-        case .goodbye:
-            loseWorker(id, .left)
-        case .heartbeat(let beat):
-            workers[id]?.stages = beat.stages
-            workers[id]?.memory = (beat.memoryLimitBytes, beat.memoryBudgetBytes, beat.memoryInUseBytes, beat.photosWaitingForMemory)
-            reconcile(beat, from: id)
-        case .hello, .none:
-            break
-        }
-    }
-
-    private func isBatch(_ message: Photocluster_V1_WorkerToCoordinator) -> Bool {
-        if case .reports = message.body { return true }
-        return false
-    }
-
+/// Workers' reports about photos (progress, results, failures, cancellations), believed only
+/// from the worker each attempt was sent to, and what becomes of the photos.
+extension CoordinatorCore {
     /// A worker's batch: each report handled in order exactly as if it had come alone, then the
     /// credit spent at once (the graphs it frees leave together when the loop's turn ends).
     /// Photos its stored results settle are told once the batch is through (`settledInBatch`).
-    private func receiveReports(_ batch: Photocluster_V1_WorkerReports, photos: ArraySlice<Data>, from id: String) {
+    func receiveReports(_ batch: Photocluster_V1_WorkerReports, photos: ArraySlice<Data>, from id: String) {
         var photos = photos
         var handedBack = false
         settledInBatch = [:]
@@ -94,7 +35,7 @@ extension CoordinatorNode {
     /// was sent to (`admitReport`), then handled. `photo`: a result's encoded bytes. Answers
     /// whether it handed a photo back to the queue (and, `dispatching`, on to a worker).
     @discardableResult
-    private func handle(_ report: Photocluster_V1_WorkerReport.OneOf_Body, photo: Data = Data(), from id: String, dispatching: Bool = true) -> Bool {
+    func handle(_ report: Photocluster_V1_WorkerReport.OneOf_Body, photo: Data = Data(), from id: String, dispatching: Bool = true) -> Bool {
         switch report {
         case .progress(let progress):
             guard admitReport(.progress, job: progress.jobID, photo: progress.photoIndex, attempt: progress.attempt, from: id) else { return false }
@@ -112,98 +53,9 @@ extension CoordinatorNode {
             controlAcknowledged(ack, by: id)
         case .spans(let spans):
             guard admitReport(.spans, job: spans.jobID, photo: spans.photoIndex, attempt: spans.attempt, from: id) else { return false }
-            recordSpans(spans, from: id)
+            perform(.spansReported(spans, worker: id))
         }
         return false
-    }
-
-    private func register(_ id: String, _ hello: Photocluster_V1_WorkerHello, key: String?) {
-        if let previous = workers[id], previous.key != key {
-            // Two keys claiming one id: the one registered keeps it until it is lost.
-            return rejectMessage(from: id, key: key, why: "worker \(id) is registered with \(previous.key.map { "key \($0)" } ?? "no key"); "
-                + "its hello is ignored until that worker is lost (give each worker its own --id)")
-        }
-        // Photos it says it still holds keep running there (a worker that only lost touch for a
-        // moment must not have its work dropped and redone, over and over under load).
-        let stillHeld = Set(hello.inFlight.map { PhotoRef(job: $0.jobID, index: $0.photoIndex) })
-        var kept: Set<PhotoRef> = []
-        var previousNumber = WorkerNumber.none
-        if let previous = workers[id] {
-            previousNumber = previous.number
-            // Same identity again: it reconnected or restarted. What it no longer holds goes back
-            // to the queue; what it holds but we did not give it, it drops. A restarted process
-            // (another incarnation) holds nothing: the old one died with its photos.
-            let restarted = !hello.incarnation.isEmpty && hello.incarnation != previous.incarnation
-            kept = restarted ? [] : previous.inFlight.intersection(stillHeld)
-            workers[id]!.replaceInFlight(previous.inFlight.subtracting(kept))
-            // No dispatch in between: without this worker, photos only it can run would fail.
-            loseWorker(id, restarted ? .restarted : .reconnected, dispatching: false)
-        } else {
-            forgiveLosses(ofReturning: id, incarnation: hello.incarnation)
-        }
-        let stale = stillHeld.subtracting(kept)
-        if !stale.isEmpty {
-            sendToWorker(id, .dropStale(.with { drop in
-                drop.photos = stale.map { ref in .with { $0.jobID = ref.job; $0.photoIndex = ref.index } }
-            }))
-        }
-        // Same identity, same number: the photos it kept stay in flight on it.
-        let number = previousNumber != .none ? previousNumber : newWorkerNumber()
-        workers[id] = WorkerRecord(
-            id: id, number: number, key: key, host: hello.host, concurrency: hello.concurrency,
-            creditLimit: configuration.workerBudgets.creditLimit(announced: hello.concurrency), incarnation: hello.incarnation,
-            filters: Dictionary(hello.filters.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }), lastSeen: .now)
-        workerIDs[number] = id
-        workers[id]!.replaceInFlight(kept)
-        var welcome = Photocluster_V1_Welcome()
-        welcome.coordinatorID = coordinatorID
-        welcome.heartbeatIntervalMs = UInt32(configuration.heartbeatInterval * 1000)
-        welcome.heartbeatLiveness = UInt32(configuration.heartbeatLiveness)
-        welcome.maxResultBytes = UInt64(resultLimit)
-        let open = openJobs.compactMap { jobs[$0] }
-        welcome.openJobs.jobIds = open.map(\.id)
-        sendToWorker(id, .welcome(welcome))
-        // Bring it up to date with every open job's control state.
-        for job in open { sendControlState(job.controlState, to: id) }
-        metrics.workers(inFlight: workers.mapValues { $0.inFlight.count })
-        log("worker \(id) joined from \(hello.host) (concurrency \(hello.concurrency), filters: \(hello.filters.map(\.name).sorted().joined(separator: ", ")))", worker: id)
-        capabilitiesChanged = true
-    }
-
-    private func newWorkerNumber() -> WorkerNumber {
-        lastWorkerNumber += 1
-        return WorkerNumber(value: lastWorkerNumber)
-    }
-
-    /// "no photos", "1 photo", "3 photos", as a log line says it.
-    static func photoCount(_ count: Int) -> String {
-        count == 0 ? "no photos" : count == 1 ? "1 photo" : "\(count) photos"
-    }
-
-    /// Removes a worker and puts every photo it held back in the queue (and, `dispatching`,
-    /// hands them to the others). A worker that died or may have (`departure.charges`) charges
-    /// each photo it held the loss (see `chargeLosses`); one that left in good order lost
-    /// nothing, and its photos go back to the front of the queue.
-    func loseWorker(_ id: String, _ departure: WorkerDeparture, dispatching: Bool = true) {
-        guard let worker = workers.removeValue(forKey: id) else { return }
-        workerIDs.removeValue(forKey: worker.number)
-        if reservedForSuspects == id { reservedForSuspects = nil }
-        let held = worker.inFlight.filter { jobs[$0.job]?.photo($0.index)?.worker == worker.number }.sorted { ($0.job, $0.index) < ($1.job, $1.index) }
-        log(.warning, "worker \(id) lost (\(departure.reason)); it held \(Self.photoCount(held.count))", worker: id)
-        if departure.charges {
-            chargeLosses(held, lostWith: worker, forgivable: departure.mayComeBack)
-        } else {
-            for ref in held {
-                jobs[ref.job]?.requeue(ref.index)
-                metrics.requeued()
-            }
-        }
-        for ref in worker.cached where jobs[ref.job]?.photo(ref.index)?.cachedOn == worker.number {
-            jobs[ref.job]?.noteCached(ref.index, on: .none)
-        }
-        capabilitiesChanged = true
-        metrics.workers(inFlight: workers.mapValues { $0.inFlight.count })
-        if dispatching { dispatch() }
     }
 
     /// The outcome is for the attempt the coordinator is waiting for, on the worker it sent it to.
@@ -225,10 +77,9 @@ extension CoordinatorNode {
         guard let photo = jobs[progress.jobID]?.photo(progress.photoIndex) else { return }
         if !photo.isSettled { noteCached(photo, of: progress.jobID, on: worker) }
         let wasted = jobs[progress.jobID]?.account(progress) ?? false
-        metrics.stageReported(progress.stage.metricLabel, seconds: progress.seconds, bytes: progress.bytes, pixels: progress.pixels, wasted: wasted)
-        if progress.stage == .decode { history.decoded(pixels: progress.pixels, job: progress.jobID, worker: worker) }
+        perform(.stageReported(progress, worker: worker, wasted: wasted))
         guard photo.worker == workers[worker]?.number else { return }
-        workers[worker]?.heardOf(PhotoRef(job: progress.jobID, index: progress.photoIndex), at: .now)
+        workers[worker]?.heardOf(PhotoRef(job: progress.jobID, index: progress.photoIndex), at: now)
         switch progress.stage {
         case .download: jobs[progress.jobID]?.markStage(progress.photoIndex, .downloaded)
         case .filter: jobs[progress.jobID]?.markStage(progress.photoIndex, .filtered)
@@ -292,7 +143,7 @@ extension CoordinatorNode {
             guard let target = job.photo(index), !target.isSettled else { return nil }
             return (index, OutputNaming.fileName(stem: job.stem(of: index), format: result.format.fileExtension))
         }
-        queueWrite(ResultWrite(result: result, worker: worker, encoded: encoded, directory: outputDirectories[result.jobID], targets: targets))
+        queueWrite(result, from: worker, encoded: encoded, targets: targets)
     }
 
     func photoFailed(_ failure: Photocluster_V1_PhotoFailure, from worker: String) {
@@ -303,11 +154,11 @@ extension CoordinatorNode {
         // Only failed tries count: a photo sent again for any other reason has lost nothing.
         let failures = photo.failures + 1
         jobs[failure.jobID]?.photos[Int(failure.photoIndex)].failures = failures
-        if failure.transient && failures < configuration.maxAttempts {
-            let backoff = configuration.retryBackoff * pow(2, Double(failures - 1))
+        if failure.transient && failures < settings.maxAttempts {
+            let backoff = settings.retryBackoff * pow(2, Double(failures - 1))
             jobs[failure.jobID]?.noteFailureReason(failure.photoIndex, stage: failure.stageName, reason: failure.reason)
             jobs[failure.jobID]?.scheduleRetry(failure.photoIndex, after: min(backoff, 30))
-            metrics.retried()
+            count(.retried)
             log(.info, "photo \(failure.photoIndex) retried in \(String(format: "%.2f", min(backoff, 30))) s after \(failure.stageName): \(failure.reason)",
                 job: failure.jobID, photo: failure.photoIndex, worker: worker)
             return
@@ -326,7 +177,7 @@ extension CoordinatorNode {
         // The worker gave it up without being asked (it is shutting down, or the graph came from
         // an older viewport): run it again.
         jobs[cancelled.jobID]?.requeue(cancelled.photoIndex)
-        metrics.requeued()
+        count(.requeued)
         if dispatching { dispatch() }
         return true
     }
@@ -345,7 +196,7 @@ extension CoordinatorNode {
     /// As above, each photo with the worker whose result settled it.
     func photosFinished(_ jobID: String, _ ends: [(index: UInt32, worker: String?)]) {
         guard jobs[jobID] != nil, !ends.isEmpty else { return }
-        var settled: [PhotoRecord] = []
+        var settled: [(photo: PhotoRecord, worker: String?)] = []
         for (index, worker) in ends {
             guard let photo = jobs[jobID]?.photo(index) else { continue }
             // Settled: no longer a reason to send it back to the worker that holds its stages,
@@ -354,12 +205,8 @@ extension CoordinatorNode {
                 workers[holder]?.forgetCached(PhotoRef(job: jobID, index: index))
             }
             attemptsSent.forget(PhotoRef(job: jobID, index: index))
-            recordEnd(of: photo, job: jobID, worker: worker)
-            settled.append(photo)
+            settled.append((photo, worker))
         }
-        journaling("\(settled.count) photo(s) of job \(jobID)") { try $0.recordPhotos(settled, of: jobs[jobID]!) }
-        for photo in settled { publishStatus(of: photo, in: jobID) }
-        publishProgress(of: jobID)
-        if jobs[jobID]!.allSettled && !jobs[jobID]!.isFinished { finish(jobID) }
+        perform(.photosSettled(job: jobID, settled))
     }
 }

@@ -1,0 +1,115 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterProto
+
+/// The node as the scheduling core's shell: what arrives goes to the core as events, and what
+/// the core decides is done here, with the sockets, the journal, the writers and the clients.
+extension CoordinatorNode: CoordinatorShell {
+    // The core's state, read by the node's queries, metrics and client requests.
+    var jobs: SlotTable<String, Job> { _read { yield core.jobs } }
+    var jobOrder: [String] { _read { yield core.jobOrder } }
+    var openJobs: [String] { _read { yield core.openJobs } }
+    var workers: SlotTable<String, WorkerRecord> { _read { yield core.workers } }
+    var workerIDs: [WorkerNumber: String] { _read { yield core.workerIDs } }
+    var writing: [PhotoRef: MonotonicInstant] { _read { yield core.writing } }
+    var attemptsSent: AttemptLedger { _read { yield core.attemptsSent } }
+
+    /// `frames`: the worker's identity, the envelope, and the encoded photos of its results;
+    /// `key`: the CURVE key the message came with (nil without CURVE).
+    func receiveFromWorker(_ frames: [Data], key: String?) {
+        guard frames.count >= 2, let id = String(data: frames[0], encoding: .utf8),
+            let message = Envelope.decode(Photocluster_V1_WorkerToCoordinator.self, from: frames[1])
+        else {
+            droppedFrames += 1
+            metrics.droppedFrame()
+            return
+        }
+        // A key removed (or made a client's) since this connection's handshake.
+        if let refusal = keyRefusal(key, at: .workers) { return rejectMessage(from: id, key: key, why: refusal) }
+        core.handle(.fromWorker(id: id, key: key, message: message, photos: frames[2...]), now: .now)
+    }
+
+    func tellsEveryPhoto(of job: String) -> Bool { subscribers[job]?.everyPhoto.isEmpty == false }
+
+    @discardableResult
+    func perform(_ action: CoordinatorAction) -> Bool {
+        switch action {
+        case .sendToWorker(let id, var body):
+            if case .heartbeat(var beat) = body {
+                beat.sentUnixMs = UInt64(Date().timeIntervalSince1970 * 1000)
+                body = .heartbeat(beat)
+            }
+            var message = Photocluster_V1_CoordinatorToWorker()
+            message.body = body
+            return send(encoded: Envelope.encode(message), to: id)
+        case .sendGraphs(let id, let batch, let sequence):
+            return send(encoded: batch.message(sequence: sequence), to: id)
+        case .photosSettled(let jobID, let settled):
+            photosSettled(jobID, settled)
+        case .writeResult(let result, let worker, let encoded, let targets):
+            queueWrite(result, from: worker, encoded: encoded, targets: targets)
+        case .journalLosses(let job, let photo, let losses):
+            journaling("the losses of photo \(photo) of job \(job)") { try $0.recordWorkerLosses(losses, photo: photo, of: job) }
+        case .journalJobState(let jobID):
+            guard let job = jobs[jobID] else { break }
+            journaling("job \(jobID)") { try $0.recordJobState(job) }
+        case .stageReported(let progress, let worker, let wasted):
+            metrics.stageReported(progress.stage.metricLabel, seconds: progress.seconds, bytes: progress.bytes, pixels: progress.pixels, wasted: wasted)
+            if progress.stage == .decode { history.decoded(pixels: progress.pixels, job: progress.jobID, worker: worker) }
+        case .spansReported(let spans, let worker):
+            recordSpans(spans, from: worker)
+        case .rejected(let worker, let key, let what, let reason, let why, let job, let photo):
+            rejected(what, from: worker, key: key, reason: reason, why: why, job: job, photo: photo)
+        case .workersChanged:
+            metrics.workers(inFlight: workers.mapValues { $0.inFlight.count })
+        case .count(let counter):
+            count(counter)
+        case .log(let level, let message, let job, let photo, let worker):
+            log(level, message, job: job, photo: photo, worker: worker)
+        }
+        return true
+    }
+
+    /// Settled photos: journaled, told to the clients (every photo's status, then the counts
+    /// once, then the job's end), and the job finished when they were its last.
+    private func photosSettled(_ jobID: String, _ settled: [(photo: PhotoRecord, worker: String?)]) {
+        guard let job = jobs[jobID] else { return }
+        for (photo, worker) in settled { recordEnd(of: photo, job: jobID, worker: worker) }
+        journaling("\(settled.count) photo(s) of job \(jobID)") { try $0.recordPhotos(settled.map(\.photo), of: job) }
+        for (photo, _) in settled { publishStatus(of: photo, in: jobID) }
+        publishProgress(of: jobID)
+        if job.allSettled && !job.isFinished { finish(jobID) }
+    }
+
+    private func count(_ counter: CoordinatorAction.Counter) {
+        switch counter {
+        case .requeued: metrics.requeued()
+        case .retried: metrics.retried()
+        case .poisonPhoto: metrics.poisonPhoto()
+        case .heartbeatMissed: metrics.heartbeatMissed()
+        case .droppedFrame:
+            droppedFrames += 1
+            metrics.droppedFrame()
+        case .cancelled(let count, let reason): metrics.cancelled(count, reason: reason)
+        }
+    }
+
+    /// A message from a worker whose key no longer admits it: nothing it says is believed.
+    func rejectMessage(from worker: String, key: String?, why: String) {
+        rejected("message", from: worker, key: key, reason: "wrong_key", why: why, job: nil, photo: nil)
+    }
+
+    /// A report or message not believed: counted, and logged at most once per worker per interval.
+    private func rejected(_ what: String, from worker: String, key: String?, reason: String, why: String, job: String?, photo: UInt32?) {
+        metrics.rejectedResult(reason: reason)
+        let (shouldLog, unlogged) = rejectionLog.shouldLog(worker: worker)
+        guard shouldLog else { return }
+        if let job, let photo {
+            let earlier = unlogged > 0 ? " (\(unlogged) more rejected since the last line)" : ""
+            log(.warning, "rejected a \(what) from worker \(worker) for photo \(photo) of job \(job): \(why)\(earlier)", job: job, photo: photo, worker: worker)
+        } else {
+            let earlier = unlogged > 0 ? " (\(unlogged) more since the last line)" : ""
+            log(.warning, "dropped a message from worker \(worker) with \(key.map { "key \($0)" } ?? "no key"): \(why)\(earlier)", worker: worker)
+        }
+    }
+}
