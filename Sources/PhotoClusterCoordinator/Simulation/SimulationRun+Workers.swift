@@ -1,0 +1,204 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterProto
+
+/// What the simulated workers do with what reaches them, and with their own time.
+extension SimulationRun {
+    func startWorker(_ slot: Int) {
+        guard workers[slot].process == .dead else { return }
+        workers[slot].start(connection: openConnection())
+        sendHello(slot)
+        agenda.schedule(.workerHeartbeat(slot: slot, incarnation: workers[slot].incarnation), at: time + random.millis(300...1000))
+    }
+
+    private func sendHello(_ slot: Int) {
+        let worker = workers[slot]
+        send(.hello(.with {
+            $0.workerID = worker.id
+            $0.host = "simulated"
+            $0.concurrency = UInt32(worker.concurrency)
+            $0.incarnation = worker.incarnationName
+            $0.inFlight = worker.heldRefs
+        }), from: slot)
+    }
+
+    /// The process dies (SIGKILL, the OOM killer, a poison photo): what was on its connection is lost.
+    func kill(_ slot: Int) {
+        liveConnections.remove(workers[slot].connection)
+        workers[slot].connection = 0
+        workers[slot].process = .dead
+        workers[slot].held = []
+        tally.killed += 1
+        agenda.schedule(.workerStart(slot: slot), at: time + (healing ? random.millis(200...1000) : random.millis(500...6000)))
+    }
+
+    func resumeWorker(_ slot: Int, _ incarnation: Int) {
+        guard workers[slot].incarnation == incarnation, case .paused = workers[slot].process else { return }
+        workers[slot].process = .running
+        if workers[slot].connection == 0 { workers[slot].connection = openConnection() }
+        let inbox = workers[slot].inbox
+        workers[slot].inbox = []
+        for (connection, body) in inbox { deliver(body, to: slot, on: connection) }
+    }
+
+    func deliver(_ body: Photocluster_V1_CoordinatorToWorker.OneOf_Body, to slot: Int, on connection: Int) {
+        guard liveConnections.contains(connection), workers[slot].connection == connection else { return }
+        switch workers[slot].process {
+        case .dead: return
+        case .paused:
+            workers[slot].inbox.append((connection, body))
+            return
+        case .running: break
+        }
+        switch body {
+        case .welcome:
+            // A new record on the coordinator: no credit of ours is left there, and its
+            // assignments are counted from 1 again.
+            workers[slot].outstandingCredit = 0
+            workers[slot].lastSequence = 0
+        case .assignBatch(let batch):
+            workers[slot].lastSequence = max(workers[slot].lastSequence, batch.sequence)
+            for graph in batch.graphs { take(graph, slot) }
+        case .cancel(let cancel):
+            let indices = Set(cancel.photoIndices)
+            workers[slot].held.removeAll { $0.job == cancel.jobID && (cancel.wholeJob || indices.contains($0.index)) }
+        case .control(let control):
+            if control.epoch >= workers[slot].appliedEpoch[control.jobID] ?? 0 {
+                workers[slot].appliedEpoch[control.jobID] = control.epoch
+                let cancelled = Set(control.cancel)
+                workers[slot].held.removeAll { $0.job == control.jobID && cancelled.contains($0.index) }
+                if control.suspended {
+                    workers[slot].suspendedJobs.insert(control.jobID)
+                } else {
+                    workers[slot].suspendedJobs.remove(control.jobID)
+                }
+            }
+            let epoch = workers[slot].appliedEpoch[control.jobID] ?? 0
+            send(.ack(.with { $0.jobID = control.jobID; $0.epoch = epoch }), from: slot)
+        case .dropStale(let drop):
+            let stale = Set(drop.photos.map { PhotoRef(job: $0.jobID, index: $0.photoIndex) })
+            workers[slot].held.removeAll { stale.contains(PhotoRef(job: $0.job, index: $0.index)) }
+        case .jobClosed(let closed):
+            workers[slot].held.removeAll { $0.job == closed.jobID }
+        case .pleaseRegister:
+            sendHello(slot)
+            return
+        case .heartbeat(let beat):
+            // Every assignment up to this one was sent before the heartbeat, and a connection
+            // keeps order: what of them has not arrived never will.
+            workers[slot].lastSequence = max(workers[slot].lastSequence, beat.assignSequence)
+            return
+        default:
+            return
+        }
+        grantFreeCredit(slot)
+    }
+
+    private func take(_ graph: Photocluster_V1_PhotoGraph, _ slot: Int) {
+        workers[slot].outstandingCredit = max(0, workers[slot].outstandingCredit - 1)
+        if let at = workers[slot].held.firstIndex(where: { $0.job == graph.jobID && $0.index == graph.photoIndex }) {
+            workers[slot].held[at].attempt = graph.attempt
+            workers[slot].held[at].progressed = false
+        } else {
+            workers[slot].held.append(.init(job: graph.jobID, index: graph.photoIndex, attempt: graph.attempt, url: graph.url))
+        }
+        let incarnation = workers[slot].incarnation
+        if graph.url.contains("poison") { agenda.schedule(.workerDies(slot: slot, incarnation: incarnation), at: time + random.millis(5...100)) }
+        agenda.schedule(
+            .photoStep(slot: slot, incarnation: incarnation, job: graph.jobID, index: graph.photoIndex, attempt: graph.attempt),
+            at: time + random.millis(50...500))
+    }
+
+    private func grantFreeCredit(_ slot: Int) {
+        let grant = workers[slot].topUp()
+        if grant > 0 { send(.credit(.with { $0.grant = UInt32(grant) }), from: slot) }
+    }
+
+    /// A photo moves on: its download is reported, then it ends (done, or failed) in a batch of
+    /// reports that grants the credit it frees.
+    func stepPhoto(_ slot: Int, _ incarnation: Int, _ job: String, _ index: UInt32, _ attempt: UInt32) {
+        guard workers[slot].incarnation == incarnation else { return }
+        let step = SimulationEvent.photoStep(slot: slot, incarnation: incarnation, job: job, index: index, attempt: attempt)
+        switch workers[slot].process {
+        case .dead: return
+        case .paused(let until): return agenda.schedule(step, at: until + 1)
+        case .running: break
+        }
+        guard let at = workers[slot].held.firstIndex(where: { $0.job == job && $0.index == index && $0.attempt == attempt }) else { return }
+        if workers[slot].suspendedJobs.contains(job) { return agenda.schedule(step, at: time + 200_000) }
+        let photo = workers[slot].held[at]
+        guard photo.progressed else {
+            workers[slot].held[at].progressed = true
+            send(.progress(.with {
+                $0.jobID = job
+                $0.photoIndex = index
+                $0.attempt = attempt
+                $0.stage = .download
+                $0.bytes = 1000
+            }), from: slot)
+            return agenda.schedule(step, at: time + random.millis(50...500))
+        }
+        workers[slot].held.remove(at: at)
+        var reports = Photocluster_V1_WorkerReports()
+        var photos: [Data] = []
+        if photo.url.contains("broken") {
+            reports.reports.append(.with { $0.failure = failure(photo, transient: false) })
+        } else if random.chance(0.05) {
+            reports.reports.append(.with { $0.failure = failure(photo, transient: true) })
+        } else {
+            reports.reports.append(.with { $0.result = result(job: job, index: index, attempt: attempt) })
+            photos.append(Data(repeating: 1, count: 64))
+        }
+        // Now and then a worker claims a photo it was never sent: the coordinator must not believe it.
+        if random.chance(0.01), let forged = jobIDs.randomElement(using: &random), let total = core.jobs[forged]?.total {
+            let index = UInt32.random(in: 0..<UInt32(total), using: &random)
+            if !workers[slot].holds(forged, index) {
+                reports.reports.append(.with { $0.result = result(job: forged, index: index, attempt: 1) })
+                photos.append(Data(repeating: 2, count: 64))
+                tally.forged += 1
+            }
+        }
+        reports.credit = UInt32(workers[slot].topUp())
+        send(.reports(reports), from: slot, photos: photos)
+    }
+
+    private func result(job: String, index: UInt32, attempt: UInt32) -> Photocluster_V1_PhotoResult {
+        .with {
+            $0.jobID = job
+            $0.photoIndex = index
+            $0.attempt = attempt
+            $0.format = .jpeg
+            $0.width = 8
+            $0.height = 8
+            $0.photoInFrame = true
+        }
+    }
+
+    private func failure(_ photo: SimulatedWorker.HeldPhoto, transient: Bool) -> Photocluster_V1_PhotoFailure {
+        .with {
+            $0.jobID = photo.job
+            $0.photoIndex = photo.index
+            $0.attempt = photo.attempt
+            $0.stage = .decode
+            $0.stageName = "decode"
+            $0.reason = transient ? "simulated: the download was cut short" : "simulated: not a photo"
+            $0.transient = transient
+        }
+    }
+
+    func beat(_ slot: Int, _ incarnation: Int) {
+        guard workers[slot].incarnation == incarnation else { return }
+        let next = SimulationEvent.workerHeartbeat(slot: slot, incarnation: incarnation)
+        switch workers[slot].process {
+        case .dead: return
+        case .paused(let until): return agenda.schedule(next, at: until + 2)
+        case .running: break
+        }
+        let worker = workers[slot]
+        send(.heartbeat(.with {
+            $0.assignSequence = worker.lastSequence
+            $0.held = worker.heldRefs
+        }), from: slot)
+        agenda.schedule(next, at: time + 1_000_000)
+    }
+}
