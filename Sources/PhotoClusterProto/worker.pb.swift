@@ -343,6 +343,12 @@ public nonisolated struct Photocluster_V1_Heartbeat: Sendable {
   /// Worker → coordinator: every photo it holds (running, queued, or ending after a cancel).
   public var held: [Photocluster_V1_DropStaleWork.PhotoRef] = []
 
+  /// Worker → coordinator: the graphs it can take besides those it holds (its window less what
+  /// it holds). The coordinator raises its credit to this, less the assignments still on their
+  /// way, so credit lost in transit (a grant on a connection that broke) comes back. 0: none, or
+  /// an older worker.
+  public var freeSlots: UInt32 = 0
+
   /// Worker → coordinator: its memory budget (0: none, or an older worker). The process's limit,
   /// what photos may hold at once, what admitted photos hold now, and photos waiting for room.
   public var memoryLimitBytes: UInt64 = 0
@@ -1555,7 +1561,7 @@ nonisolated extension Photocluster_V1_DropStaleWork.PhotoRef: SwiftProtobuf.Mess
 
 nonisolated extension Photocluster_V1_Heartbeat: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Heartbeat"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{3}sent_unix_ms\0\u{3}in_flight\0\u{1}stages\0\u{4}v\u{1}assign_sequence\0\u{1}held\0\u{4}q\u{2}memory_limit_bytes\0\u{3}memory_budget_bytes\0\u{3}memory_in_use_bytes\0\u{3}photos_waiting_for_memory\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{3}sent_unix_ms\0\u{3}in_flight\0\u{1}stages\0\u{4}v\u{1}assign_sequence\0\u{1}held\0\u{3}free_slots\0\u{4}p\u{2}memory_limit_bytes\0\u{3}memory_budget_bytes\0\u{3}memory_in_use_bytes\0\u{3}photos_waiting_for_memory\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1569,6 +1575,7 @@ nonisolated extension Photocluster_V1_Heartbeat: SwiftProtobuf.Message, SwiftPro
       case 4: try { try decoder.decodeRepeatedMessageField(value: &self.stages) }()
       case 122: try { try decoder.decodeSingularUInt64Field(value: &self.assignSequence) }()
       case 123: try { try decoder.decodeRepeatedMessageField(value: &self.held) }()
+      case 124: try { try decoder.decodeSingularUInt32Field(value: &self.freeSlots) }()
       case 300: try { try decoder.decodeSingularUInt64Field(value: &self.memoryLimitBytes) }()
       case 301: try { try decoder.decodeSingularUInt64Field(value: &self.memoryBudgetBytes) }()
       case 302: try { try decoder.decodeSingularUInt64Field(value: &self.memoryInUseBytes) }()
@@ -1597,6 +1604,9 @@ nonisolated extension Photocluster_V1_Heartbeat: SwiftProtobuf.Message, SwiftPro
     if !self.held.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.held, fieldNumber: 123)
     }
+    if self.freeSlots != 0 {
+      try visitor.visitSingularUInt32Field(value: self.freeSlots, fieldNumber: 124)
+    }
     if self.memoryLimitBytes != 0 {
       try visitor.visitSingularUInt64Field(value: self.memoryLimitBytes, fieldNumber: 300)
     }
@@ -1619,6 +1629,7 @@ nonisolated extension Photocluster_V1_Heartbeat: SwiftProtobuf.Message, SwiftPro
     if lhs.stages != rhs.stages {return false}
     if lhs.assignSequence != rhs.assignSequence {return false}
     if lhs.held != rhs.held {return false}
+    if lhs.freeSlots != rhs.freeSlots {return false}
     if lhs.memoryLimitBytes != rhs.memoryLimitBytes {return false}
     if lhs.memoryBudgetBytes != rhs.memoryBudgetBytes {return false}
     if lhs.memoryInUseBytes != rhs.memoryInUseBytes {return false}

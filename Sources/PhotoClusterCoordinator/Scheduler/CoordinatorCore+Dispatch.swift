@@ -78,8 +78,10 @@ extension CoordinatorCore {
                 let photo = job.takeNext(window: Self.affinityWindow, where: { $0.cachedOn == worker.number && mayRun($0) }) {
                 return (id, photo, losses[photo.index] != nil)
             }
+            // A suspect is not left for the worker holding its stages: that worker may be one
+            // it was lost on, which takes it only when no other can.
             let elsewhere = { (photo: PhotoRecord) in
-                photo.cachedOn != .none && photo.cachedOn != worker.number && self.workerIDs[photo.cachedOn] != nil
+                photo.cachedOn != .none && photo.cachedOn != worker.number && self.workerIDs[photo.cachedOn] != nil && losses[photo.index] == nil
             }
             if let photo = job.takeNext(where: { !elsewhere($0) && mayRun($0) }) {
                 return (id, photo, losses[photo.index] != nil)

@@ -48,4 +48,17 @@ extension CoordinatorCore {
         }
         if !lost.isEmpty { dispatch() }
     }
+
+    /// Credit lost in transit (a grant on a connection that broke and came back) would leave a
+    /// worker idle for ever: its heartbeat says how many graphs it can take, and the credit is
+    /// raised to that, less the assignments still on their way to it, within its budget. Never
+    /// lowered: a grant sent before the heartbeat has been counted already.
+    func resyncCredit(_ beat: Photocluster_V1_Heartbeat, from id: String) {
+        guard beat.freeSlots > 0, let worker = workers[id] else { return }
+        let onTheirWay = worker.inFlight.reduce(0) { count, ref in count + (worker.assignedAt[ref].map { $0 > beat.assignSequence } == true ? 1 : 0) }
+        let believed = min(Int(beat.freeSlots) - onTheirWay, worker.creditLimit - worker.inFlight.count)
+        guard believed > worker.credits else { return }
+        worker.credits = believed
+        dispatch(to: id)
+    }
 }

@@ -45,6 +45,7 @@ extension CoordinatorCore {
             workers[id]?.stages = beat.stages
             workers[id]?.memory = (beat.memoryLimitBytes, beat.memoryBudgetBytes, beat.memoryInUseBytes, beat.photosWaitingForMemory)
             reconcile(beat, from: id)
+            resyncCredit(beat, from: id)
         case .hello, .none:
             break
         }

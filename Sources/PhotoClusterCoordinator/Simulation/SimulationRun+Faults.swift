@@ -119,10 +119,12 @@ extension SimulationRun {
     func unfinishedJobs() -> String {
         jobIDs.compactMap { core.jobs[$0] }.filter { !$0.isFinished }.map { job in
             let waiting = job.photos.filter { !$0.isSettled || $0.parked }.prefix(5).map { photo in
-                "\(photo.index) \(photo.state)\(photo.parked ? " parked" : "")\(photo.isInFlight ? " on \(core.workerIDs[photo.worker] ?? "a lost worker")" : "")"
+                "\(photo.index) \(photo.state)\(photo.parked ? " parked" : "")\(job.isSuspect(photo.index) ? " suspect" : "")\(job.delayedIndices.contains(photo.index) ? " waiting to retry" : "")\(job.waitsForLeader(photo) ? " waiting for its leader" : "")\(job.planner.wants(Int(photo.index)) ? "" : " out of view")\(photo.isInFlight ? " on \(core.workerIDs[photo.worker] ?? "a lost worker")" : "")"
             }
             return "\(job.id) (\(job.progress.done)/\(job.total) settled; waiting: \(waiting.joined(separator: ", ")))"
-        }.joined(separator: "; ")
+        }.joined(separator: "; ") + "; workers: " + core.workers.values.map { worker in
+            "\(worker.id) credit \(worker.credits) holding \(worker.inFlight.count)\(worker.unreachable ? " unreachable" : "")"
+        }.joined(separator: ", ") + (core.reservedForSuspects.map { ", \($0) kept for suspects" } ?? "")
     }
 
     func summary() -> String {

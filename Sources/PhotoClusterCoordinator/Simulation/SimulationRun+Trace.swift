@@ -6,8 +6,11 @@ extension SimulationRun {
     func note(_ event: SimulationEvent) {
         let line: String
         switch event {
-        case .toCoordinator(_, let worker, let message, _): line = "\(worker) → coordinator: \(Self.name(of: message.body))"
-        case .toWorker(let slot, _, let body): line = "coordinator → \(workers[slot].id): \(Self.name(of: body))"
+        case .toCoordinator(let connection, let worker, let message, _):
+            line = "\(worker) → coordinator: \(Self.name(of: message.body))\(liveConnections.contains(connection) ? "" : " (lost with its connection)")"
+        case .toWorker(let slot, let connection, let body):
+            let lost = !liveConnections.contains(connection) || workers[slot].connection != connection
+            line = "coordinator → \(workers[slot].id): \(Self.name(of: body))\(lost ? " (lost with its connection)" : "")"
         case .photoStep(let slot, _, let job, let index, let attempt): line = "\(workers[slot].id) works on photo \(index) of \(job) (attempt \(attempt))"
         case .workerHeartbeat(let slot, _): line = "\(workers[slot].id) beats"
         case .workerStart(let slot): line = "\(workers[slot].id) starts"

@@ -198,6 +198,7 @@ extension SimulationRun {
         send(.heartbeat(.with {
             $0.assignSequence = worker.lastSequence
             $0.held = worker.heldRefs
+            $0.freeSlots = UInt32(max(0, worker.window - worker.held.count))
         }), from: slot)
         agenda.schedule(next, at: time + 1_000_000)
     }

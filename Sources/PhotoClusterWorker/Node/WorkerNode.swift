@@ -357,6 +357,7 @@ public final class WorkerNode: @unchecked Sendable {
         beat.inFlight = UInt32(engine.inFlightCount)
         beat.assignSequence = assignSequenceSeen
         beat.held = engine.heldKeys.map { key in .with { $0.jobID = key.job; $0.photoIndex = key.photo } }
+        beat.freeSlots = UInt32(max(0, configuration.window - engine.heldGraphCount))
         let loads = engine.stageLoads()
         beat.stages = loads.sorted { $0.key.rawValue < $1.key.rawValue }.map { stage, load in
             .with {

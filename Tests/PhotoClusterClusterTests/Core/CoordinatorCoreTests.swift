@@ -1,0 +1,141 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterProto
+import XCTest
+
+@testable import PhotoClusterCoordinator
+
+/// The scheduling core, event by event, with exact actions and a virtual clock (`CoreHarness`).
+final class CoordinatorCoreTests: XCTestCase {
+    private let a = PhotoRef(job: "job1", index: 0)
+
+    func testAWorkerIsWelcomedAndItsCreditBringsQueuedPhotosInOneNumberedBatch() {
+        let core = CoreHarness()
+        XCTAssertEqual(CoreHarness.messages(in: core.hello("w")), ["w: welcome"])
+        core.submit(photos: 3)
+        let sent = CoreHarness.graphs(in: core.credit("w", 2))
+        XCTAssertEqual(sent.map(\.worker), ["w"])
+        XCTAssertEqual(sent.map(\.sequence), [1])
+        XCTAssertEqual(sent.first?.photos, ["job1/0@1", "job1/1@1"])
+        XCTAssertEqual(CoreHarness.graphs(in: core.credit("w", 1)).map(\.sequence), [2], "the next batch has the next number")
+    }
+
+    func testCreditBeyondTheWindowOfTheAnnouncedConcurrencyIsNotBelieved() {
+        let core = CoreHarness()
+        core.hello("w", concurrency: 1)
+        core.submit(photos: 10)
+        let sent = CoreHarness.graphs(in: core.credit("w", 1000))
+        XCTAssertEqual(sent.first?.photos.count, CreditWindow.graphs(concurrency: 1))
+    }
+
+    /// Moved down from the socket test: the worker accounted for the assignment and holds
+    /// nothing, in two heartbeats: the photo is sent again with the credit it spent, charged.
+    func testAnAssignmentTheWorkerNeverGotIsSentAgainAfterTwoHeartbeats() {
+        let core = CoreHarness()
+        core.hello("w")
+        core.submit(photos: 1)
+        XCTAssertEqual(CoreHarness.graphs(in: core.credit("w", 1)).first?.photos, ["job1/0@1"])
+        let first = core.heartbeat("w", sequence: 1, holding: [])
+        XCTAssertTrue(CoreHarness.graphs(in: first).isEmpty, "one heartbeat is not enough: an outcome may be on its way behind it")
+        let second = core.heartbeat("w", sequence: 1, holding: [])
+        XCTAssertEqual(CoreHarness.graphs(in: second).first?.photos, [], "sent again only after its back-off")
+        core.advance(1)
+        XCTAssertEqual(CoreHarness.graphs(in: core.handle(.retryTick)).first?.photos, ["job1/0@2"], "the lost assignment was sent again, charged")
+        XCTAssertEqual(core.core.jobs["job1"]?.photo(0)?.failures, 1)
+    }
+
+    func testAnAssignmentOnItsWayOrHeldIsLeftAlone() {
+        let core = CoreHarness()
+        core.hello("w")
+        core.submit(photos: 1)
+        core.credit("w", 1)
+        for _ in 0..<3 { XCTAssertTrue(CoreHarness.graphs(in: core.heartbeat("w", sequence: 0 + 0, holding: [])).isEmpty) }
+        for _ in 0..<3 { XCTAssertTrue(CoreHarness.graphs(in: core.heartbeat("w", sequence: 1, holding: [a])).isEmpty) }
+        XCTAssertEqual(core.core.workers["w"]?.inFlight, [a], "still in flight on the worker")
+        XCTAssertEqual(core.core.jobs["job1"]?.photo(0)?.failures, 0)
+    }
+
+    /// Provenance: a result is believed only from the worker its attempt was sent to.
+    func testAResultFromAWorkerNotSentTheAttemptIsRejectedAndNothingIsWritten() {
+        let core = CoreHarness()
+        core.hello("sent")
+        core.hello("other")
+        core.submit(photos: 1)
+        core.credit("sent", 1)
+        let forged = core.result("other", a, attempt: 1)
+        XCTAssertTrue(CoreHarness.writes(in: forged).isEmpty)
+        XCTAssertTrue(forged.contains { if case .rejected(worker: "other", _, what: "result", reason: "not_sent", _, _, _) = $0 { return true } else { return false } })
+        XCTAssertEqual(CoreHarness.writes(in: core.result("sent", a, attempt: 1)), ["job1/[0] from sent"])
+        XCTAssertTrue(CoreHarness.writes(in: core.result("sent", a, attempt: 1)).isEmpty, "a photo being written takes no second result")
+    }
+
+    /// A worker silent for its liveness, while every message had been read, is lost: its only
+    /// photo is charged and goes to another worker alone.
+    func testASilentWorkerIsLostAndItsPhotoGoesToAnotherAlone() {
+        let core = CoreHarness()
+        core.hello("silent")
+        core.submit(photos: 2)
+        core.credit("silent", 1)
+        core.hello("other")
+        core.credit("other", 4)
+        core.advance(3.5)
+        core.from("other", .heartbeat(.init()))
+        XCTAssertNotNil(core.core.workers["silent"], "messages wait unread: silence proves nothing yet")
+        _ = core.handle(.heartbeatTick(messagesWaiting: true))
+        XCTAssertNotNil(core.core.workers["silent"])
+        let lost = core.handle(.heartbeatTick(messagesWaiting: false))
+        XCTAssertNil(core.core.workers["silent"])
+        XCTAssertEqual(core.core.jobs["job1"]?.workerLosses[0]?.count, 1, "its only photo is charged")
+        XCTAssertEqual(CoreHarness.graphs(in: lost).flatMap(\.photos), ["job1/0@2"], "a suspect runs alone on the worker kept for it")
+    }
+
+    /// A send the ROUTER refuses puts the photos back at once, and they go to another worker.
+    func testAnAssignmentThatCannotBeSentGoesToAnotherWorkerAtOnce() {
+        let core = CoreHarness()
+        core.hello("gone")
+        core.credit("gone", 2)
+        core.hello("other")
+        core.credit("other", 1)
+        core.refuseSendsTo = ["gone"]
+        core.submit(photos: 1)
+        let graphs = CoreHarness.graphs(in: core.actions + core.handle(.retryTick))
+        XCTAssertEqual(core.core.jobs["job1"]?.photo(0).map { core.core.workerIDs[$0.worker] }, "other")
+        XCTAssertTrue(core.core.workers["gone"]?.unreachable == true)
+        XCTAssertTrue(graphs.isEmpty || graphs.allSatisfy { $0.worker == "gone" || $0.worker == "other" })
+    }
+
+    /// A viewport change cancels the photos out of view on the workers that hold them, in one
+    /// control message at the new epoch.
+    func testAViewportChangeCancelsPhotosOutOfViewOnTheirWorker() {
+        let core = CoreHarness()
+        core.hello("w", concurrency: 4)
+        core.submit(photos: 40, viewport: .with { $0.visibleStart = 0; $0.visibleEnd = 4 })
+        XCTAssertEqual(CoreHarness.graphs(in: core.credit("w", 5)).first?.photos, (0..<5).map { "job1/\($0)@1" })
+        let moved = core.handle(.viewport(job: "job1", Viewport(visible: 20...24, prefetch: 0), arrivedAt: core.now))
+        XCTAssertEqual(CoreHarness.messages(in: moved), ["w: control job1 epoch 2 cancel [0, 1, 2, 3, 4]"])
+        XCTAssertEqual(core.core.workers["w"]?.inFlight.count, 0)
+        XCTAssertEqual(CoreHarness.graphs(in: core.credit("w", 5)).first?.photos, (20..<25).map { "job1/\($0)@1" })
+    }
+
+    /// A photo held past the assignment timeout without progress is taken back, charged, and
+    /// dropped on the worker; progress starts its clock again.
+    func testAPhotoHeldWithoutProgressPastTheAssignmentTimeoutIsTakenBack() {
+        var settings = CoordinatorCore.Settings(coordinatorID: "test")
+        settings.workerBudgets = WorkerBudgets(assignmentTimeout: 5)
+        let core = CoreHarness(settings: settings)
+        core.hello("w")
+        core.submit(photos: 1)
+        core.credit("w", 1)
+        core.advance(4)
+        core.from("w", .progress(.with { $0.jobID = "job1"; $0.photoIndex = 0; $0.attempt = 1; $0.stage = .download }))
+        core.advance(4)
+        core.heartbeat("w", sequence: 1, holding: [a])
+        XCTAssertEqual(CoreHarness.messages(in: core.handle(.heartbeatTick(messagesWaiting: false))), ["w: heartbeat (sequence 1)"], "progress restarted the clock")
+        core.advance(2)
+        core.heartbeat("w", sequence: 1, holding: [a])
+        let overdue = CoreHarness.messages(in: core.handle(.heartbeatTick(messagesWaiting: false)))
+        XCTAssertEqual(overdue, ["w: heartbeat (sequence 1)", "w: drop [\"job1/0\"]"])
+        XCTAssertEqual(core.core.jobs["job1"]?.photo(0)?.failures, 1, "the attempt is charged")
+        XCTAssertEqual(core.core.jobs["job1"]?.photo(0)?.isInFlight, false)
+    }
+}

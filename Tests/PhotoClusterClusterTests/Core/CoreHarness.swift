@@ -1,0 +1,143 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterProto
+import XCTest
+
+@testable import PhotoClusterCoordinator
+
+/// A `CoordinatorCore` driven by hand: events go in at a virtual time, and every action it
+/// takes is kept, so a test says exactly what the coordinator does, with no socket, thread or
+/// sleep. `refuseSendsTo` makes the shell's sends to those workers fail, as a ROUTER's do to a
+/// peer that is gone.
+final class CoreHarness: CoordinatorShell {
+    private(set) var core: CoordinatorCore!
+    private let origin = ContinuousClock.now
+    private(set) var time: TimeInterval = 0
+    var actions: [CoordinatorAction] = []
+    var refuseSendsTo: Set<String> = []
+    private var jobCount = 0
+
+    init(settings: CoordinatorCore.Settings = CoordinatorCore.Settings(coordinatorID: "test")) {
+        core = CoordinatorCore(settings: settings, shell: self, now: origin)
+    }
+
+    var now: MonotonicInstant { origin + .milliseconds(Int64(time * 1000)) }
+
+    func perform(_ action: CoordinatorAction) -> Bool {
+        actions.append(action)
+        switch action {
+        case .sendToWorker(let id, _), .sendGraphs(let id, _, _): return !refuseSendsTo.contains(id)
+        default: return true
+        }
+    }
+
+    func tellsEveryPhoto(of job: String) -> Bool { false }
+
+    /// Handles `event` now, ends the turn, and answers the actions taken, which it forgets.
+    @discardableResult
+    func handle(_ event: CoordinatorEvent) -> [CoordinatorAction] {
+        core.handle(event, now: now)
+        core.handle(.turnEnded, now: now)
+        defer { actions = [] }
+        return actions
+    }
+
+    func advance(_ seconds: TimeInterval) { time += seconds }
+
+    // MARK: - Workers
+
+    @discardableResult
+    func from(_ worker: String, _ body: Photocluster_V1_WorkerToCoordinator.OneOf_Body, photos: [Data] = []) -> [CoordinatorAction] {
+        var message = Photocluster_V1_WorkerToCoordinator()
+        message.body = body
+        return handle(.fromWorker(id: worker, key: nil, message: message, photos: photos[...]))
+    }
+
+    @discardableResult
+    func hello(_ worker: String, concurrency: UInt32 = 1, incarnation: String? = nil, holding: [PhotoRef] = []) -> [CoordinatorAction] {
+        from(worker, .hello(.with {
+            $0.workerID = worker
+            $0.concurrency = concurrency
+            $0.incarnation = incarnation ?? "\(worker)-1"
+            $0.inFlight = holding.map { ref in .with { $0.jobID = ref.job; $0.photoIndex = ref.index } }
+        }))
+    }
+
+    @discardableResult
+    func credit(_ worker: String, _ grant: UInt32) -> [CoordinatorAction] { from(worker, .credit(.with { $0.grant = grant })) }
+
+    @discardableResult
+    func heartbeat(_ worker: String, sequence: UInt64, holding: [PhotoRef]) -> [CoordinatorAction] {
+        from(worker, .heartbeat(.with {
+            $0.assignSequence = sequence
+            $0.held = holding.map { ref in .with { $0.jobID = ref.job; $0.photoIndex = ref.index } }
+        }))
+    }
+
+    @discardableResult
+    func result(_ worker: String, _ ref: PhotoRef, attempt: UInt32, credit: UInt32 = 0) -> [CoordinatorAction] {
+        from(worker, .reports(.with {
+            $0.reports = [.with { report in
+                report.result = .with {
+                    $0.jobID = ref.job
+                    $0.photoIndex = ref.index
+                    $0.attempt = attempt
+                    $0.format = .jpeg
+                    $0.photoInFrame = true
+                }
+            }]
+            $0.credit = credit
+        }), photos: [Data(repeating: 7, count: 16)])
+    }
+
+    // MARK: - Jobs
+
+    /// A batch job of photos named p0, p1, …, each with its own URL.
+    @discardableResult
+    func submit(photos: Int, viewport: Photocluster_V1_Viewport? = nil) -> String {
+        jobCount += 1
+        let id = "job\(jobCount)"
+        var submit = Photocluster_V1_SubmitJob()
+        submit.photos = (0..<photos).map { index in .with { $0.name = "p\(index)"; $0.url = "http://photos.test/\(id)/\(index).jpg" } }
+        if let viewport {
+            submit.viewportMode = true
+            submit.viewport = viewport
+        }
+        let job = Job(id: id, submit: submit, outputDirectory: URL(fileURLWithPath: "/out/\(id)"), now: Date(timeIntervalSince1970: 0))
+        job.enter(.inProgress, at: Date(timeIntervalSince1970: 0))
+        handle(.jobOpened(job))
+        return id
+    }
+
+    // MARK: - Reading actions
+
+    /// The graphs sent, in order: (worker, sequence, [(ref, attempt)]).
+    static func graphs(in actions: [CoordinatorAction]) -> [(worker: String, sequence: UInt64, photos: [String])] {
+        actions.compactMap {
+            guard case .sendGraphs(let worker, let batch, let sequence) = $0 else { return nil }
+            return (worker, sequence, batch.sent.map { "\($0.ref.job)/\($0.ref.index)@\($0.attempt)" })
+        }
+    }
+
+    /// The messages other than graphs sent to workers, as "worker: kind".
+    static func messages(in actions: [CoordinatorAction]) -> [String] {
+        actions.compactMap {
+            guard case .sendToWorker(let worker, let body) = $0 else { return nil }
+            return "\(worker): \(SimulationRun.name(of: body))"
+        }
+    }
+
+    static func settled(in actions: [CoordinatorAction]) -> [String] {
+        actions.flatMap { action -> [String] in
+            guard case .photosSettled(let job, let photos) = action else { return [] }
+            return photos.map { "\(job)/\($0.photo.index) \($0.photo.state)" }
+        }
+    }
+
+    static func writes(in actions: [CoordinatorAction]) -> [String] {
+        actions.compactMap {
+            guard case .writeResult(let result, let worker, _, let targets) = $0 else { return nil }
+            return "\(result.jobID)/\(targets.map(\.index)) from \(worker)"
+        }
+    }
+}
