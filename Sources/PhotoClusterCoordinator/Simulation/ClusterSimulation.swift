@@ -36,6 +36,8 @@ public enum ClusterSimulation {
         public let trace: [String]
         /// Photos that ended done, failed and cancelled; workers killed, paused and cut off.
         public let summary: String
+        /// Workers killed (poison photos too), stopped, and cut off for a moment.
+        public let faults: (killed: Int, stopped: Int, cutOff: Int)
     }
 
     public static func run(_ options: Options) -> Outcome {

@@ -104,7 +104,8 @@ final class SimulationRun: CoordinatorShell {
             if healing && jobIDs.allSatisfy({ core.jobs[$0]?.isFinished ?? true }) { break }
         }
         return ClusterSimulation.Outcome(
-            seed: options.seed, steps: steps, simulatedSeconds: seconds, violation: violation, digest: digest, trace: trace, summary: summary())
+            seed: options.seed, steps: steps, simulatedSeconds: seconds, violation: violation, digest: digest, trace: trace, summary: summary(),
+            faults: (tally.killed, tally.paused, tally.cutOff))
     }
 
     private func handle(_ event: SimulationEvent) {
