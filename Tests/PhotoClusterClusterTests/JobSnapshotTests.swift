@@ -18,7 +18,7 @@ final class JobSnapshotTests: XCTestCase {
         _ = job.assign(1, to: WorkerNumber(value: 3), encodingInto: &encoded)
         job.markDone(2, format: .png, width: 4, height: 5)
         job.markFailed(3, stage: "download", reason: "HTTP 404")
-        job.scheduleRetry(1, after: 5)
+        job.scheduleRetry(1, after: 5, now: .now)
         job.controlAckMilliseconds = [1.5]
         job.work.bytes = 7
         job.enter(.inProgress)

@@ -127,7 +127,7 @@ extension Job {
         setWorker(index, .none)
     }
 
-    func scheduleRetry(_ index: UInt32, after delay: TimeInterval, now: MonotonicInstant = .now) {
+    func scheduleRetry(_ index: UInt32, after delay: TimeInterval, now: MonotonicInstant) {
         retries += 1
         delayed.append((now.adding(seconds: delay), index))
         delayedIndices.insert(index)
@@ -135,7 +135,7 @@ extension Job {
     }
 
     /// Moves retries whose back-off has passed back into the queue.
-    func releaseDueRetries(now: MonotonicInstant = .now) {
+    func releaseDueRetries(now: MonotonicInstant) {
         let due = delayed.filter { $0.due <= now }
         guard !due.isEmpty else { return }
         delayed.removeAll { $0.due <= now }

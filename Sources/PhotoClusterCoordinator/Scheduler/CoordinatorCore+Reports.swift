@@ -157,7 +157,7 @@ extension CoordinatorCore {
         if failure.transient && failures < settings.maxAttempts {
             let backoff = settings.retryBackoff * pow(2, Double(failures - 1))
             jobs[failure.jobID]?.noteFailureReason(failure.photoIndex, stage: failure.stageName, reason: failure.reason)
-            jobs[failure.jobID]?.scheduleRetry(failure.photoIndex, after: min(backoff, 30))
+            jobs[failure.jobID]?.scheduleRetry(failure.photoIndex, after: min(backoff, 30), now: now)
             count(.retried)
             log(.info, "photo \(failure.photoIndex) retried in \(String(format: "%.2f", min(backoff, 30))) s after \(failure.stageName): \(failure.reason)",
                 job: failure.jobID, photo: failure.photoIndex, worker: worker)
