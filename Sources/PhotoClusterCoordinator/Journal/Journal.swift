@@ -153,44 +153,32 @@ final class Journal {
             """)
         return try rows.map { row in
             let submit = try Photocluster_V1_SubmitJob(serializedBytes: row[1].blob)
-            let owner: String? = if case .text(let key) = row[13] { key } else { nil }
             // A job whose workers store its outputs names its place in the submit (the column holds it for people).
             let place = try OutputPlace(submit.outputPlace)
-            let job = Job(id: row[0].text, submit: submit, outputDirectory: URL(fileURLWithPath: place == nil ? row[2].text : "/", isDirectory: true),
-                          place: place, owner: owner, now: Date(timeIntervalSince1970: row[3].double))
-            job.cancelledWhole = row[5].int != 0
-            job.requeues = UInt32(row[6].int)
-            job.retries = UInt32(row[7].int)
-            job.epoch = UInt64(max(1, row[11].int))
-            job.suspendedByClient = row[12].int != 0
-            if case .int = row[8], job.total > 0 {
-                let last = job.total - 1
-                let start = min(Int(row[8].int), last)
-                job.viewport = Viewport(visible: start...max(start, min(Int(row[9].int), last)), prefetch: Int(row[10].int))
-            }
-            for photo in try database.query("SELECT idx, state, attempts, stage, reason, output_path, width, height FROM photos WHERE job_id = ?", [.text(job.id)]) {
-                let index = Int(photo[0].int)
-                guard index < job.total, let state = PhotoState(rawValue: photo[1].text) else { continue }
+            var journaled = JournaledJob(
+                id: row[0].text, submit: submit, outputDirectory: URL(fileURLWithPath: place == nil ? row[2].text : "/", isDirectory: true),
+                createdAt: Date(timeIntervalSince1970: row[3].double), phase: Photocluster_V1_JobPhase(rawValue: Int(row[4].int)) ?? .inProgress)
+            journaled.owner = if case .text(let key) = row[13] { key } else { nil }
+            journaled.cancelledWhole = row[5].int != 0
+            journaled.requeues = UInt32(row[6].int)
+            journaled.retries = UInt32(row[7].int)
+            journaled.epoch = UInt64(max(1, row[11].int))
+            journaled.suspendedByClient = row[12].int != 0
+            if case .int = row[8] { journaled.viewport = (Int(row[8].int), Int(row[9].int), Int(row[10].int)) }
+            for photo in try database.query("SELECT idx, state, attempts, stage, reason, output_path, width, height FROM photos WHERE job_id = ?", [.text(journaled.id)]) {
+                guard photo[0].int >= 0, let state = PhotoState(rawValue: photo[1].text) else { continue }
+                // A done photo in the coordinator's directory counts only if its file is still there.
                 if state == .done && place == nil && !FileManager.default.fileExists(atPath: photo[5].text) { continue }
-                job.setState(UInt32(index), state)
-                job.photos[index].attempts = UInt32(photo[2].int)
-                job.photos[index].failedStage = photo[3].text
-                job.photos[index].reason = photo[4].text
-                // Where it was written is where the job's stem and format put it.
-                let path = photo[5].text
-                job.photos[index].outputFormat = path.hasSuffix(".png") ? .png : path.hasSuffix(".webp") ? .webp : .jpeg
-                job.photos[index].width = UInt32(photo[6].int)
-                job.photos[index].height = UInt32(photo[7].int)
+                journaled.photos[Int(photo[0].int)] = JournaledPhoto(
+                    state: state, attempts: UInt32(photo[2].int), stage: photo[3].text, reason: photo[4].text, outputPath: photo[5].text,
+                    width: UInt32(photo[6].int), height: UInt32(photo[7].int))
             }
-            for loss in try database.query("SELECT idx, losses, workers FROM worker_losses WHERE job_id = ?", [.text(job.id)]) {
+            for loss in try database.query("SELECT idx, losses, workers FROM worker_losses WHERE job_id = ?", [.text(journaled.id)]) {
                 let workers = loss[2].text.split(separator: "\n").map(String.init)
-                guard loss[0].int >= 0, loss[0].int < job.total, loss[1].int >= 0, !workers.isEmpty else { continue }
-                job.workerLosses[UInt32(loss[0].int)] = WorkerLosses(count: UInt32(loss[1].int), workers: workers)
+                guard loss[0].int >= 0, loss[1].int >= 0, !workers.isEmpty else { continue }
+                journaled.losses[UInt32(loss[0].int)] = WorkerLosses(count: UInt32(loss[1].int), workers: workers)
             }
-            let phase = Photocluster_V1_JobPhase(rawValue: Int(row[4].int)) ?? .inProgress
-            job.enter(phase == .didFinish || phase == .cancelled ? phase : .inProgress)
-            job.rebuildQueue()
-            return job
+            return Job.restore(journaled, place: place, now: Date())
         }
     }
 }

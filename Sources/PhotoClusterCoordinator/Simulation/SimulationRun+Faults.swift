@@ -6,6 +6,8 @@ import PhotoClusterProto
 extension SimulationRun {
     func injectFault() {
         let roll = Int.random(in: 0..<100, using: &random)
+        // Clients' requests fail while the coordinator is down.
+        guard !coordinator.down || roll < 40 else { return }
         let slot = Int.random(in: 0..<workers.count, using: &random)
         switch roll {
         case 0..<15:
@@ -49,6 +51,9 @@ extension SimulationRun {
         case 90..<92:
             guard let job = openJob() else { return }
             core.handle(.cancel(job: job.id, names: []), now: now)
+        case 92..<95:
+            guard !coordinator.down else { return }
+            agenda.schedule(.coordinatorKilled, at: time)
         default:
             if jobIDs.count < 6 { submitJob() }
         }
@@ -93,6 +98,9 @@ extension SimulationRun {
         let job = Job(id: id, submit: submit, outputDirectory: URL(fileURLWithPath: "/simulated/\(id)"), now: Date(timeIntervalSince1970: 0))
         job.enter(.inProgress, at: Date(timeIntervalSince1970: 0))
         jobIDs.append(id)
+        // Journaled before it is accepted, as `Journal.recordJob` is.
+        journal[id] = JournaledJob(id: id, submit: submit, outputDirectory: job.outputDirectory, createdAt: job.createdAt, phase: .inProgress)
+        journal[id]?.noteState(of: job)
         core.handle(.jobOpened(job), now: now)
         core.handle(.turnEnded, now: now)
     }
@@ -100,6 +108,8 @@ extension SimulationRun {
     /// The faults stop: every worker runs again, and the clients let every job run to its end.
     func heal() {
         healing = true
+        // The clients' requests wait for a coordinator to take them.
+        guard !coordinator.down else { return agenda.schedule(.heal, at: time + 500_000) }
         for slot in workers.indices {
             switch workers[slot].process {
             case .paused: resumeWorker(slot, workers[slot].incarnation)
@@ -133,6 +143,7 @@ extension SimulationRun {
             for photo in job.photos { states[photo.state, default: 0] += 1 }
         }
         return "\(jobIDs.count) jobs: \(states[.done] ?? 0) done, \(states[.failed] ?? 0) failed, \(states[.cancelled] ?? 0) cancelled; "
-            + "workers killed \(tally.killed), stopped \(tally.paused), cut off \(tally.cutOff); \(tally.forged) forged results"
+            + "workers killed \(tally.killed), stopped \(tally.paused), cut off \(tally.cutOff); coordinator killed \(tally.coordinatorKilled); "
+            + "\(tally.forged) forged results"
     }
 }

@@ -26,8 +26,10 @@ extension SimulationRun {
         case .coordinatorHeartbeat: line = "coordinator heartbeat"
         case .retryTick: line = "retry tick"
         case .writeCheck: line = "write check"
-        case .writeDone(let write): line = "write of photo \(write.result.photoIndex) of \(write.result.jobID) done"
-        case .indexWritten(let job): line = "index of \(job) written"
+        case .writeDone(let write, _): line = "write of photo \(write.result.photoIndex) of \(write.result.jobID) done"
+        case .indexWritten(let job, _): line = "index of \(job) written"
+        case .coordinatorKilled: line = "the coordinator is killed"
+        case .coordinatorStarts: line = "the coordinator starts from its journal"
         case .fault: line = "fault"
         case .heal: line = "heal"
         }
@@ -117,8 +119,10 @@ extension SimulationRun {
         case .coordinatorHeartbeat: return 10
         case .retryTick: return 11
         case .writeCheck: return 12
-        case .writeDone(let write): return 13 | UInt64(write.result.photoIndex) << 8
+        case .writeDone(let write, _): return 13 | UInt64(write.result.photoIndex) << 8
         case .indexWritten: return 14
+        case .coordinatorKilled: return 17
+        case .coordinatorStarts: return 18
         case .fault: return 15
         case .heal: return 16
         }

@@ -19,8 +19,13 @@ enum SimulationEvent {
     case coordinatorHeartbeat
     case retryTick
     case writeCheck
-    case writeDone(WrittenResult)
-    case indexWritten(String)
+    /// A write ends, or an index is written, on the writer threads of coordinator incarnation
+    /// `coordinator` (lost with it when it is killed).
+    case writeDone(WrittenResult, coordinator: Int)
+    case indexWritten(String, coordinator: Int)
+    /// The coordinator is killed (SIGKILL), and starts again from its journal.
+    case coordinatorKilled
+    case coordinatorStarts
     case fault
     case heal
 }
@@ -33,7 +38,7 @@ final class SimulationRun: CoordinatorShell {
     var agenda = SimulationAgenda<SimulationEvent>()
     /// Virtual microseconds since the start.
     var time: Int64 = 0
-    private let origin = ContinuousClock.now
+    let origin = ContinuousClock.now
     var core: CoordinatorCore!
     var workers: [SimulatedWorker] = []
     var liveConnections: Set<Int> = []
@@ -42,6 +47,10 @@ final class SimulationRun: CoordinatorShell {
     var lastArrival: [Int: (toWorker: Int64, toCoordinator: Int64)] = [:]
     var jobIDs: [String] = []
     var healing = false
+    /// The coordinator's process: its incarnation, and whether it is down (killed, not restarted yet).
+    var coordinator = (incarnation: 1, down: false)
+    /// What the coordinator's journal holds: every job, in submission order.
+    var journal: [String: JournaledJob] = [:]
     var finishing: Set<String> = []
     var writeTimeout: TimeInterval = 5
 
@@ -57,7 +66,7 @@ final class SimulationRun: CoordinatorShell {
     var steps = 0
     var digest: UInt64 = 0xCBF2_9CE4_8422_2325
     var trace: [String] = []
-    var tally = (killed: 0, paused: 0, cutOff: 0, forged: 0)
+    var tally = (killed: 0, paused: 0, cutOff: 0, forged: 0, coordinatorKilled: 0)
 
     struct SentAttempt: Hashable {
         let ref: PhotoRef
@@ -68,11 +77,12 @@ final class SimulationRun: CoordinatorShell {
     init(options: ClusterSimulation.Options) {
         self.options = options
         random = SeededRandom(seed: options.seed)
-        let settings = CoordinatorCore.Settings(
-            coordinatorID: "simulated", heartbeatInterval: 1, heartbeatLiveness: 3, maxAttempts: 3, retryBackoff: 0.25, maxWorkerLosses: 3,
-            workerBudgets: WorkerBudgets(maxConcurrency: 8, assignmentTimeout: 20), resultLimit: 1 << 20)
-        core = CoordinatorCore(settings: settings, shell: self, now: origin)
+        core = CoordinatorCore(settings: Self.settings, shell: self, now: origin)
     }
+
+    static let settings = CoordinatorCore.Settings(
+        coordinatorID: "simulated", heartbeatInterval: 1, heartbeatLiveness: 3, maxAttempts: 3, retryBackoff: 0.25, maxWorkerLosses: 3,
+        workerBudgets: WorkerBudgets(maxConcurrency: 8, assignmentTimeout: 20), resultLimit: 1 << 20)
 
     var now: MonotonicInstant { origin + .microseconds(time) }
     var seconds: Double { Double(time) / 1e6 }
@@ -100,8 +110,8 @@ final class SimulationRun: CoordinatorShell {
             steps += 1
             note(event)
             handle(event)
-            if violation == nil { checkState() }
-            if healing && jobIDs.allSatisfy({ core.jobs[$0]?.isFinished ?? true }) { break }
+            if violation == nil && !coordinator.down { checkState() }
+            if healing && !coordinator.down && jobIDs.allSatisfy({ core.jobs[$0]?.isFinished ?? true }) { break }
         }
         return ClusterSimulation.Outcome(
             seed: options.seed, steps: steps, simulatedSeconds: seconds, violation: violation, digest: digest, trace: trace, summary: summary(),
@@ -111,7 +121,7 @@ final class SimulationRun: CoordinatorShell {
     private func handle(_ event: SimulationEvent) {
         switch event {
         case .toCoordinator(let connection, let worker, let message, let photos):
-            guard liveConnections.contains(connection) else { return }
+            guard liveConnections.contains(connection), !coordinator.down else { return }
             core.handle(.fromWorker(id: worker, key: nil, message: message, photos: photos[...]), now: now)
             core.handle(.workerMessagesDrained, now: now)
             core.handle(.turnEnded, now: now)
@@ -135,23 +145,28 @@ final class SimulationRun: CoordinatorShell {
         case .connectionClosed(let connection):
             liveConnections.remove(connection)
         case .coordinatorHeartbeat:
+            guard !coordinator.down else { return agenda.schedule(.coordinatorHeartbeat, at: time + 1_000_000) }
             core.handle(.heartbeatTick(messagesWaiting: false), now: now)
             core.handle(.turnEnded, now: now)
             checkHeldAssignments()
             agenda.schedule(.coordinatorHeartbeat, at: time + 1_000_000)
         case .retryTick:
+            guard !coordinator.down else { return agenda.schedule(.retryTick, at: time + 250_000) }
             core.handle(.retryTick, now: now)
             core.handle(.turnEnded, now: now)
             agenda.schedule(.retryTick, at: time + 250_000)
         case .writeCheck:
+            guard !coordinator.down else { return agenda.schedule(.writeCheck, at: time + 1_000_000) }
             core.handle(.writesOverdue(limit: writeTimeout), now: now)
             core.handle(.turnEnded, now: now)
             agenda.schedule(.writeCheck, at: time + 1_000_000)
-        case .writeDone(let write):
+        case .writeDone(let write, let incarnation):
+            guard incarnation == coordinator.incarnation, !coordinator.down else { return }
             writeFinished(write)
-        case .indexWritten(let jobID):
-            guard let job = core.jobs[jobID] else { return }
+        case .indexWritten(let jobID, let incarnation):
+            guard incarnation == coordinator.incarnation, !coordinator.down, let job = core.jobs[jobID] else { return }
             job.enter(job.cancelledWhole ? .cancelled : .didFinish, at: Date(timeIntervalSince1970: 0))
+            journal[jobID]?.noteState(of: job)
             finishing.remove(jobID)
             core.handle(.jobEnded(jobID), now: now)
             core.handle(.turnEnded, now: now)
@@ -161,6 +176,10 @@ final class SimulationRun: CoordinatorShell {
             agenda.schedule(.fault, at: time + random.millis(200...2500))
         case .heal:
             heal()
+        case .coordinatorKilled:
+            killCoordinator()
+        case .coordinatorStarts:
+            startCoordinator()
         }
     }
 
@@ -204,7 +223,11 @@ final class SimulationRun: CoordinatorShell {
             photosSettled(jobID, photos)
         case .writeResult(let result, let worker, _, let targets):
             startWrite(result, from: worker, targets: targets)
-        case .journalLosses, .journalJobState, .stageReported, .spansReported, .rejected, .workersChanged, .count, .log:
+        case .journalLosses(let job, let photo, let losses):
+            journal[job]?.losses[photo] = losses
+        case .journalJobState(let jobID):
+            if let job = core.jobs[jobID] { journal[jobID]?.noteState(of: job) }
+        case .stageReported, .spansReported, .rejected, .workersChanged, .count, .log:
             break
         }
         return true
@@ -221,6 +244,10 @@ final class SimulationRun: CoordinatorShell {
     }
 
     private func photosSettled(_ jobID: String, _ photos: [(photo: PhotoRecord, worker: String?)]) {
+        if let job = core.jobs[jobID] {
+            for (photo, _) in photos { journal[jobID]?.photos[Int(photo.index)] = JournaledPhoto(photo, of: job) }
+            journal[jobID]?.noteState(of: job)
+        }
         for (photo, _) in photos {
             let ref = PhotoRef(job: jobID, index: photo.index)
             if !settled.insert(ref).inserted { return fail("photo \(photo.index) of job \(jobID) settled twice") }
@@ -228,7 +255,7 @@ final class SimulationRun: CoordinatorShell {
         }
         guard let job = core.jobs[jobID], job.allSettled, !job.isFinished, finishing.insert(jobID).inserted else { return }
         if !job.cancelledWhole { job.enter(.willFinish, at: Date(timeIntervalSince1970: 0)) }
-        agenda.schedule(.indexWritten(jobID), at: time + random.millis(1...20))
+        agenda.schedule(.indexWritten(jobID, coordinator: coordinator.incarnation), at: time + random.millis(1...20))
     }
 
     private func startWrite(_ result: Photocluster_V1_PhotoResult, from worker: String, targets: [(index: UInt32, name: String)]) {
@@ -243,7 +270,7 @@ final class SimulationRun: CoordinatorShell {
         let hangs = random.chance(0.02)
         let errors: [Error?] = targets.map { _ in random.chance(0.02) ? SimulatedWriteFailure() : nil }
         let write = WrittenResult(result: result, worker: worker, targets: targets, errors: errors)
-        agenda.schedule(.writeDone(write), at: time + (hangs ? random.millis(6000...9000) : random.millis(1...30)))
+        agenda.schedule(.writeDone(write, coordinator: coordinator.incarnation), at: time + (hangs ? random.millis(6000...9000) : random.millis(1...30)))
     }
 
     private func writeFinished(_ write: WrittenResult) {
