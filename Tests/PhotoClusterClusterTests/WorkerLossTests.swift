@@ -35,34 +35,6 @@ final class WorkerLossTests: XCTestCase {
         cluster.coordinator.onLoop { cluster.coordinator.jobs[job]?.workerLosses ?? [:] }
     }
 
-    func testPhotosOfARestartedWorkerGoBehindTheOthersAndRunAloneElsewhere() async throws {
-        let cluster = try start()
-        let first = try cluster.connect("first")
-        try first.grant(2)
-        let job = try await cluster.client.submit(try ClusterHarness.submit(photos(4), out: cluster.out, format: .jpeg))
-        let held = Set([first.nextAssignment(), first.nextAssignment()].compactMap { $0?.photoIndex })
-        XCTAssertEqual(held.count, 2)
-        let second = try cluster.connect("second")
-
-        try first.restart()
-        XCTAssertTrue(eventually { Set(self.losses(of: job.id, in: cluster).keys) == held }, "both photos it held became suspects")
-        XCTAssertEqual(losses(of: job.id, in: cluster).values.map(\.count), [0, 0], "a bystander was charged: with two photos held, the culprit is unknown")
-        try first.grant(4)
-        // The photos that never hurt anyone first; the suspects not back on the worker they were lost on.
-        let others = Set([first.nextAssignment(timeout: 5), first.nextAssignment(timeout: 5)].compactMap { $0?.photoIndex })
-        XCTAssertEqual(others, Set(0..<4).subtracting(held))
-        XCTAssertNil(first.nextAssignment(timeout: 0.5), "a suspect went back to the worker it was lost on")
-
-        try second.grant(4)
-        let alone = try XCTUnwrap(second.nextAssignment(timeout: 5), "a suspect waits for ever")
-        XCTAssertTrue(held.contains(alone.photoIndex))
-        XCTAssertNil(second.nextAssignment(timeout: 0.5), "a suspect did not run alone")
-        try second.sendResult(of: alone, encoded: try sample())
-        let next = try XCTUnwrap(second.nextAssignment(timeout: 5), "the second suspect, once the first was done")
-        XCTAssertEqual(next.photoIndex, held.subtracting([alone.photoIndex]).first)
-        XCTAssertEqual(next.attempt, 2)
-    }
-
     func testAPhotoChargedTheLimitOfLossesFailsAndItsBystanderFinishes() async throws {
         let cluster = try start(maxWorkerLosses: 2)
         let worker = try cluster.connect("only")
