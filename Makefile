@@ -63,6 +63,7 @@ bench: deps
 	bench/wakeup-floor 10
 	.build/release/DispatchBenchmark
 	.build/release/DispatchBenchmark --photos 100000 --state /tmp
+	.build/release/cluster simulate --seeds 10000
 	bench/stage-priority 3
 	bench/memory-budget .build/release/cluster
 	BENCH_BIN=.build/release bench/run

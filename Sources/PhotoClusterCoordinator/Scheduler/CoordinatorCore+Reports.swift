@@ -6,7 +6,7 @@ import PhotoClusterProto
 /// from the worker each attempt was sent to, and what becomes of the photos.
 extension CoordinatorCore {
     /// A worker's batch: each report handled in order exactly as if it had come alone, then the
-    /// credit spent at once (the graphs it frees leave together when the loop's turn ends).
+    /// credit spent at once (the graphs it frees leave together when the shell's turn ends).
     /// Photos its stored results settle are told once the batch is through (`settledInBatch`).
     func receiveReports(_ batch: Photocluster_V1_WorkerReports, photos: ArraySlice<Data>, from id: String) {
         var photos = photos

@@ -1,8 +1,8 @@
 import Foundation
 
-/// The graphs assigned to one worker during a turn of the loop, already encoded (see
+/// The graphs assigned to one worker during a turn of the shell's loop, already encoded (see
 /// `Job.assign(_:to:encodingInto:)`), and the attempt of each photo, for the bookkeeping done
-/// once they leave. Loop-owned (`CoordinatorNode.graphsToSend`).
+/// once they leave (`CoordinatorCore.graphsToSend`).
 struct GraphBatch {
     /// `AssignGraphs.graphs` entries.
     var encoded: [UInt8] = []

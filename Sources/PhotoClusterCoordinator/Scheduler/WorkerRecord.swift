@@ -4,7 +4,7 @@ import PhotoClusterProto
 
 /// What the coordinator knows of one connected worker. A class for the reason `Job` is one: the
 /// loop reads a worker's record several times per photo, and a struct read out of the table is
-/// a copy of its sets. Loop-owned; nothing of it leaves the loop thread.
+/// a copy of its sets. Owned by the core (`CoordinatorCore.workers`), on its shell's loop thread.
 final class WorkerRecord {
     /// The worker's ZeroMQ routing identity, which is also its id.
     let id: String
