@@ -9,7 +9,7 @@ final class KernelSetTests: XCTestCase {
     private func assertBothBuildsAgree(_ name: String, _ loop: Loop) throws {
         guard KernelSet.cpuHasAVX2 else { throw XCTSkip("this CPU has no AVX2: only the baseline loops run here") }
         let count = 4099  // not a multiple of any vector width, so the tail loop runs too
-        var generator = SeededGenerator(state: 12345)
+        var generator = SeededRandom(seed: 12345)
         let source = (0..<count * 4).map { _ in UInt8.random(in: 0...255, using: &generator) }
         for strength: Float in [0.35, 0.8, 1] {
             var baseline = [UInt8](repeating: 0, count: count * 4)
@@ -35,7 +35,7 @@ final class KernelSetTests: XCTestCase {
     func testBothBuildsOfTheBlurSumsGiveTheSameFloatsAsThePlainSum() throws {
         guard KernelSet.cpuHasAVX2 else { throw XCTSkip("this CPU has no AVX2: only the baseline loops run here") }
         let taps = 13, count = 4 * 101  // a tail after the blocks of 32
-        var generator = SeededGenerator(state: 99)
+        var generator = SeededRandom(seed: 99)
         func next() -> Float { Float(UInt8.random(in: 0...255, using: &generator)) }
         let weights = (0..<taps).map { _ in next() / 3000 }
         let padded = (0..<count + 4 * (taps - 1)).map { _ in next() }

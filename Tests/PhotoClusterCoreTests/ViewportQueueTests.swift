@@ -32,7 +32,7 @@ final class ViewportQueueTests: XCTestCase {
     }
 
     func testBitmapAgreesWithASetUnderRandomChanges() {
-        var generator = SeededGenerator(state: 27)
+        var generator = SeededRandom(seed: 27)
         var bitmap = IndexBitmap(capacity: 10_000)
         var reference = Set<Int>()
         for _ in 0..<2_500 {
@@ -50,7 +50,7 @@ final class ViewportQueueTests: XCTestCase {
     }
 
     func testTheQueueTakesPhotosInThePlannersOrderForAnyViewport() {
-        var generator = SeededGenerator(state: 28)
+        var generator = SeededRandom(seed: 28)
         for runsEverything in [false, true] {
             var queue = ViewportQueue(planner: ViewportPlanner(count: 500, viewport: Viewport(visible: 0...9), runsEverything: runsEverything))
             var waiting = Set<Int>()

@@ -11,7 +11,7 @@ final class BadInputTests: XCTestCase {
     }
 
     func testRandomBytesAndTextAreUnsupported() {
-        var random = SeededRandom(state: 1)
+        var random = SeededRandom(seed: 1)
         let noise = Data((0..<1000).map { _ in UInt8.random(in: 0...255, using: &random) })
         assertCodecError(.unsupportedFormat, try ImageCodec.decode(noise))
 
@@ -24,7 +24,7 @@ final class BadInputTests: XCTestCase {
     }
 
     func testMagicFollowedByGarbageIsCorrupt() {
-        var random = SeededRandom(state: 2)
+        var random = SeededRandom(seed: 2)
         let garbage = Data((0..<500).map { _ in UInt8.random(in: 0...255, using: &random) })
         assertCodecError(.corrupt, try ImageCodec.decode(Data([0xFF, 0xD8, 0xFF]) + garbage))
         assertCodecError(.corrupt, try ImageCodec.decode(Data([0xFF, 0xD8, 0xFF])))
@@ -125,7 +125,7 @@ final class BadInputTests: XCTestCase {
 
     /// Truncations and byte flips of valid files either decode or throw; none may crash.
     func testMutatedFilesNeverCrash() throws {
-        var random = SeededRandom(state: 3)
+        var random = SeededRandom(seed: 3)
         let sources = [
             try fixture("clock.jpg"), try fixture("progressive.jpg"), try fixture("cmyk-adobe.jpg"),
             try fixture("palette4-trns.png"), try fixture("rgba16.png"),

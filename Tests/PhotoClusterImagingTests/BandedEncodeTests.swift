@@ -8,7 +8,7 @@ import XCTest
 final class BandedEncodeTests: XCTestCase {
     /// Random pixels with some transparency, an odd size and more rows than one band.
     private func randomImage(width: Int = 37, height: Int = 53, seed: UInt64) -> RGBAImage {
-        var generator = SeededRandom(state: seed)
+        var generator = SeededRandom(seed: seed)
         let image = RGBAImage(width: width, height: height)!
         for index in 0..<image.byteCount { image.pixels[index] = UInt8(truncatingIfNeeded: generator.next()) }
         for pixel in stride(from: 3, to: image.byteCount, by: 8) { image.pixels[pixel] = 255 }

@@ -81,14 +81,3 @@ func meanAbsoluteRGBError(_ a: RGBAImage, _ b: RGBAImage) -> Double {
     return Double(total) / Double(a.pixelCount * 3)
 }
 
-/// Tiny seeded generator so random inputs are the same on every run.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -3,25 +3,12 @@ import XCTest
 
 @testable import PhotoClusterCore
 
-/// SplitMix64: random test images that a seed reproduces.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Helpers shared by the filter tests. Expected values are computed here in Double from each
 /// filter's definition, never through the filters' own code.
 enum FilterTesting {
     static func randomImage(width: Int, height: Int, seed: UInt64 = 1) -> RGBAImage {
         let image = RGBAImage(width: width, height: height)!
-        var generator = SeededGenerator(state: seed)
+        var generator = SeededRandom(seed: seed)
         for i in 0..<image.byteCount { image.pixels[i] = UInt8.random(in: 0...255, using: &generator) }
         return image
     }
