@@ -28,7 +28,8 @@ final class CoordinatorCore {
     }
 
     let settings: Settings
-    /// Carries out the actions. Unowned: the shell owns the core.
+    /// Carries out the actions. The shell owns the core and outlives it, so no reference is
+    /// counted for each action.
     unowned(unsafe) var shell: CoordinatorShell
     /// The time of the event being handled.
     private(set) var now: MonotonicInstant

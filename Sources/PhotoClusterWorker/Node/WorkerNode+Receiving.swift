@@ -1,0 +1,99 @@
+import Foundation
+import Logging
+import PhotoClusterCore
+import PhotoClusterImaging
+import PhotoClusterMetrics
+import PhotoClusterProto
+import PhotoClusterStorage
+import PhotoClusterTransport
+
+/// What reaches the worker: its hello, the coordinator's messages (through `WorkerSession`), and
+/// the connection's events. On the loop thread.
+extension WorkerNode {
+    func sayHello() {
+        var hello = Photocluster_V1_WorkerHello()
+        hello.protocolVersion = UInt32(Photocluster_V1_ProtocolVersion.current.rawValue)
+        hello.workerID = configuration.workerID
+        hello.host = ProcessInfo.processInfo.hostName
+        hello.concurrency = UInt32(configuration.engine.concurrency)
+        hello.filters = configuration.filters.descriptors.map(FilterInfoMapping.info)
+        hello.inFlight = engine.inFlightKeys.map { key in .with { $0.jobID = key.job; $0.photoIndex = key.photo } }
+        hello.incarnation = incarnation
+        send(.hello(hello))
+        var credit = Photocluster_V1_Credit()
+        // Every graph held returns its credit when it ends, a successor waiting behind a
+        // cancelled photo too.
+        credit.grant = UInt32(max(0, configuration.window - engine.heldGraphCount))
+        send(.credit(credit))
+        lastHeardFromCoordinator = .now
+    }
+
+    /// Reads everything waiting and carries out what the session makes of it (control first:
+    /// see `WorkerSession`).
+    func receiveAll(from socket: ZMQSocket) {
+        var messages: [Photocluster_V1_CoordinatorToWorker] = []
+        // A connection's event is queued before its first message: read before every message,
+        // whatever the poll said, so a connection that reached the worker itself is never read.
+        while connectionEventsLeaveSocketOpen(socket), let frames = try? socket.receive(dontWait: true) {
+            guard let payload = frames.last, let message = Envelope.decode(Photocluster_V1_CoordinatorToWorker.self, from: payload) else {
+                continue  // a frame that does not parse is dropped, never trusted
+            }
+            lastHeardFromCoordinator = .now
+            messages.append(message)
+        }
+        guard !messages.isEmpty else { return }
+        for command in session.receive(messages) { perform(command) }
+    }
+
+    func perform(_ command: WorkerSession.Command) {
+        switch command {
+        case .cancel(let job, let photos): engine.cancel(job: job, photos: photos, wakeQueueThread: false)
+        case .setSuspended(let job, let suspended): engine.setSuspended(job: job, suspended, wakeQueueThread: false)
+        case .reprioritise(let job, let photo, let band): engine.reprioritise(job: job, photo: photo, band: band, wakeQueueThread: false)
+        case .acknowledge(let job, let epoch): acknowledge(job: job, epoch: epoch)
+        // The engine's queue thread does the rest of the control's work once the acks are out.
+        case .wakeQueueThread: engine.wakeQueueThread()
+        case .start(let graph): engine.submit(graph)
+        case .handBack(let graph): finished(PhotoWork(graph: graph, filters: []), .cancelled(lastFinished: .unspecified))
+        case .drop(let job, let photo): engine.cancel(job: job, photos: [photo])
+        case .sayHello: sayHello()
+        case .registered(let coordinatorID): logger.info("registered with \(coordinatorID) at \(configuration.coordinatorEndpoint)")
+        case .closeJobs(let open): engine.closeJobs(except: open)
+        case .close(let job): engine.close(job: job)
+        }
+    }
+
+    /// Reads the connection's events; answers whether `socket` is still the one in use.
+    func connectionEventsLeaveSocketOpen(_ socket: ZMQSocket) -> Bool {
+        connectionEvents()
+        return socket === self.socket
+    }
+
+    /// The connection's events, read before its messages.
+    func connectionEvents() {
+        for event in monitor?.poll() ?? [] {
+            if case .connected(let endpoint, let descriptor) = event {
+                guard case .itself(let warning) = selfConnection.connected(descriptor: descriptor, endpoint: endpoint) else { continue }
+                if let warning { logger.warning("\(warning)") }
+                return closeSocket()
+            } else if event.isHandshakeFailure, !refusalLogged {
+                refusalLogged = true
+                let key = configuration.curve?.keys.publicKey ?? ""
+                let advice = "add it to the coordinator's authorized keys as `worker \(key) NAME` (or its .pub file in a worker/ directory there; "
+                    + "the coordinator reloads them on SIGHUP), then restart this worker"
+                logger.error("the coordinator refused this worker's key \(key): it is not authorized as a worker (not listed, listed as a client, or removed); \(advice)")
+            }
+        }
+    }
+
+    /// Connects again after dropping a connection that reached the worker itself; what was
+    /// sent over that one never left, so the worker introduces itself again.
+    func reconnect() {
+        do {
+            try openSocket()
+            sayHello()
+        } catch {
+            logger.error("cannot connect to \(configuration.coordinatorEndpoint) again: \(error); restart this worker")
+        }
+    }
+}

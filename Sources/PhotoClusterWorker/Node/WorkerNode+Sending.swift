@@ -1,0 +1,104 @@
+import Foundation
+import Logging
+import PhotoClusterCore
+import PhotoClusterImaging
+import PhotoClusterMetrics
+import PhotoClusterProto
+import PhotoClusterStorage
+import PhotoClusterTransport
+
+/// What leaves the worker: acknowledgements ahead of everything, heartbeats, reports, and
+/// messages waiting for a connection. On the loop thread.
+extension WorkerNode {
+    /// Acknowledges control ahead of every message still waiting to leave (results, progress).
+    func acknowledge(job: String, epoch: UInt64) {
+        var ack = Photocluster_V1_ControlAck()
+        ack.jobID = job
+        ack.epoch = epoch
+        // Control is timed by its acknowledgement: it leaves now, ahead of anything still
+        // waiting to leave (results the socket could not take yet), in a message of its own.
+        var message = Photocluster_V1_WorkerToCoordinator()
+        message.body = .ack(ack)
+        unsent.insert([Envelope.encode(message)], at: 0)
+        flushUnsent()
+    }
+
+    func heartbeat() {
+        lastHeartbeatSent = .now
+        flushUnsent()
+        heartbeatSequence += 1
+        var beat = Photocluster_V1_Heartbeat()
+        beat.sequence = heartbeatSequence
+        beat.sentUnixMs = UInt64(Date().timeIntervalSince1970 * 1000)
+        beat.inFlight = UInt32(engine.inFlightCount)
+        beat.assignSequence = session.assignSequenceSeen
+        beat.held = engine.heldKeys.map { key in .with { $0.jobID = key.job; $0.photoIndex = key.photo } }
+        beat.freeSlots = UInt32(max(0, configuration.window - engine.heldGraphCount))
+        let loads = engine.stageLoads()
+        beat.stages = loads.sorted { $0.key.rawValue < $1.key.rawValue }.map { stage, load in
+            .with {
+                $0.stage = stage
+                $0.queued = UInt32(load.queued)
+                $0.running = UInt32(load.running)
+            }
+        }
+        metrics.load(
+            Dictionary(uniqueKeysWithValues: loads.map { ($0.key.metricLabel, $0.value) }), photosInFlight: Int(beat.inFlight))
+        if let memory = engine.memory {
+            beat.memoryLimitBytes = UInt64(memory.limitBytes)
+            beat.memoryBudgetBytes = UInt64(memory.budgetBytes)
+            beat.memoryInUseBytes = UInt64(memory.inUseBytes)
+            beat.photosWaitingForMemory = UInt32(memory.waitingPhotos)
+            metrics.memory(
+                limit: memory.limitBytes, budget: memory.budgetBytes, inUse: memory.inUseBytes, peakInUse: memory.peakInUseBytes,
+                waiting: memory.waitingPhotos, waitsTotal: memory.waitsTotal, refusalsTotal: memory.refusalsTotal)
+        }
+        send(.heartbeat(beat))
+        let silence = MonotonicInstant.now.seconds(since: lastHeardFromCoordinator)
+        if silence > session.heartbeatInterval * Double(session.heartbeatLiveness) {
+            if session.coordinatorFellSilent() {
+                metrics.coordinatorSilent()
+                logger.warning("no word from the coordinator for \(String(format: "%.1f", silence)) s; saying hello again")
+            }
+            // The coordinator may have restarted and forgotten us: introduce ourselves again.
+            sayHello()
+        }
+    }
+
+    /// Sends a message after the reports gathered so far, so the coordinator hears everything in
+    /// the order it happened.
+    func send(_ body: Photocluster_V1_WorkerToCoordinator.OneOf_Body) {
+        sendReports()
+        var message = Photocluster_V1_WorkerToCoordinator()
+        message.body = body
+        unsent.append([Envelope.encode(message)])
+        flushUnsent()
+    }
+
+    /// Sends the reports gathered during this turn as one message (the loop calls it as each turn
+    /// ends); encoded photos follow the envelope as frames of their own, so they are never copied
+    /// into (and out of) a protobuf message.
+    func sendReports() {
+        guard let frames = reports.take() else { return }
+        unsent.append(frames)
+        flushUnsent()
+    }
+
+    /// Sends the progress gathered since the last batch. Runs before every outcome, so the
+    /// coordinator always learns what a worker holds before it learns how the photo ended.
+    func sendPendingProgress() {
+        for progress in pendingProgress.takeAll() { reports.add(.progress(progress)) }
+    }
+
+    func flushUnsent() {
+        guard let socket else { return }
+        while let next = unsent.first {
+            do {
+                try socket.send(next, dontWait: true)
+                unsent.removeFirst()
+            } catch {
+                return  // not connected yet or peer busy: retried on the next heartbeat
+            }
+        }
+    }
+}

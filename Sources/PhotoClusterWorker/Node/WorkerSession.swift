@@ -1,0 +1,169 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterProto
+
+/// The worker's side of the protocol, with no socket, engine or clock: which of the
+/// coordinator's messages to believe, in what order to act on them, and what each asks of the
+/// worker. `WorkerNode` is its shell: it hands over what one read of its socket brought and
+/// carries out the commands, in order, on its engine and socket. Loop-owned.
+///
+/// Control comes first: the cancels, suspensions and priority changes of a read are applied and
+/// acknowledged (once per job, at its newest epoch) before any graph of it is started. Epochs
+/// keep the reordering safe: a graph sent before a change in the same read is older than it, and
+/// is handed back rather than started. Only a cancel of a photo whose graph came earlier in the
+/// read at the cancel's own epoch (never sent by a coordinator, which bumps the epoch for every
+/// cancel) waits for what came before it, as it would in order. Control older than the newest
+/// epoch seen for its job is ignored, so a late or reordered message cannot bring cancelled
+/// work back.
+struct WorkerSession {
+    enum Command: Equatable {
+        /// Control for the engine; its queue thread is woken once, after the acknowledgements.
+        case cancel(job: String, photos: Set<UInt32>?)
+        case setSuspended(job: String, Bool)
+        case reprioritise(job: String, photo: UInt32, band: Photocluster_V1_PriorityBand)
+        /// Acknowledges the job's control at this epoch, ahead of anything waiting to leave.
+        case acknowledge(job: String, epoch: UInt64)
+        case wakeQueueThread
+        case start(Photocluster_V1_PhotoGraph)
+        /// A graph sent under an older viewport: handed straight back, cancelled, not started.
+        case handBack(Photocluster_V1_PhotoGraph)
+        /// A photo the coordinator no longer counts on this worker.
+        case drop(job: String, photo: UInt32)
+        case sayHello
+        /// Registered with a coordinator other than the last one (worth a log line).
+        case registered(coordinatorID: String)
+        case closeJobs(except: Set<String>)
+        case close(job: String)
+    }
+
+    /// The coordinator's heartbeat settings (from its welcome) win over our own, so it never
+    /// declares us lost for beating too slowly.
+    private(set) var heartbeatInterval: TimeInterval
+    private(set) var heartbeatLiveness: Int
+    private let configuredHeartbeatInterval: TimeInterval
+    /// The largest result the coordinator takes (from its welcome): a larger one fails its photo
+    /// here, since a message over the coordinator's limit is dropped with everything beside it.
+    private(set) var resultLimit = ResultSizeLimit.defaultBytes
+    private(set) var connectedTo: String?
+    /// Per job, the newest control epoch seen; a job the coordinator closes is forgotten.
+    private(set) var newestEpoch: [String: UInt64] = [:]
+    /// The newest assignment sequence accounted for since the last welcome: an assignment's own,
+    /// or one a coordinator heartbeat names (every assignment before it has arrived or never
+    /// will). Heartbeats report it with the photos held, so the coordinator finds lost ones.
+    private(set) var assignSequenceSeen: UInt64 = 0
+
+    init(heartbeatInterval: TimeInterval, heartbeatLiveness: Int) {
+        self.heartbeatInterval = heartbeatInterval
+        self.heartbeatLiveness = heartbeatLiveness
+        configuredHeartbeatInterval = heartbeatInterval
+    }
+
+    /// What one read of the socket brought, in arrival order: the commands it leads to, in the
+    /// order to carry them out.
+    mutating func receive(_ messages: [Photocluster_V1_CoordinatorToWorker]) -> [Command] {
+        var commands: [Command] = []
+        var deferred: [Photocluster_V1_CoordinatorToWorker] = []
+        var acks: [String: UInt64] = [:]
+        for message in messages {
+            guard message.isControl else {
+                deferred.append(message)
+                continue
+            }
+            if let cancel = message.cancelTarget, deferred.contains(where: { cancel.covers($0) }) {
+                for earlier in deferred { handle(earlier, into: &commands) }
+                deferred.removeAll()
+            }
+            applyControl(message, acks: &acks, into: &commands)
+        }
+        for (job, epoch) in acks.sorted(by: { $0.key < $1.key }) { commands.append(.acknowledge(job: job, epoch: epoch)) }
+        if !acks.isEmpty { commands.append(.wakeQueueThread) }
+        for message in deferred { handle(message, into: &commands) }
+        return commands
+    }
+
+    /// The coordinator has been silent past its liveness: answers whether it was registered
+    /// (then it is forgotten, and the silence is worth saying once).
+    mutating func coordinatorFellSilent() -> Bool {
+        defer { connectedTo = nil }
+        return connectedTo != nil
+    }
+
+    /// A control message of an epoch not older than the job's newest, and the acknowledgement
+    /// it owes.
+    private mutating func applyControl(_ message: Photocluster_V1_CoordinatorToWorker, acks: inout [String: UInt64], into commands: inout [Command]) {
+        let job: String
+        let epoch: UInt64
+        var apply: [Command] = []
+        switch message.body {
+        case .cancel(let cancel):
+            (job, epoch) = (cancel.jobID, cancel.epoch)
+            apply = [.cancel(job: cancel.jobID, photos: cancel.wholeJob ? nil : Set(cancel.photoIndices))]
+        case .suspend(let suspend):
+            (job, epoch) = (suspend.jobID, suspend.epoch)
+            apply = [.setSuspended(job: suspend.jobID, true)]
+        case .resume(let resume):
+            (job, epoch) = (resume.jobID, resume.epoch)
+            apply = [.setSuspended(job: resume.jobID, false)]
+        case .reprioritise(let update):
+            (job, epoch) = (update.jobID, update.epoch)
+            apply = update.updates.map { .reprioritise(job: update.jobID, photo: $0.photoIndex, band: $0.band) }
+        case .control(let control):
+            (job, epoch) = (control.jobID, control.epoch)
+            if !control.cancel.isEmpty { apply.append(.cancel(job: control.jobID, photos: Set(control.cancel))) }
+            apply += control.priorities.map { .reprioritise(job: control.jobID, photo: $0.photoIndex, band: $0.band) }
+            apply.append(.setSuspended(job: control.jobID, control.suspended))
+        default:
+            return
+        }
+        if let newest = newestEpoch[job], epoch < newest { return }
+        newestEpoch[job] = epoch
+        commands += apply
+        acks[job] = max(acks[job] ?? 0, epoch)
+    }
+
+    private mutating func handle(_ message: Photocluster_V1_CoordinatorToWorker, into commands: inout [Command]) {
+        switch message.body {
+        case .assign(let assign):
+            assignSequenceSeen = max(assignSequenceSeen, assign.sequence)
+            commands.append(start(assign.graph))
+        case .assignBatch(let batch):
+            assignSequenceSeen = max(assignSequenceSeen, batch.sequence)
+            commands += batch.graphs.map(start)
+        case .pleaseRegister:
+            commands.append(.sayHello)
+        case .dropStale(let drop):
+            commands += drop.photos.map { .drop(job: $0.jobID, photo: $0.photoIndex) }
+        case .welcome(let welcome):
+            // A new registration: the coordinator counts its assignments from 1 again.
+            assignSequenceSeen = 0
+            if welcome.heartbeatIntervalMs > 0 {
+                heartbeatInterval = min(configuredHeartbeatInterval, Double(welcome.heartbeatIntervalMs) / 1000)
+            }
+            if welcome.heartbeatLiveness > 0 { heartbeatLiveness = Int(welcome.heartbeatLiveness) }
+            if welcome.maxResultBytes > 0 { resultLimit = Int64(clamping: welcome.maxResultBytes) }
+            if connectedTo != welcome.coordinatorID {
+                connectedTo = welcome.coordinatorID
+                commands.append(.registered(coordinatorID: welcome.coordinatorID))
+            }
+            if welcome.hasOpenJobs {
+                let open = Set(welcome.openJobs.jobIds)
+                newestEpoch = newestEpoch.filter { open.contains($0.key) }
+                commands.append(.closeJobs(except: open))
+            }
+        case .jobClosed(let closed):
+            newestEpoch.removeValue(forKey: closed.jobID)
+            commands.append(.close(job: closed.jobID))
+        case .heartbeat(let beat):
+            assignSequenceSeen = max(assignSequenceSeen, beat.assignSequence)
+        case .none:
+            break
+        case .cancel, .suspend, .resume, .reprioritise, .control:
+            break  // applied by `applyControl` before anything else
+        }
+    }
+
+    private func start(_ graph: Photocluster_V1_PhotoGraph) -> Command {
+        if let newest = newestEpoch[graph.jobID], graph.epoch < newest { return .handBack(graph) }
+        return .start(graph)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import PhotoClusterProto
+import XCTest
+
+@testable import PhotoClusterWorker
+
+/// The worker's side of the protocol, read by read, with exact commands (`WorkerSession`); the
+/// worker with real sockets is in `WorkerEpochTests` and `ControlPrecedenceTests`.
+final class WorkerSessionTests: XCTestCase {
+    private typealias Message = Photocluster_V1_CoordinatorToWorker
+
+    private var session = WorkerSession(heartbeatInterval: 1, heartbeatLiveness: 3)
+
+    private func message(_ body: Message.OneOf_Body) -> Message {
+        var message = Message()
+        message.body = body
+        return message
+    }
+
+    private func control(_ job: String, epoch: UInt64, cancel: [UInt32] = [], suspended: Bool = false) -> Message {
+        message(.control(.with {
+            $0.jobID = job
+            $0.epoch = epoch
+            $0.cancel = cancel
+            $0.suspended = suspended
+        }))
+    }
+
+    private func graph(_ job: String, _ index: UInt32, epoch: UInt64) -> Photocluster_V1_PhotoGraph {
+        .with {
+            $0.jobID = job
+            $0.photoIndex = index
+            $0.epoch = epoch
+            $0.attempt = 1
+        }
+    }
+
+    private func assign(_ graphs: [Photocluster_V1_PhotoGraph], sequence: UInt64) -> Message {
+        message(.assignBatch(.with {
+            $0.graphs = graphs
+            $0.sequence = sequence
+        }))
+    }
+
+    func testOlderEpochsAreIgnoredAndTheNewestIsAcknowledged() {
+        XCTAssertEqual(session.receive([control("j", epoch: 3, suspended: true)]), [
+            .setSuspended(job: "j", true), .acknowledge(job: "j", epoch: 3), .wakeQueueThread,
+        ])
+        XCTAssertEqual(session.receive([control("j", epoch: 2, cancel: [1])]), [], "a late message cannot bring back or cancel anything")
+        XCTAssertEqual(session.receive([control("j", epoch: 3)]), [.setSuspended(job: "j", false), .acknowledge(job: "j", epoch: 3), .wakeQueueThread])
+    }
+
+    /// Control read with graphs is applied and acknowledged before them; a graph sent under an
+    /// older viewport is handed back, not started.
+    func testControlReadWithGraphsComesFirstAndAnOlderGraphIsHandedBack() {
+        let old = graph("j", 0, epoch: 1)
+        let current = graph("j", 1, epoch: 2)
+        let commands = session.receive([assign([old, current], sequence: 4), control("j", epoch: 2, cancel: [7])])
+        XCTAssertEqual(commands, [
+            .cancel(job: "j", photos: [7]), .setSuspended(job: "j", false), .acknowledge(job: "j", epoch: 2), .wakeQueueThread,
+            .handBack(old), .start(current),
+        ])
+        XCTAssertEqual(session.assignSequenceSeen, 4)
+    }
+
+    /// A cancel of a photo whose graph came earlier in the same read, at the cancel's epoch, acts
+    /// as it would in order: the graph starts, then the cancel stops it.
+    func testACancelOfAGraphReadEarlierAtItsEpochActsAsInOrder() {
+        let earlier = graph("j", 0, epoch: 2)
+        let commands = session.receive([assign([earlier], sequence: 1), control("j", epoch: 2, cancel: [0])])
+        XCTAssertEqual(commands, [
+            .start(earlier), .cancel(job: "j", photos: [0]), .setSuspended(job: "j", false), .acknowledge(job: "j", epoch: 2), .wakeQueueThread,
+        ])
+    }
+
+    /// A welcome starts the assignment count again, takes the coordinator's settings, and closes
+    /// the jobs it does not list (their epochs forgotten).
+    func testAWelcomeResetsTheSequenceTakesTheSettingsAndClosesUnlistedJobs() {
+        _ = session.receive([control("kept", epoch: 5), control("gone", epoch: 5), assign([], sequence: 9)])
+        XCTAssertEqual(session.assignSequenceSeen, 9)
+        let commands = session.receive([message(.welcome(.with {
+            $0.coordinatorID = "c1"
+            $0.heartbeatIntervalMs = 250
+            $0.heartbeatLiveness = 5
+            $0.maxResultBytes = 1000
+            $0.openJobs = .with { $0.jobIds = ["kept"] }
+        }))])
+        XCTAssertEqual(commands, [.registered(coordinatorID: "c1"), .closeJobs(except: ["kept"])])
+        XCTAssertEqual(session.assignSequenceSeen, 0)
+        XCTAssertEqual(session.heartbeatInterval, 0.25)
+        XCTAssertEqual(session.heartbeatLiveness, 5)
+        XCTAssertEqual(session.resultLimit, 1000)
+        XCTAssertEqual(session.newestEpoch, ["kept": 5])
+        XCTAssertEqual(session.receive([message(.welcome(.with { $0.coordinatorID = "c1" }))]), [], "the same coordinator again is no news")
+    }
+
+    /// A coordinator heartbeat names the assignments sent before it: those that have not come never will.
+    func testACoordinatorHeartbeatAccountsForAssignmentsSentBeforeIt() {
+        XCTAssertEqual(session.receive([message(.heartbeat(.with { $0.assignSequence = 6 }))]), [])
+        XCTAssertEqual(session.assignSequenceSeen, 6)
+    }
+
+    func testAClosedJobEndsAndItsEpochIsForgotten() {
+        _ = session.receive([control("j", epoch: 4)])
+        XCTAssertEqual(session.receive([message(.jobClosed(.with { $0.jobID = "j" }))]), [.close(job: "j")])
+        XCTAssertEqual(session.receive([control("j", epoch: 1)]).last, .wakeQueueThread, "a new job under the same id starts from epoch 1")
+    }
+
+    func testDropStaleAndPleaseRegister() {
+        let commands = session.receive([
+            message(.dropStale(.with { $0.photos = [.with { $0.jobID = "j"; $0.photoIndex = 3 }] })), message(.pleaseRegister(.init())),
+        ])
+        XCTAssertEqual(commands, [.drop(job: "j", photo: 3), .sayHello])
+    }
+
+    func testSilenceForgetsTheCoordinatorOnce() {
+        _ = session.receive([message(.welcome(.with { $0.coordinatorID = "c1" }))])
+        XCTAssertTrue(session.coordinatorFellSilent())
+        XCTAssertFalse(session.coordinatorFellSilent(), "said once")
+    }
+}
