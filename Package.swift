@@ -122,11 +122,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The worker's side of the protocol as a state machine, with no socket, engine or clock:
+        // the worker's shell and the coordinator's simulator both run it.
+        .target(name: "PhotoClusterProtocol", dependencies: ["PhotoClusterCore", "PhotoClusterProto"], swiftSettings: swiftSettings),
+
         // Cluster roles.
         .target(
             name: "PhotoClusterWorker",
             dependencies: [
-                "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport",
+                "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport", "PhotoClusterProtocol",
                 "PhotoClusterImaging", "PhotoClusterDownload", "PhotoClusterMetrics", "PhotoClusterPluginHost", "PhotoClusterStorage",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -136,6 +140,7 @@ let package = Package(
             name: "PhotoClusterCoordinator",
             dependencies: [
                 "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport", "CSQLite", "PhotoClusterMetrics", "PhotoClusterStorage",
+                "PhotoClusterProtocol",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -265,7 +270,7 @@ let package = Package(
             dependencies: [
                 "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport", "PhotoClusterWorker",
                 "PhotoClusterCoordinator", "PhotoClusterClient", "PhotoClusterImaging", "PhotoClusterEmbedded", "LoopbackHTTP",
-                "PhotoClusterPluginHost", "PhotoClusterTestSupport", "PhotoClusterStorage",
+                "PhotoClusterPluginHost", "PhotoClusterTestSupport", "PhotoClusterStorage", "PhotoClusterProtocol",
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,8 +1,8 @@
 import Foundation
 import PhotoClusterProto
+import PhotoClusterProtocol
 import XCTest
 
-@testable import PhotoClusterWorker
 
 /// The worker's side of the protocol, read by read, with exact commands (`WorkerSession`); the
 /// worker with real sockets is in `WorkerEpochTests` and `ControlPrecedenceTests`.

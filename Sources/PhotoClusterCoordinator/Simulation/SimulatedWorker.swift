@@ -1,8 +1,12 @@
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterProtocol
 
-/// One worker process of the simulation, as the coordinator sees it through its messages: it
-/// registers, grants credit, runs the graphs it is sent for a simulated time, reports, and beats.
+/// One worker process of the simulation: the real worker's protocol (`WorkerSession`: epochs,
+/// control first, assignment accounting, the coordinator's settings) over a simulated engine
+/// that runs each graph for a simulated time. It registers, grants credit as the real worker
+/// does (its window less what it holds at each hello, one back with each outcome), reports and
+/// beats.
 /// Its slot outlives its processes: a restart is a new incarnation in the same slot (under the
 /// same id or a new one).
 struct SimulatedWorker {
@@ -29,11 +33,10 @@ struct SimulatedWorker {
     /// The connection its messages travel on; 0 when it has none (dead, or timed out while stopped).
     var connection = 0
     var held: [HeldPhoto] = []
-    /// Credit granted and not yet spent by the coordinator, as this worker counts it.
-    var outstandingCredit = 0
-    var lastSequence: UInt64 = 0
-    var appliedEpoch: [String: UInt64] = [:]
+    var session = WorkerSession(heartbeatInterval: 1, heartbeatLiveness: 3)
     var suspendedJobs: Set<String> = []
+    /// When it last heard from the coordinator: silent past its liveness, it says hello again.
+    var lastHeard: Int64 = 0
     /// Messages that reached it while it was stopped, read when it resumes (if its connection lived).
     var inbox: [(connection: Int, body: Photocluster_V1_CoordinatorToWorker.OneOf_Body)] = []
 
@@ -51,24 +54,25 @@ struct SimulatedWorker {
 
     func holds(_ job: String, _ index: UInt32) -> Bool { held.contains { $0.job == job && $0.index == index } }
 
-    /// Credit to grant so that what it holds and what it was granted fill its window.
-    mutating func topUp() -> Int {
-        let grant = window - held.count - outstandingCredit
-        guard grant > 0 else { return 0 }
-        outstandingCredit += grant
-        return grant
+    /// Graphs it can take besides those it holds.
+    var freeSlots: Int { max(0, window - held.count) }
+
+    /// Removes the held photos `matching` says, answering them (their graphs end cancelled).
+    mutating func remove(where matching: (HeldPhoto) -> Bool) -> [HeldPhoto] {
+        let removed = held.filter(matching)
+        held.removeAll(where: matching)
+        return removed
     }
 
     /// A new process in this slot: it holds nothing and knows nothing.
-    mutating func start(connection: Int) {
+    mutating func start(connection: Int, at time: Int64) {
         incarnation += 1
         process = .running
         self.connection = connection
         held = []
-        outstandingCredit = 0
-        lastSequence = 0
-        appliedEpoch = [:]
+        session = WorkerSession(heartbeatInterval: 1, heartbeatLiveness: 3)
         suspendedJobs = []
         inbox = []
+        lastHeard = time
     }
 }

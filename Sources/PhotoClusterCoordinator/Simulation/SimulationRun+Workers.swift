@@ -1,16 +1,18 @@
 import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterProtocol
 
 /// What the simulated workers do with what reaches them, and with their own time.
 extension SimulationRun {
     func startWorker(_ slot: Int) {
         guard workers[slot].process == .dead else { return }
-        workers[slot].start(connection: openConnection())
+        workers[slot].start(connection: openConnection(), at: time)
         sendHello(slot)
         agenda.schedule(.workerHeartbeat(slot: slot, incarnation: workers[slot].incarnation), at: time + random.millis(300...1000))
     }
 
+    /// Hello, and credit for what it can take, as `WorkerNode.sayHello` does.
     private func sendHello(_ slot: Int) {
         let worker = workers[slot]
         send(.hello(.with {
@@ -20,6 +22,8 @@ extension SimulationRun {
             $0.incarnation = worker.incarnationName
             $0.inFlight = worker.heldRefs
         }), from: slot)
+        send(.credit(.with { $0.grant = UInt32(worker.freeSlots) }), from: slot)
+        workers[slot].lastHeard = time
     }
 
     /// The process dies (SIGKILL, the OOM killer, a poison photo): what was on its connection is lost.
@@ -50,52 +54,46 @@ extension SimulationRun {
             return
         case .running: break
         }
-        switch body {
-        case .welcome:
-            // A new record on the coordinator: no credit of ours is left there, and its
-            // assignments are counted from 1 again.
-            workers[slot].outstandingCredit = 0
-            workers[slot].lastSequence = 0
-        case .assignBatch(let batch):
-            workers[slot].lastSequence = max(workers[slot].lastSequence, batch.sequence)
-            for graph in batch.graphs { take(graph, slot) }
-        case .cancel(let cancel):
-            let indices = Set(cancel.photoIndices)
-            workers[slot].held.removeAll { $0.job == cancel.jobID && (cancel.wholeJob || indices.contains($0.index)) }
-        case .control(let control):
-            if control.epoch >= workers[slot].appliedEpoch[control.jobID] ?? 0 {
-                workers[slot].appliedEpoch[control.jobID] = control.epoch
-                let cancelled = Set(control.cancel)
-                workers[slot].held.removeAll { $0.job == control.jobID && cancelled.contains($0.index) }
-                if control.suspended {
-                    workers[slot].suspendedJobs.insert(control.jobID)
-                } else {
-                    workers[slot].suspendedJobs.remove(control.jobID)
-                }
+        workers[slot].lastHeard = time
+        var message = Photocluster_V1_CoordinatorToWorker()
+        message.body = body
+        // Graphs that end without running (cancelled, dropped, closed, sent under an older
+        // viewport) are answered as the engine answers them: cancelled, a credit each.
+        var ended: [SimulatedWorker.HeldPhoto] = []
+        for command in workers[slot].session.receive([message]) {
+            switch command {
+            case .cancel(let job, let photos):
+                ended += workers[slot].remove { $0.job == job && (photos?.contains($0.index) ?? true) }
+            case .setSuspended(let job, let suspended):
+                if suspended { workers[slot].suspendedJobs.insert(job) } else { workers[slot].suspendedJobs.remove(job) }
+            case .acknowledge(let job, let epoch):
+                send(.ack(.with { $0.jobID = job; $0.epoch = epoch }), from: slot)
+            case .start(let graph):
+                take(graph, slot)
+            case .handBack(let graph):
+                ended.append(.init(job: graph.jobID, index: graph.photoIndex, attempt: graph.attempt, url: graph.url))
+            case .drop(let job, let photo):
+                ended += workers[slot].remove { $0.job == job && $0.index == photo }
+            case .sayHello:
+                sendHello(slot)
+            case .closeJobs(let open):
+                ended += workers[slot].remove { !open.contains($0.job) }
+            case .close(let job):
+                ended += workers[slot].remove { $0.job == job }
+            case .reprioritise, .wakeQueueThread, .registered:
+                break
             }
-            let epoch = workers[slot].appliedEpoch[control.jobID] ?? 0
-            send(.ack(.with { $0.jobID = control.jobID; $0.epoch = epoch }), from: slot)
-        case .dropStale(let drop):
-            let stale = Set(drop.photos.map { PhotoRef(job: $0.jobID, index: $0.photoIndex) })
-            workers[slot].held.removeAll { stale.contains(PhotoRef(job: $0.job, index: $0.index)) }
-        case .jobClosed(let closed):
-            workers[slot].held.removeAll { $0.job == closed.jobID }
-        case .pleaseRegister:
-            sendHello(slot)
-            return
-        case .heartbeat(let beat):
-            // Every assignment up to this one was sent before the heartbeat, and a connection
-            // keeps order: what of them has not arrived never will.
-            workers[slot].lastSequence = max(workers[slot].lastSequence, beat.assignSequence)
-            return
-        default:
-            return
         }
-        grantFreeCredit(slot)
+        guard !ended.isEmpty else { return }
+        var reports = Photocluster_V1_WorkerReports()
+        reports.reports = ended.map { photo in
+            .with { $0.cancelled = .with { $0.jobID = photo.job; $0.photoIndex = photo.index; $0.attempt = photo.attempt } }
+        }
+        reports.credit = UInt32(ended.count)
+        send(.reports(reports), from: slot)
     }
 
     private func take(_ graph: Photocluster_V1_PhotoGraph, _ slot: Int) {
-        workers[slot].outstandingCredit = max(0, workers[slot].outstandingCredit - 1)
         if let at = workers[slot].held.firstIndex(where: { $0.job == graph.jobID && $0.index == graph.photoIndex }) {
             workers[slot].held[at].attempt = graph.attempt
             workers[slot].held[at].progressed = false
@@ -107,11 +105,6 @@ extension SimulationRun {
         agenda.schedule(
             .photoStep(slot: slot, incarnation: incarnation, job: graph.jobID, index: graph.photoIndex, attempt: graph.attempt),
             at: time + random.millis(50...500))
-    }
-
-    private func grantFreeCredit(_ slot: Int) {
-        let grant = workers[slot].topUp()
-        if grant > 0 { send(.credit(.with { $0.grant = UInt32(grant) }), from: slot) }
     }
 
     /// A photo moves on: its download is reported, then it ends (done, or failed) in a batch of
@@ -158,7 +151,8 @@ extension SimulationRun {
                 tally.forged += 1
             }
         }
-        reports.credit = UInt32(workers[slot].topUp())
+        // The photo's outcome returns its credit.
+        reports.credit = 1
         send(.reports(reports), from: slot, photos: photos)
     }
 
@@ -196,10 +190,16 @@ extension SimulationRun {
         }
         let worker = workers[slot]
         send(.heartbeat(.with {
-            $0.assignSequence = worker.lastSequence
+            $0.assignSequence = worker.session.assignSequenceSeen
             $0.held = worker.heldRefs
-            $0.freeSlots = UInt32(max(0, worker.window - worker.held.count))
+            $0.freeSlots = UInt32(worker.freeSlots)
         }), from: slot)
-        agenda.schedule(next, at: time + 1_000_000)
+        // Silent past its liveness, the coordinator may have restarted and forgotten it.
+        let liveness = Int64(worker.session.heartbeatInterval * Double(worker.session.heartbeatLiveness) * 1e6)
+        if time - worker.lastHeard > liveness {
+            _ = workers[slot].session.coordinatorFellSilent()
+            sendHello(slot)
+        }
+        agenda.schedule(next, at: time + Int64(worker.session.heartbeatInterval * 1e6))
     }
 }

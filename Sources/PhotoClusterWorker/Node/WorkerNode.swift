@@ -4,6 +4,7 @@ import PhotoClusterCore
 import PhotoClusterImaging
 import PhotoClusterMetrics
 import PhotoClusterProto
+import PhotoClusterProtocol
 import PhotoClusterStorage
 import PhotoClusterTransport
 

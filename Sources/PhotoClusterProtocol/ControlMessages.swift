@@ -1,7 +1,6 @@
 import PhotoClusterProto
 
-/// What a worker's loop needs to know of a message to handle control first (see
-/// `WorkerNode.receiveAll`).
+/// What a worker needs to know of a message to handle control first (see `WorkerSession`).
 extension Photocluster_V1_CoordinatorToWorker {
     /// Cancels, suspensions, resumptions and priority changes: applied before anything else.
     var isControl: Bool {

@@ -4,7 +4,7 @@ import PhotoClusterProto
 
 /// The worker's side of the protocol, with no socket, engine or clock: which of the
 /// coordinator's messages to believe, in what order to act on them, and what each asks of the
-/// worker. `WorkerNode` is its shell: it hands over what one read of its socket brought and
+/// worker. `WorkerNode` is its shell (and `ClusterSimulation`'s workers run it too): it hands over what one read of its socket brought and
 /// carries out the commands, in order, on its engine and socket. Loop-owned.
 ///
 /// Control comes first: the cancels, suspensions and priority changes of a read are applied and
@@ -15,8 +15,8 @@ import PhotoClusterProto
 /// cancel) waits for what came before it, as it would in order. Control older than the newest
 /// epoch seen for its job is ignored, so a late or reordered message cannot bring cancelled
 /// work back.
-struct WorkerSession {
-    enum Command: Equatable {
+package struct WorkerSession {
+    package enum Command: Equatable {
         /// Control for the engine; its queue thread is woken once, after the acknowledgements.
         case cancel(job: String, photos: Set<UInt32>?)
         case setSuspended(job: String, Bool)
@@ -38,21 +38,21 @@ struct WorkerSession {
 
     /// The coordinator's heartbeat settings (from its welcome) win over our own, so it never
     /// declares us lost for beating too slowly.
-    private(set) var heartbeatInterval: TimeInterval
-    private(set) var heartbeatLiveness: Int
+    package private(set) var heartbeatInterval: TimeInterval
+    package private(set) var heartbeatLiveness: Int
     private let configuredHeartbeatInterval: TimeInterval
     /// The largest result the coordinator takes (from its welcome): a larger one fails its photo
     /// here, since a message over the coordinator's limit is dropped with everything beside it.
-    private(set) var resultLimit = ResultSizeLimit.defaultBytes
-    private(set) var connectedTo: String?
+    package private(set) var resultLimit = ResultSizeLimit.defaultBytes
+    package private(set) var connectedTo: String?
     /// Per job, the newest control epoch seen; a job the coordinator closes is forgotten.
-    private(set) var newestEpoch: [String: UInt64] = [:]
+    package private(set) var newestEpoch: [String: UInt64] = [:]
     /// The newest assignment sequence accounted for since the last welcome: an assignment's own,
     /// or one a coordinator heartbeat names (every assignment before it has arrived or never
     /// will). Heartbeats report it with the photos held, so the coordinator finds lost ones.
-    private(set) var assignSequenceSeen: UInt64 = 0
+    package private(set) var assignSequenceSeen: UInt64 = 0
 
-    init(heartbeatInterval: TimeInterval, heartbeatLiveness: Int) {
+    package init(heartbeatInterval: TimeInterval, heartbeatLiveness: Int) {
         self.heartbeatInterval = heartbeatInterval
         self.heartbeatLiveness = heartbeatLiveness
         configuredHeartbeatInterval = heartbeatInterval
@@ -60,7 +60,7 @@ struct WorkerSession {
 
     /// What one read of the socket brought, in arrival order: the commands it leads to, in the
     /// order to carry them out.
-    mutating func receive(_ messages: [Photocluster_V1_CoordinatorToWorker]) -> [Command] {
+    package mutating func receive(_ messages: [Photocluster_V1_CoordinatorToWorker]) -> [Command] {
         var commands: [Command] = []
         var deferred: [Photocluster_V1_CoordinatorToWorker] = []
         var acks: [String: UInt64] = [:]
@@ -83,7 +83,7 @@ struct WorkerSession {
 
     /// The coordinator has been silent past its liveness: answers whether it was registered
     /// (then it is forgotten, and the silence is worth saying once).
-    mutating func coordinatorFellSilent() -> Bool {
+    package mutating func coordinatorFellSilent() -> Bool {
         defer { connectedTo = nil }
         return connectedTo != nil
     }
