@@ -138,7 +138,8 @@ extension CoordinatorCore {
             writing[PhotoRef(job: result.jobID, index: result.photoIndex)] == nil
         else { return }
         let followers = job.followers(of: result.photoIndex)
-        if photo.worker == workers[worker]?.number { workers[worker]?.completed += 1 }
+        // The worker whose result settles the photo completed it, whichever attempt it was.
+        workers[worker]?.completed += 1
         let targets: [(index: UInt32, name: String)] = ([result.photoIndex] + followers).compactMap { index in
             guard let target = job.photo(index), !target.isSettled else { return nil }
             return (index, OutputNaming.fileName(stem: job.stem(of: index), format: result.format.fileExtension))

@@ -21,7 +21,8 @@ extension CoordinatorCore {
         release(worker, result.jobID, result.photoIndex, attempt: result.attempt)
         // Idempotent, as for written results: a photo already settled stays as it is.
         guard let job = jobs[result.jobID], let photo = job.photo(result.photoIndex), !photo.isSettled else { return }
-        if photo.worker == workers[worker]?.number { workers[worker]?.completed += 1 }
+        // The worker whose result settles the photo completed it, whichever attempt it was.
+        workers[worker]?.completed += 1
         var ends: [(index: UInt32, worker: String?)] = []
         for index in [result.photoIndex] + job.followers(of: result.photoIndex) where job.photo(index)?.isSettled == false {
             if result.storedAt.contains(where: { job.isOutputPath($0, of: index, format: result.format) }) {

@@ -147,4 +147,20 @@ final class CoordinatorCoreTests: XCTestCase {
         XCTAssertEqual(core.core.jobs["job1"]?.photo(0)?.failures, 1, "the attempt is charged")
         XCTAssertEqual(core.core.jobs["job1"]?.photo(0)?.isInFlight, false)
     }
+
+    /// A result of an earlier attempt still settles the photo, and counts for the worker that
+    /// made it (the photo had been given to another meanwhile).
+    func testTheWorkerWhoseResultSettlesAPhotoCompletedIt() {
+        let core = CoreHarness()
+        core.hello("a")
+        core.submit(photos: 1)
+        core.credit("a", 1)
+        // It lost touch for a moment and no longer lists the photo: it goes to another worker.
+        core.hello("a", holding: [])
+        core.hello("b")
+        XCTAssertEqual(CoreHarness.graphs(in: core.credit("b", 1)).first?.photos, ["job1/0@2"])
+        XCTAssertEqual(CoreHarness.writes(in: core.result("a", self.a, attempt: 1)), ["job1/[0] from a"])
+        XCTAssertEqual(core.core.workers["a"]?.completed, 1)
+        XCTAssertEqual(core.core.workers["b"]?.completed, 0)
+    }
 }
