@@ -6,7 +6,8 @@ import PhotoClusterProto
 /// `SimulationRun`: a photo settles once, a result is written only from an attempt sent to its
 /// worker, no output is written twice, a done photo has its output).
 extension SimulationRun {
-    /// Credit is conserved, and every photo in flight is on a connected worker that counts it.
+    /// Credit is conserved, and every photo in flight is on a connected worker (or its result is
+    /// being written).
     func checkState() {
         for worker in core.workers.values {
             guard worker.credits >= 0, worker.credits + worker.inFlight.count <= worker.creditLimit else {

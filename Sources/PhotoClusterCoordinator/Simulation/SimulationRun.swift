@@ -204,6 +204,8 @@ final class SimulationRun: CoordinatorShell {
 
     // MARK: - The shell
 
+    /// Some jobs have a client that hears of every photo (the path that settles photos one by
+    /// one), the others only counts.
     func tellsEveryPhoto(of job: String) -> Bool { job.hasSuffix("1") }
 
     @discardableResult
