@@ -12,7 +12,6 @@ extension CoordinatorNode: CoordinatorShell {
     var workers: SlotTable<String, WorkerRecord> { _read { yield core.workers } }
     var workerIDs: [WorkerNumber: String] { _read { yield core.workerIDs } }
     var writing: [PhotoRef: MonotonicInstant] { _read { yield core.writing } }
-    var attemptsSent: AttemptLedger { _read { yield core.attemptsSent } }
 
     /// `frames`: the worker's identity, the envelope, and the encoded photos of its results;
     /// `key`: the CURVE key the message came with (nil without CURVE).
