@@ -123,8 +123,17 @@ let package = Package(
         ),
 
         // The worker's side of the protocol as a state machine, with no socket, engine or clock:
-        // the worker's shell and the coordinator's simulator both run it.
+        // the worker's shell and the coordinator's simulator both run it. Also the output place as
+        // messages carry it.
         .target(name: "PhotoClusterProtocol", dependencies: ["PhotoClusterCore", "PhotoClusterProto"], swiftSettings: swiftSettings),
+        // The coordinator's scheduling as a state machine (`CoordinatorCore`), the jobs it owns and
+        // the seeded simulator that drives it: no socket, file or clock. `CoordinatorNode` is its
+        // shell.
+        .target(
+            name: "PhotoClusterScheduling",
+            dependencies: ["PhotoClusterCore", "PhotoClusterProto", "PhotoClusterProtocol", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
 
         // Cluster roles.
         .target(
@@ -140,7 +149,7 @@ let package = Package(
             name: "PhotoClusterCoordinator",
             dependencies: [
                 "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport", "CSQLite", "PhotoClusterMetrics", "PhotoClusterStorage",
-                "PhotoClusterProtocol",
+                "PhotoClusterProtocol", "PhotoClusterScheduling",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -179,7 +188,7 @@ let package = Package(
             dependencies: [
                 "PhotoClusterCore", "PhotoClusterClient", "PhotoClusterCoordinator",
                 "PhotoClusterWorker", "PhotoClusterEmbedded", "PhotoClusterTransport", "PhotoClusterPlugins", "PhotoClusterPluginHost", "PhotoClusterStorage",
-                "PhotoClusterDashboard",
+                "PhotoClusterDashboard", "PhotoClusterScheduling",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
@@ -270,7 +279,7 @@ let package = Package(
             dependencies: [
                 "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport", "PhotoClusterWorker",
                 "PhotoClusterCoordinator", "PhotoClusterClient", "PhotoClusterImaging", "PhotoClusterEmbedded", "LoopbackHTTP",
-                "PhotoClusterPluginHost", "PhotoClusterTestSupport", "PhotoClusterStorage", "PhotoClusterProtocol",
+                "PhotoClusterPluginHost", "PhotoClusterTestSupport", "PhotoClusterStorage", "PhotoClusterProtocol", "PhotoClusterScheduling",
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,3 +1,4 @@
+import PhotoClusterCore
 // DO NOT EDIT.
 // swift-format-ignore-file
 // swiftlint:disable all

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PhotoClusterCore
 import PhotoClusterDownload
 
 /// Reads and writes S3 objects through a `DownloadEngine` (libcurl, which signs each request with

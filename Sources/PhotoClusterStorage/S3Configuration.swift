@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterCore
 
 /// Where S3 requests go and what signs them, read from the environment variables every S3 tool
 /// reads:

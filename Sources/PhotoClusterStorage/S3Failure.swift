@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterCore
 import PhotoClusterDownload
 
 /// Why an S3 request failed, in words that say what to do next, e.g. "S3 refused the signature

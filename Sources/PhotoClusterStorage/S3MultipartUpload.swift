@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterCore
 
 /// One object written in parts (CreateMultipartUpload, UploadPart…, CompleteMultipartUpload).
 /// S3 shows the object only once the upload is complete; a failed or cancelled upload is aborted

@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterCore
 
 /// Reads the few fields PhotoCluster needs from S3's small XML answers: an error's `Code` and
 /// `Message`, a new multipart upload's `UploadId`. Foundation's XML parser would bring libxml2

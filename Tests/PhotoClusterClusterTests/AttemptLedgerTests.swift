@@ -1,4 +1,5 @@
 @testable import PhotoClusterCoordinator
+@testable import PhotoClusterScheduling
 import XCTest
 
 /// The record of which worker each attempt of a photo was sent to.

@@ -7,6 +7,7 @@ import PhotoClusterTransport
 import XCTest
 
 @testable import PhotoClusterCoordinator
+@testable import PhotoClusterScheduling
 
 /// A job keeps its photos as small records (strings in one arena, filters and workers as
 /// numbers) and writes what is large (index.json, the finished event) piece by piece: what it
@@ -26,7 +27,7 @@ final class CompactJobTests: XCTestCase {
 
     func testNamesURLsStemsAndFiltersComeBackAsGiven() throws {
         let photos = [("Cat.JPG", "http://h/cat.jpg"), ("cat.jpg", "http://h/cat2.jpg"), ("dog", "http://h/ünï cødé?x=1&y=/z"), ("", "http://h/empty")]
-        let job = Job(id: "job-1", submit: try submit(photos, filters: ["dog": ["blur:sigma=2", "sepia"]]), outputDirectory: URL(fileURLWithPath: "/tmp/compact"))
+        let job = Job(id: "job-1", submit: try submit(photos, filters: ["dog": ["blur:sigma=2", "sepia"]]), outputDirectory: URL(fileURLWithPath: "/tmp/compact"), now: Date())
         XCTAssertEqual(job.photos.map { job.name(of: $0.index) }, photos.map(\.0))
         XCTAssertEqual(job.photos.map { job.url(of: $0.index) }, photos.map(\.1))
         XCTAssertEqual(job.photos.map { job.stem(of: $0.index) }, OutputNaming.stems(for: photos.map(\.0)))
@@ -45,7 +46,7 @@ final class CompactJobTests: XCTestCase {
             (URL(fileURLWithPath: "/"), try OutputPlace.shared(parsing: "/mnt/photos/out")),
         ]
         for (directory, place) in places {
-            let job = Job(id: "job-1", submit: try submit(photos), outputDirectory: directory, place: place)
+            let job = Job(id: "job-1", submit: try submit(photos), outputDirectory: directory, place: place, now: Date())
             for index in UInt32(0)..<3 {
                 for format in [Photocluster_V1_OutputFormat.jpeg, .png, .webp] {
                     let path = job.outputPath(of: index, format: format)
@@ -67,7 +68,7 @@ final class CompactJobTests: XCTestCase {
     func testAPhotoFollowsTheFirstWithItsURLAndFiltersAndNoOther() throws {
         let photos = [("a", "http://h/1"), ("b", "http://h/1"), ("c", "http://h/1"), ("d", "http://h/2")]
         let job = Job(
-            id: "job-1", submit: try submit(photos, filters: ["c": ["sepia:intensity=0.5"]]), outputDirectory: URL(fileURLWithPath: "/tmp/compact"))
+            id: "job-1", submit: try submit(photos, filters: ["c": ["sepia:intensity=0.5"]]), outputDirectory: URL(fileURLWithPath: "/tmp/compact"), now: Date())
         XCTAssertEqual(job.photos.map(\.leader), [nil, 0, nil, nil], "b copies a; c has other filters; d another URL")
         XCTAssertEqual(job.followers(of: 0), [1])
     }
@@ -81,7 +82,7 @@ final class CompactJobTests: XCTestCase {
         submit.image.metadata = .keep
         submit.viewportMode = true
         submit.viewport = .with { $0.visibleStart = 1; $0.visibleEnd = 1; $0.prefetch = 1 }
-        let job = Job(id: "job-1", submit: submit, outputDirectory: URL(fileURLWithPath: "/tmp/compact"))
+        let job = Job(id: "job-1", submit: submit, outputDirectory: URL(fileURLWithPath: "/tmp/compact"), now: Date())
         job.epoch = 300
         var encoded: [UInt8] = []
         let taken = [0, 1, 2].map { job.assign($0, to: WorkerNumber(value: 7), encodingInto: &encoded) }
@@ -97,7 +98,7 @@ final class CompactJobTests: XCTestCase {
         let photos = [("a", "http://h/1.jpg"), ("b", "http://h/1.jpg"), ("A", "http://h/2.jpg"), ("c", "http://h/3.jpg")]
         let job = Job(
             id: "job-2", submit: try submit(photos), outputDirectory: URL(fileURLWithPath: "/tmp/compact"),
-            place: try OutputPlace.shared(parsing: "/mnt/photos/out"))
+            place: try OutputPlace.shared(parsing: "/mnt/photos/out"), now: Date())
         var encoded: [UInt8] = []
         let taken = [0, 2, 3].map { job.assign($0, to: WorkerNumber(value: 3), encodingInto: &encoded) }
 
@@ -110,15 +111,15 @@ final class CompactJobTests: XCTestCase {
     func testTheFinishedEventDecodesAsTheMessageItIsMadeOf() throws {
         let count = Job.finishedEventPiece * 2 + 7
         let job = Job(
-            id: "job-1", submit: try submit((0..<count).map { ("p\($0)", "http://h/p\($0).jpg") }), outputDirectory: URL(fileURLWithPath: "/tmp/compact"))
+            id: "job-1", submit: try submit((0..<count).map { ("p\($0)", "http://h/p\($0).jpg") }), outputDirectory: URL(fileURLWithPath: "/tmp/compact"), now: Date())
         for index in stride(from: 0, to: count, by: 3) { job.markDone(UInt32(index), format: .png, width: 4, height: 3) }
         job.markFailed(1, stage: "download", reason: "HTTP 404")
-        job.enter(.didFinish)
+        job.enter(.didFinish, at: Date())
 
         var whole = Photocluster_V1_CoordinatorToClient()
         whole.event.jobID = job.id
-        whole.event.finished = job.summary(includePhotos: true)
-        let decoded = try Photocluster_V1_CoordinatorToClient(serializedBytes: job.encodedFinishedEvent())
+        whole.event.finished = job.summary(includePhotos: true, at: Date())
+        let decoded = try Photocluster_V1_CoordinatorToClient(serializedBytes: job.encodedFinishedEvent(at: Date()))
         XCTAssertEqual(decoded.event.finished.photos.count, count)
         XCTAssertEqual(decoded, whole, "the pieces decode as the one message")
     }
@@ -130,7 +131,7 @@ final class CompactJobTests: XCTestCase {
             ("plain", "http://h/plain.jpg"), ("quote\"d \\ back", "http://h/q.jpg?a=1&b=/c"), ("tab\there\nnew\u{1}ctl", "http://h/t.jpg"),
             ("ünïcødé 🎉", "http://h/u.jpg"), ("gone", "http://h/gone.jpg"),
         ]
-        let job = Job(id: "job-1", submit: try submit(photos), outputDirectory: out)
+        let job = Job(id: "job-1", submit: try submit(photos), outputDirectory: out, now: Date())
         job.markDone(0, format: .jpeg, width: 640, height: 480)
         job.markDone(2, format: .png, width: 1, height: 2)
         job.markDone(3, format: .jpeg, width: 3, height: 4)

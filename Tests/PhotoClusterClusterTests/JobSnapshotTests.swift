@@ -5,6 +5,7 @@ import PhotoClusterTestSupport
 import XCTest
 
 @testable import PhotoClusterCoordinator
+@testable import PhotoClusterScheduling
 
 /// A job handed to another thread is a snapshot: every field as it was, and nothing the loop
 /// changes afterwards.
@@ -13,7 +14,7 @@ final class JobSnapshotTests: XCTestCase {
         var submit = try ClusterHarness.submit((0..<6).map { ("p\($0)", "http://h/\($0 % 4).jpg") }, out: URL(fileURLWithPath: "/tmp/snapshot"))
         submit.viewportMode = true
         submit.viewport = .with { $0.visibleStart = 1; $0.visibleEnd = 3; $0.prefetch = 1 }
-        let job = Job(id: "job-1", submit: submit, outputDirectory: URL(fileURLWithPath: "/tmp/snapshot"))
+        let job = Job(id: "job-1", submit: submit, outputDirectory: URL(fileURLWithPath: "/tmp/snapshot"), now: Date())
         var encoded: [UInt8] = []
         _ = job.assign(1, to: WorkerNumber(value: 3), encodingInto: &encoded)
         job.markDone(2, format: .png, width: 4, height: 5)
@@ -21,7 +22,7 @@ final class JobSnapshotTests: XCTestCase {
         job.scheduleRetry(1, after: 5, now: .now)
         job.controlAckMilliseconds = [1.5]
         job.work.bytes = 7
-        job.enter(.inProgress)
+        job.enter(.inProgress, at: Date())
         return job
     }
 
@@ -44,7 +45,7 @@ final class JobSnapshotTests: XCTestCase {
         let snapshot = job.snapshot()
         job.markDone(0, format: .jpeg, width: 1, height: 1)
         job.epoch += 1
-        job.enter(.didFinish)
+        job.enter(.didFinish, at: Date())
         XCTAssertEqual(snapshot.photos[0].state, .new)
         XCTAssertEqual(snapshot.epoch, job.epoch - 1)
         XCTAssertEqual(snapshot.phase, .inProgress)

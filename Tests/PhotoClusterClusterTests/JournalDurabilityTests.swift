@@ -4,6 +4,7 @@ import PhotoClusterTestSupport
 import XCTest
 
 @testable import PhotoClusterCoordinator
+@testable import PhotoClusterScheduling
 
 /// What the coordinator tells a client of is on the disk first: a job acknowledged as accepted
 /// commits with a full flush (WAL with `synchronous=NORMAL` may lose the last commits in a power
@@ -27,7 +28,7 @@ final class JournalDurabilityTests: XCTestCase {
             levels.append((try? database.query("PRAGMA synchronous").first?.first?.int) ?? -1)
         }
         let submit = try ClusterHarness.submit([("a", "http://127.0.0.1:9/a.jpg")], out: state)
-        let job = Job(id: "job-durable", submit: submit, outputDirectory: state)
+        let job = Job(id: "job-durable", submit: submit, outputDirectory: state, now: Date())
         try journal.recordJob(job, submit: submit)
         XCTAssertEqual(levels, [2], "the accepted job was committed without a full flush")
 

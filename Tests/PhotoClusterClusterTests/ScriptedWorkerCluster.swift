@@ -1,6 +1,7 @@
 import Foundation
 import PhotoClusterClient
 import PhotoClusterCoordinator
+import PhotoClusterScheduling
 import PhotoClusterTestSupport
 import PhotoClusterTransport
 

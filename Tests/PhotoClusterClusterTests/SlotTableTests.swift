@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import PhotoClusterCoordinator
+@testable import PhotoClusterScheduling
 
 /// The coordinator's jobs and workers live in a `SlotTable`: it must read and write like the
 /// dictionary it replaced, whatever order values come and go in.

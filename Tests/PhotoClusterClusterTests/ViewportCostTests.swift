@@ -7,6 +7,7 @@ import PhotoClusterTransport
 import XCTest
 
 @testable import PhotoClusterCoordinator
+@testable import PhotoClusterScheduling
 
 /// A viewport change costs the coordinator the photos in flight and those that change band,
 /// not the photos of the job: moving over a 100,000-photo job costs what it costs over 100.

@@ -1,5 +1,6 @@
 import PhotoClusterCore
 @testable import PhotoClusterCoordinator
+@testable import PhotoClusterScheduling
 import XCTest
 
 /// The bounds a worker is held to, whatever it claims of itself.

@@ -5,6 +5,7 @@ import PhotoClusterTestSupport
 import XCTest
 
 @testable import PhotoClusterCoordinator
+@testable import PhotoClusterScheduling
 
 /// Photos held by a worker that died: each becomes a suspect, goes behind the photos that never
 /// hurt anyone, runs alone from then on and not on a worker it was lost on while another can take

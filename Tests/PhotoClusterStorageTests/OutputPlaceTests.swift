@@ -1,3 +1,4 @@
+import PhotoClusterCore
 import PhotoClusterStorage
 import XCTest
 

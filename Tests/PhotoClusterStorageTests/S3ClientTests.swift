@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PhotoClusterCore
 import PhotoClusterDownload
 import PhotoClusterStorage
 import PhotoClusterTestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterCore
 @testable import PhotoClusterStorage
 import XCTest
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PhotoClusterScheduling
 import PhotoClusterCoordinator
 
 /// `cluster simulate --seeds N`: the coordinator's scheduling under simulated faults, seed by
@@ -70,7 +71,7 @@ enum SeedRunner {
         DispatchQueue.global().async {
             DispatchQueue.concurrentPerform(iterations: threads) { thread in
                 for index in stride(from: thread, to: seeds.count, by: threads) {
-                    results.set(index, ClusterSimulation.run(options(seeds[index])))
+                    results.set(index, ClusterSimulation.run(options(seeds[index]), from: .now))
                     done.increment()
                 }
             }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import PhotoClusterCore
 import PhotoClusterCoordinator
+import PhotoClusterScheduling
 
 /// What one worker may claim of the coordinator (see `WorkerBudgets`).
 struct WorkerBudgetOptions: ParsableArguments {

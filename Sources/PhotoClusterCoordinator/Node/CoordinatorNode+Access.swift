@@ -1,4 +1,6 @@
 import Foundation
+import PhotoClusterScheduling
+import PhotoClusterCore
 import PhotoClusterProto
 import PhotoClusterStorage
 import PhotoClusterTransport

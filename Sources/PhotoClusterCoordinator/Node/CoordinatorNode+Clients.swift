@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterScheduling
 import PhotoClusterCore
 import PhotoClusterProto
 import PhotoClusterStorage
@@ -190,7 +191,7 @@ extension CoordinatorNode {
     private func createJob(_ submit: Photocluster_V1_SubmitJob, jobID: String, in directory: JobDirectory?, place: OutputPlace? = nil, from client: Data,
                            key: String?, requestID: UInt64) {
         let job = Job(id: jobID, submit: submit, outputDirectory: directory?.path ?? URL(fileURLWithPath: "/", isDirectory: true), place: place,
-                      owner: authorizedKeys == nil ? nil : key)
+                      owner: authorizedKeys == nil ? nil : key, now: Date())
         // Durable before it is acknowledged: a restart must not lose an accepted job.
         if let journal {
             do {
@@ -208,7 +209,7 @@ extension CoordinatorNode {
         let from = submit.label.isEmpty ? "a client" : submit.label
         log("job \(jobID) accepted: \(submit.photos.count) photos from \(from) (\(Requester.client(key: key).description(authorizedKeys))) → \(job.outputLocation)", job: jobID)
         publish(jobID, .phase(.preparation))
-        job.enter(.inProgress)
+        job.enter(.inProgress, at: Date())
         journaling("job \(jobID)") { try $0.recordJobState(job) }
         publish(jobID, .phase(.inProgress))
         core.handle(.jobOpened(job), now: .now)
@@ -225,7 +226,7 @@ extension CoordinatorNode {
     func statusReply(for jobID: String, includePhotos: Bool? = nil, for requester: Requester = .operator) -> Photocluster_V1_StatusReply {
         var reply = Photocluster_V1_StatusReply()
         let selected = (jobID.isEmpty ? jobOrder : [jobID]).compactMap { jobs[$0] }.filter { may(requester, accessJobOwnedBy: $0.owner) }
-        reply.jobs = selected.map { $0.summary(includePhotos: includePhotos ?? !jobID.isEmpty, workerID: { self.workerIDs[$0] ?? "" }) }
+        reply.jobs = selected.map { $0.summary(includePhotos: includePhotos ?? !jobID.isEmpty, at: Date(), workerID: { self.workerIDs[$0] ?? "" }) }
         let inFlight = photosInFlightByJob()
         for index in reply.jobs.indices {
             let id = reply.jobs[index].jobID

@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterScheduling
 import PhotoClusterProto
 
 /// Job events for the clients that submitted or watch a job, each told as much as it asked for.
@@ -56,7 +57,7 @@ extension CoordinatorNode {
         // Encoded once for each detail asked for: for a large job it is the biggest message sent.
         let byDetail = Dictionary(grouping: clients) { subscribers[jobID]?.summaryDetail(of: $0) ?? .everyPhoto }
         for (detail, recipients) in byDetail {
-            guard let encoded = jobs[jobID]?.encodedFinishedEvent(detail: detail) else { continue }
+            guard let encoded = jobs[jobID]?.encodedFinishedEvent(detail: detail, at: Date()) else { continue }
             for client in recipients { sendToClient(client, encoded: encoded) }
         }
         subscribers[jobID]?.noteTheEnd(sentTo: clients)

@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterScheduling
 import PhotoClusterCore
 import PhotoClusterProto
 
@@ -16,7 +17,7 @@ extension CoordinatorNode {
         guard let job = jobs[jobID], !job.isFinished, finishing[jobID] == nil else { return }
         let phase: Photocluster_V1_JobPhase = job.cancelledWhole ? .cancelled : .didFinish
         if phase == .didFinish {
-            jobs[jobID]?.enter(.willFinish)
+            jobs[jobID]?.enter(.willFinish, at: Date())
             publish(jobID, .phase(.willFinish))
         }
         finishing[jobID] = FinishingJob(phase: phase, since: .now)
@@ -41,11 +42,11 @@ extension CoordinatorNode {
     private func indexWritten(_ jobID: String, problem: String?) {
         guard let finishing = finishing.removeValue(forKey: jobID), jobs[jobID] != nil else { return }
         if let problem { log(.error, "job \(jobID): \(problem)", job: jobID) }
-        jobs[jobID]?.enter(finishing.phase)
+        jobs[jobID]?.enter(finishing.phase, at: Date())
         guard let finished = jobs[jobID] else { return }
         journaling("job \(jobID)") { try $0.recordJobFinished(finished) }
         let p = finished.progress
-        log("job \(jobID) \(finished.phase == .cancelled ? "cancelled" : "finished"): \(p.succeeded) ok, \(p.failed) failed, \(p.cancelled) cancelled in \(String(format: "%.2f", finished.elapsed)) s", job: jobID)
+        log("job \(jobID) \(finished.phase == .cancelled ? "cancelled" : "finished"): \(p.succeeded) ok, \(p.failed) failed, \(p.cancelled) cancelled in \(String(format: "%.2f", finished.elapsed(at: Date()))) s", job: jobID)
         publish(jobID, .phase(finished.phase))
         sendFinishedSummary(of: jobID, to: subscribers[jobID]?.all ?? [])
         core.handle(.jobEnded(jobID), now: .now)

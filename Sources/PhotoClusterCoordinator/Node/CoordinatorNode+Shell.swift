@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterScheduling
 import PhotoClusterCore
 import PhotoClusterProto
 
@@ -28,10 +29,10 @@ extension CoordinatorNode: CoordinatorShell {
         core.handle(.fromWorker(id: id, key: key, message: message, photos: frames[2...]), now: .now)
     }
 
-    func tellsEveryPhoto(of job: String) -> Bool { subscribers[job]?.everyPhoto.isEmpty == false }
+    package func tellsEveryPhoto(of job: String) -> Bool { subscribers[job]?.everyPhoto.isEmpty == false }
 
     @discardableResult
-    func perform(_ action: CoordinatorAction) -> Bool {
+    package func perform(_ action: CoordinatorAction) -> Bool {
         switch action {
         case .sendToWorker(let id, var body):
             if case .heartbeat(var beat) = body {

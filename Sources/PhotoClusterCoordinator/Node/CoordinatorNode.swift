@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterScheduling
 import Logging
 import PhotoClusterCore
 import PhotoClusterMetrics

@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterScheduling
 import PhotoClusterProto
 
 /// The latest photo failures, newest first, for operators (`cluster status`, the dashboard).

@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterScheduling
 import PhotoClusterCore
 import PhotoClusterDownload
 import PhotoClusterStorage

@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterScheduling
 import PhotoClusterCore
 
 /// `index.json` in a job's output directory: every photo's state, reason and output path, in the

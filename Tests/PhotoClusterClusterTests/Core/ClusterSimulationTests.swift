@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import PhotoClusterCoordinator
+@testable import PhotoClusterScheduling
 
 /// The scheduling core under simulated faults (`ClusterSimulation`): a few hundred seeds here,
 /// ten thousand with `cluster simulate --seeds 10000` (see docs/architecture.md).
@@ -11,7 +12,7 @@ final class ClusterSimulationTests: XCTestCase {
         let outcomes = LockedOutcomes()
         DispatchQueue.concurrentPerform(iterations: 2) { thread in
             for seed in seeds where seed % 2 == thread {
-                outcomes.append(ClusterSimulation.run(.init(seed: UInt64(seed))))
+                outcomes.append(ClusterSimulation.run(.init(seed: UInt64(seed)), from: .now))
             }
         }
         let broken = outcomes.all.filter { $0.violation != nil }
@@ -21,7 +22,7 @@ final class ClusterSimulationTests: XCTestCase {
 
     /// The runs have what they are meant to test: faults, and work in flight when they strike.
     func testRunsKillPauseAndCutOffWorkersWhileTheyHoldPhotos() {
-        let faults = (1...20).map { ClusterSimulation.run(.init(seed: UInt64($0))).faults }
+        let faults = (1...20).map { ClusterSimulation.run(.init(seed: UInt64($0)), from: .now).faults }
         XCTAssertGreaterThan(faults.map(\.killed).reduce(0, +), 20)
         XCTAssertGreaterThan(faults.map(\.stopped).reduce(0, +), 10)
         XCTAssertGreaterThan(faults.map(\.cutOff).reduce(0, +), 10)

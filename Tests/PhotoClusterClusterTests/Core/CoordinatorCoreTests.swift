@@ -4,6 +4,7 @@ import PhotoClusterProto
 import XCTest
 
 @testable import PhotoClusterCoordinator
+@testable import PhotoClusterScheduling
 
 /// The scheduling core, event by event, with exact actions and a virtual clock (`CoreHarness`).
 final class CoordinatorCoreTests: XCTestCase {

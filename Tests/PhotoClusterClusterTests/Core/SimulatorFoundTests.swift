@@ -4,6 +4,7 @@ import PhotoClusterProto
 import XCTest
 
 @testable import PhotoClusterCoordinator
+@testable import PhotoClusterScheduling
 
 /// Bugs `cluster simulate` found, each as the seed that found it and as the events that make
 /// it, with exact actions.
@@ -13,7 +14,7 @@ final class SimulatorFoundTests: XCTestCase {
     /// its first version): they hold now.
     func testTheSeedsThatFoundBugsHold() {
         for seed: UInt64 in [3192, 7558, 783, 3726] {
-            let outcome = ClusterSimulation.run(.init(seed: seed))
+            let outcome = ClusterSimulation.run(.init(seed: seed), from: .now)
             XCTAssertNil(outcome.violation, "seed \(seed)")
         }
     }

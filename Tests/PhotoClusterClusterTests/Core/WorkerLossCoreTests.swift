@@ -4,6 +4,7 @@ import PhotoClusterProto
 import XCTest
 
 @testable import PhotoClusterCoordinator
+@testable import PhotoClusterScheduling
 
 /// Photos held by a worker that died, event by event (moved down from `WorkerLossTests`, which
 /// keeps the cases that need real processes): each becomes a suspect, goes behind the photos that

@@ -1,0 +1,36 @@
+import Foundation
+import Logging
+import PhotoClusterProto
+
+/// What the scheduling core asks its shell to do, in the order it must be done.
+package enum CoordinatorAction {
+    /// A message to a worker (after any graphs assigned to it before).
+    case sendToWorker(String, Photocluster_V1_CoordinatorToWorker.OneOf_Body)
+    /// Graphs for a worker, as one `AssignGraphs` numbered `sequence`. Answered whether it left.
+    case sendGraphs(String, GraphBatch, sequence: UInt64)
+    /// Photos settled (done, failed or cancelled): journal them, tell the clients, and finish
+    /// the job when it was the last.
+    case photosSettled(job: String, [(photo: PhotoRecord, worker: String?)])
+    /// Write a result's photo under each target's name in the job's directory; answered later
+    /// with `.resultsWritten`.
+    case writeResult(Photocluster_V1_PhotoResult, worker: String, encoded: Data, targets: [(index: UInt32, name: String)])
+    /// Journal the photo's worker losses (nil: none left).
+    case journalLosses(job: String, photo: UInt32, WorkerLosses?)
+    /// Journal the job's control state (viewport, epoch, suspension) and its photos' states.
+    case journalJobState(String)
+    /// A worker's report of a stage it ran (metrics, rates).
+    case stageReported(Photocluster_V1_StageProgress, worker: String, wasted: Bool)
+    /// A worker's spans for an attempt (the task stream).
+    case spansReported(Photocluster_V1_PhotoSpans, worker: String)
+    /// A report or message not believed: counted (`reason`) and logged now and then.
+    case rejected(worker: String, key: String?, what: String, reason: String, why: String, job: String?, photo: UInt32?)
+    /// A worker joined or left: the in-flight gauge.
+    case workersChanged
+    case count(Counter)
+    case log(Logger.Level, String, job: String?, photo: UInt32?, worker: String?)
+
+    package enum Counter {
+        case requeued, retried, poisonPhoto, heartbeatMissed, droppedFrame
+        case cancelled(Int, reason: String)
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import PhotoClusterProto
+
+/// Result provenance: a worker's report about a photo (a result, a failure, stage progress, a
+/// cancellation) is believed only from a worker that attempt was sent to. Every path that takes
+/// such a report calls `admitReport` first, batched or not.
+extension CoordinatorCore {
+    package enum WorkerReport: String {
+        case progress, result, failure, cancelled, spans
+
+        /// Whether the report ends its attempt.
+        package var isOutcome: Bool { self != .progress && self != .spans }
+    }
+
+    /// Whether to act on `report` about attempt `attempt` (0: any) of photo `index` of `jobID`
+    /// from `worker`. A photo that settled ignores late reports, as it always has (the worker's
+    /// hold on it is released); a report about a photo the worker was never sent, or that does
+    /// not exist, is dropped, counted in `photocluster_rejected_results_total` and logged.
+    package func admitReport(_ report: WorkerReport, job jobID: String, photo index: UInt32, attempt: UInt32, from worker: String) -> Bool {
+        let ref = PhotoRef(job: jobID, index: index)
+        guard let photo = jobs[jobID]?.photo(index) else {
+            rejectReport(report, ref, attempt: attempt, from: worker, reason: "unknown_photo", why: "there is no such photo")
+            return false
+        }
+        guard !photo.isSettled else {
+            if report.isOutcome { workers[worker]?.release(ref) }
+            return false
+        }
+        guard attemptsSent.wasSent(ref, attempt: attempt, to: worker) else {
+            let why = attempt == 0 ? "no attempt of it was sent to that worker" : "attempt \(attempt) of it was not sent to that worker"
+            rejectReport(report, ref, attempt: attempt, from: worker, reason: "not_sent", why: why)
+            return false
+        }
+        if report.isOutcome { attemptsSent.ended(ref, attempt: attempt, on: worker) }
+        return true
+    }
+
+    private func rejectReport(_ report: WorkerReport, _ ref: PhotoRef, attempt: UInt32, from worker: String, reason: String, why: String) {
+        perform(.rejected(worker: worker, key: nil, what: report.rawValue, reason: reason, why: why, job: ref.job, photo: ref.index))
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterProto
+
+/// Messages from workers, and what becomes of their photos.
+extension CoordinatorCore {
+    /// A worker's message: `photos` holds the frames after the envelope (one for a lone result,
+    /// any number for a batch of reports); `key`: the CURVE key it came with (nil without CURVE),
+    /// which the shell found still admitted as a worker's.
+    package func receiveFromWorker(_ id: String, _ message: Photocluster_V1_WorkerToCoordinator, photos: ArraySlice<Data>, key: String?) {
+        guard photos.count <= 1 || isBatch(message) else { return count(.droppedFrame) }
+        if case .hello(let hello) = message.body {
+            register(id, hello, key: key)
+            return
+        }
+        guard let worker = workers[id] else {
+            // A worker we do not know (it or we restarted): ask it to introduce itself.
+            sendToWorker(id, .pleaseRegister(Photocluster_V1_PleaseRegister()))
+            return
+        }
+        // Another key's connection took this worker's id (see `register`).
+        guard worker.key == key else { return rejectMessage(from: id, key: key, why: "worker \(id) registered with another key") }
+        workers[id]?.lastSeen = now
+        if workers[id]?.unreachable == true { workers[id]?.unreachable = false }
+        switch message.body {
+        case .credit(let credit):
+            grantCredit(Int(credit.grant), to: id)
+            dispatch(to: id)
+        case .progress(let progress):
+            handle(.progress(progress), from: id)
+        case .result(let result):
+            // A worker sends the photo as a frame of its own; a result without one carries it inside.
+            handle(.result(result), photo: photos.first ?? result.encoded, from: id)
+        case .failure(let failure):
+            handle(.failure(failure), from: id)
+        case .cancelled(let cancelled):
+            handle(.cancelled(cancelled), from: id)
+        case .ack(let ack):
+            controlAcknowledged(ack, by: id)
+        case .reports(let batch):
+            receiveReports(batch, photos: photos, from: id)
+        case .goodbye:
+            loseWorker(id, .left)
+        case .heartbeat(let beat):
+            workers[id]?.stages = beat.stages
+            workers[id]?.memory = (beat.memoryLimitBytes, beat.memoryBudgetBytes, beat.memoryInUseBytes, beat.photosWaitingForMemory)
+            reconcile(beat, from: id)
+            resyncCredit(beat, from: id)
+        case .hello, .none:
+            break
+        }
+    }
+
+    /// A message from a worker whose connection is not the key it registered with: nothing it
+    /// says is believed.
+    package func rejectMessage(from worker: String, key: String?, why: String) {
+        perform(.rejected(worker: worker, key: key, what: "message", reason: "wrong_key", why: why, job: nil, photo: nil))
+    }
+
+    private func isBatch(_ message: Photocluster_V1_WorkerToCoordinator) -> Bool {
+        if case .reports = message.body { return true }
+        return false
+    }
+
+    private func register(_ id: String, _ hello: Photocluster_V1_WorkerHello, key: String?) {
+        if let previous = workers[id], previous.key != key {
+            // Two keys claiming one id: the one registered keeps it until it is lost.
+            return rejectMessage(from: id, key: key, why: "worker \(id) is registered with \(previous.key.map { "key \($0)" } ?? "no key"); "
+                + "its hello is ignored until that worker is lost (give each worker its own --id)")
+        }
+        // Photos it says it still holds keep running there (a worker that only lost touch for a
+        // moment must not have its work dropped and redone, over and over under load).
+        let stillHeld = Set(hello.inFlight.map { PhotoRef(job: $0.jobID, index: $0.photoIndex) })
+        var kept: Set<PhotoRef> = []
+        var previousNumber = WorkerNumber.none
+        if let previous = workers[id] {
+            previousNumber = previous.number
+            // Same identity again: it reconnected or restarted. What it no longer holds goes back
+            // to the queue; what it holds but we did not give it, it drops. A restarted process
+            // (another incarnation) holds nothing: the old one died with its photos.
+            let restarted = !hello.incarnation.isEmpty && hello.incarnation != previous.incarnation
+            kept = restarted ? [] : previous.inFlight.intersection(stillHeld)
+            workers[id]!.replaceInFlight(previous.inFlight.subtracting(kept))
+            // No dispatch in between: without this worker, photos only it can run would fail.
+            loseWorker(id, restarted ? .restarted : .reconnected, dispatching: false)
+        } else {
+            forgiveLosses(ofReturning: id, incarnation: hello.incarnation)
+        }
+        let stale = stillHeld.subtracting(kept)
+        if !stale.isEmpty {
+            sendToWorker(id, .dropStale(.with { drop in
+                drop.photos = stale.map { ref in .with { $0.jobID = ref.job; $0.photoIndex = ref.index } }
+            }))
+        }
+        // Same identity, same number: the photos it kept stay in flight on it.
+        let number = previousNumber != .none ? previousNumber : newWorkerNumber()
+        workers[id] = WorkerRecord(
+            id: id, number: number, key: key, host: hello.host, concurrency: hello.concurrency,
+            creditLimit: settings.workerBudgets.creditLimit(announced: hello.concurrency), incarnation: hello.incarnation,
+            filters: Dictionary(hello.filters.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }), lastSeen: now)
+        workerIDs[number] = id
+        workers[id]!.replaceInFlight(kept)
+        var welcome = Photocluster_V1_Welcome()
+        welcome.coordinatorID = settings.coordinatorID
+        welcome.heartbeatIntervalMs = UInt32(settings.heartbeatInterval * 1000)
+        welcome.heartbeatLiveness = UInt32(settings.heartbeatLiveness)
+        welcome.maxResultBytes = UInt64(resultLimit)
+        let open = openJobs.compactMap { jobs[$0] }
+        welcome.openJobs.jobIds = open.map(\.id)
+        sendToWorker(id, .welcome(welcome))
+        // Bring it up to date with every open job's control state.
+        for job in open { sendControlState(job.controlState, to: id) }
+        perform(.workersChanged)
+        log("worker \(id) joined from \(hello.host) (concurrency \(hello.concurrency), filters: \(hello.filters.map(\.name).sorted().joined(separator: ", ")))", worker: id)
+        capabilitiesChanged = true
+    }
+
+    private func newWorkerNumber() -> WorkerNumber {
+        lastWorkerNumber += 1
+        return WorkerNumber(value: lastWorkerNumber)
+    }
+
+    /// "no photos", "1 photo", "3 photos", as a log line says it.
+    package static func photoCount(_ count: Int) -> String {
+        count == 0 ? "no photos" : count == 1 ? "1 photo" : "\(count) photos"
+    }
+
+    /// Removes a worker and puts every photo it held back in the queue (and, `dispatching`,
+    /// hands them to the others). A worker that died or may have (`departure.charges`) charges
+    /// each photo it held the loss (see `chargeLosses`); one that left in good order lost
+    /// nothing, and its photos go back to the front of the queue.
+    package func loseWorker(_ id: String, _ departure: WorkerDeparture, dispatching: Bool = true) {
+        guard let worker = workers.removeValue(forKey: id) else { return }
+        workerIDs.removeValue(forKey: worker.number)
+        if reservedForSuspects == id { reservedForSuspects = nil }
+        let held = worker.inFlight.filter { jobs[$0.job]?.photo($0.index)?.worker == worker.number }.sorted { ($0.job, $0.index) < ($1.job, $1.index) }
+        log(.warning, "worker \(id) lost (\(departure.reason)); it held \(Self.photoCount(held.count))", worker: id)
+        if departure.charges {
+            chargeLosses(held, lostWith: worker, forgivable: departure.mayComeBack)
+        } else {
+            for ref in held {
+                jobs[ref.job]?.requeue(ref.index)
+                count(.requeued)
+            }
+        }
+        for ref in worker.cached where jobs[ref.job]?.photo(ref.index)?.cachedOn == worker.number {
+            jobs[ref.job]?.noteCached(ref.index, on: .none)
+        }
+        capabilitiesChanged = true
+        perform(.workersChanged)
+        if dispatching { dispatch() }
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import Logging
+import PhotoClusterCore
+import PhotoClusterProto
+
+/// The coordinator's scheduling, as a state machine: the jobs, the workers, the attempts sent,
+/// the losses, the viewport epochs, the credit and the write backlog, changed only by the events
+/// `handle(_:now:)` is given, and acting on the world only through the actions it hands its shell
+/// (`CoordinatorShell`), in order, as it decides them.
+///
+/// It opens no socket and no file and reads no clock: time comes with each event, ids with the
+/// messages, so the same events make the same actions. `CoordinatorNode` is the shell of the real
+/// coordinator; `ClusterSimulation` drives one with simulated workers, network and time.
+///
+/// Owned by one thread (the shell's loop); nothing of it is shared.
+package final class CoordinatorCore {
+    /// What the core needs of the coordinator's configuration.
+    package struct Settings {
+        package var coordinatorID: String
+        package var heartbeatInterval: TimeInterval = 1
+        package var heartbeatLiveness: Int = 3
+        package var maxAttempts: UInt32 = 3
+        package var retryBackoff: TimeInterval = 0.25
+        package var maxWorkerLosses: UInt32 = 3
+        package var workerBudgets = WorkerBudgets()
+        /// The largest result a worker may send (announced in each welcome).
+        package var resultLimit: Int64 = 256 << 20
+
+        package init(
+            coordinatorID: String, heartbeatInterval: TimeInterval = 1, heartbeatLiveness: Int = 3, maxAttempts: UInt32 = 3,
+            retryBackoff: TimeInterval = 0.25, maxWorkerLosses: UInt32 = 3, workerBudgets: WorkerBudgets = WorkerBudgets(),
+            resultLimit: Int64 = 256 << 20
+        ) {
+            self.coordinatorID = coordinatorID
+            self.heartbeatInterval = heartbeatInterval
+            self.heartbeatLiveness = heartbeatLiveness
+            self.maxAttempts = maxAttempts
+            self.retryBackoff = retryBackoff
+            self.maxWorkerLosses = maxWorkerLosses
+            self.workerBudgets = workerBudgets
+            self.resultLimit = resultLimit
+        }
+    }
+
+    package let settings: Settings
+    /// Carries out the actions. The shell owns the core and outlives it, so no reference is
+    /// counted for each action.
+    unowned(unsafe) var shell: CoordinatorShell
+    /// The time of the event being handled.
+    package private(set) var now: MonotonicInstant
+
+    package var jobs = SlotTable<String, Job>()
+    package var jobOrder: [String] = []
+    /// The jobs not finished yet, in submission order: the ones dispatch looks at.
+    package var openJobs: [String] = []
+    package var workers = SlotTable<String, WorkerRecord>()
+    /// The worker table: connected workers by number (photo records hold numbers, not ids).
+    package var workerIDs: [WorkerNumber: String] = [:]
+    package var lastWorkerNumber: UInt32 = 0
+    /// Graphs assigned while handling the current event, per worker id, sent when the shell's
+    /// turn ends (`.turnEnded`) or before the next message to that worker (see `sendToWorker`).
+    package var graphsToSend: [String: GraphBatch] = [:]
+    /// While a worker's batch of reports is handled: the photos its stored results settled, per
+    /// job, told when the batch is through (see `receiveReports`); nil otherwise.
+    package var settledInBatch: [String: [(index: UInt32, worker: String?)]]?
+    /// When every message from workers had last been read (see `heartbeatTick`).
+    package var workerMessagesReadAt: MonotonicInstant
+    /// Workers declared lost for their silence, with the photos charged for them: forgiven if
+    /// the same process comes back (see `CoordinatorCore+Losses`).
+    package var recentLosses: [String: RecentLoss] = [:]
+    /// A worker kept for suspects while any wait (see `reserveWorkerForSuspects`).
+    package var reservedForSuspects: String?
+    /// Photos whose result file is being written, and since when: a second result for one is
+    /// ignored, and one that takes longer than the write timeout fails.
+    package var writing: [PhotoRef: MonotonicInstant] = [:]
+    /// Bytes of results handed to the writers and not written yet, in all and by the result's
+    /// own photo.
+    package var bytesBeingWritten = 0
+    package var bytesByWrite: [PhotoRef: Int] = [:]
+    /// Which worker each attempt in flight was sent to: the reports believed (see `admitReport`).
+    package var attemptsSent = AttemptLedger()
+    /// Set when workers or jobs change, so photos no worker can run are looked for only then.
+    package var capabilitiesChanged = false
+    /// Control changes per job that not every worker has acknowledged yet, oldest first, with
+    /// when each request arrived: each is timed when the last worker acknowledges its epoch or a
+    /// newer one, so a change overtaken by the next is timed too, not left out.
+    package var controlSentAt: [String: [(epoch: UInt64, at: MonotonicInstant)]] = [:]
+
+    package init(settings: Settings, shell: CoordinatorShell, now: MonotonicInstant) {
+        self.settings = settings
+        self.shell = shell
+        self.now = now
+        workerMessagesReadAt = now
+    }
+
+    /// Handles one event at `now`; the actions it leads to are carried out before it returns.
+    package func handle(_ event: CoordinatorEvent, now: MonotonicInstant) {
+        self.now = now
+        switch event {
+        case .fromWorker(let id, let key, let message, let photos):
+            receiveFromWorker(id, message, photos: photos, key: key)
+        case .workerMessagesDrained:
+            workerMessagesReadAt = now
+        case .heartbeatTick(let messagesWaiting):
+            heartbeatTick(messagesWaiting: messagesWaiting)
+        case .retryTick:
+            releaseDueRetries()
+        case .turnEnded:
+            sendAssignedGraphs()
+        case .jobOpened(let job):
+            open(job)
+            dispatch()
+        case .viewport(let jobID, let viewport, let arrivedAt):
+            setViewport(jobID, viewport, arrivedAt: arrivedAt)
+        case .suspend(let jobID, let suspended, let arrivedAt):
+            setSuspendedByClient(jobID, suspended, arrivedAt: arrivedAt)
+        case .cancel(let jobID, let names):
+            if names.isEmpty { jobs[jobID]?.cancelledWhole = true }
+            cancelPhotos(of: jobID, names: names)
+        case .jobEnded(let jobID):
+            openJobs.removeAll { $0 == jobID }
+            for worker in workers.keys { sendToWorker(worker, .jobClosed(.with { $0.jobID = jobID })) }
+        case .jobsForgotten(let ids):
+            forget(ids)
+        case .workerRemoved(let id, let departure):
+            loseWorker(id, departure)
+        case .resultsWritten(let writes):
+            resultsWritten(writes)
+        case .writesOverdue(let limit):
+            expireStuckWrites(after: limit)
+        }
+    }
+
+    /// A job submitted or restored: dispatch looks at it from now on.
+    package func open(_ job: Job) {
+        jobs[job.id] = job
+        jobOrder.append(job.id)
+        if !job.isFinished { openJobs.append(job.id) }
+        capabilitiesChanged = true
+    }
+
+    private func forget(_ ids: [String]) {
+        let gone = Set(ids)
+        jobOrder.removeAll { gone.contains($0) }
+        openJobs.removeAll { gone.contains($0) }
+        for id in ids {
+            jobs.removeValue(forKey: id)
+            controlSentAt.removeValue(forKey: id)
+            for worker in workers.keys { workers[worker]?.ackedEpoch.removeValue(forKey: id) }
+            attemptsSent.forget(job: id)
+        }
+    }
+
+    // MARK: - Actions
+
+    @discardableResult
+    package func perform(_ action: CoordinatorAction) -> Bool { shell.perform(action) }
+
+    package func log(_ message: String, job: String? = nil, photo: UInt32? = nil, worker: String? = nil) {
+        perform(.log(.info, message, job: job, photo: photo, worker: worker))
+    }
+
+    package func log(_ level: Logger.Level, _ message: String, job: String? = nil, photo: UInt32? = nil, worker: String? = nil) {
+        perform(.log(level, message, job: job, photo: photo, worker: worker))
+    }
+
+    package func count(_ counter: CoordinatorAction.Counter) { perform(.count(counter)) }
+}
+
+/// Carries out what the core decides: the coordinator node with its sockets, journal and files,
+/// or the simulator.
+package protocol CoordinatorShell: AnyObject {
+    /// Does `action`; answers whether a message left (for the sends; true otherwise).
+    @discardableResult
+    func perform(_ action: CoordinatorAction) -> Bool
+    /// Whether a client hears of each of the job's photos as it settles (then photos settled
+    /// together are told one by one, each with the counts after it).
+    func tellsEveryPhoto(of job: String) -> Bool
+}

@@ -1,0 +1,168 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterProto
+
+/// What the coordinator knows of one connected worker. A class for the reason `Job` is one: the
+/// loop reads a worker's record several times per photo, and a struct read out of the table is
+/// a copy of its sets. Owned by the core (`CoordinatorCore.workers`), on its shell's loop thread.
+package final class WorkerRecord {
+    /// The worker's ZeroMQ routing identity, which is also its id.
+    package let id: String
+    /// Its number in the worker table: what photo records hold instead of `id`.
+    package let number: WorkerNumber
+    /// `id` as the frame that routes a message to it, made once.
+    package let identity: Data
+    /// The CURVE key it registered with (nil without CURVE): its messages must come with it.
+    package let key: String?
+    package let host: String
+    /// The stage threads it announced (it may claim more than `WorkerBudgets` believes).
+    package let concurrency: UInt32
+    /// The most graphs it may hold at once, credit and photos in flight together (`WorkerBudgets`).
+    package let creditLimit: Int
+    /// It granted more credit than `creditLimit` allows (said once in the log).
+    package var overclaimed = false
+    /// New with each start of the worker's process (`WorkerHello.incarnation`; empty from an
+    /// older worker): the same id with another one is a restart.
+    package let incarnation: String
+    /// The filters it has, by name, with their parameter schemas.
+    package let filters: [String: Photocluster_V1_FilterInfo]
+    /// Graphs the worker said it can still take.
+    package var credits: Int = 0
+    /// When it was last heard from, on the monotonic clock (liveness must survive a clock step).
+    package var lastSeen: MonotonicInstant
+    /// Photos it holds: (job, photo index). Changed only through `hold`, `release` and
+    /// `replaceInFlight`, which keep `cachedInFlight` true.
+    package private(set) var inFlight: Set<PhotoRef> = []
+    /// Assignments sent to it so far, and the sequence each photo in flight went out with (a few
+    /// may be left of photos no longer in flight; `reconcile` prunes them).
+    package var assignSequence: UInt64 = 0
+    package var assignedAt: [PhotoRef: UInt64] = [:]
+    /// When each photo in flight was assigned or last made progress here: the clock of its
+    /// assignment deadline (`WorkerBudgets.assignmentTimeout`). Pruned as photos leave.
+    package private(set) var lastHeardOf: [PhotoRef: MonotonicInstant] = [:]
+    /// Photos its last heartbeat did not hold though they were sent and heard of, and photos it
+    /// held that were not given to it: a second heartbeat that says the same settles it.
+    package var missingAtLastBeat: Set<PhotoRef> = []
+    package var unexpectedAtLastBeat: Set<PhotoRef> = []
+    /// An assignment to it could not be sent (it is gone or not reading): it is sent nothing
+    /// more until it is heard from again.
+    package var unreachable = false
+    /// Unsettled photos whose intermediate results it was the last to report holding (each photo's
+    /// `cachedOn`): what to forget when it is lost, without walking every photo of every job, and
+    /// whether any queued photo is worth sending back here. Changed only through `noteCached`
+    /// and `forgetCached`.
+    package private(set) var cached: Set<PhotoRef> = []
+    /// How many photos are in both `inFlight` and `cached`.
+    private var cachedInFlight = 0
+    package var completed: UInt64 = 0
+    /// Its operations per stage, from its latest heartbeat.
+    package var stages: [Photocluster_V1_StageLoad] = []
+    /// Its memory budget from its latest heartbeat: limit, budget, bytes held, photos waiting
+    /// (all 0 when it reports none).
+    package var memory = (limit: UInt64(0), budget: UInt64(0), inUse: UInt64(0), waiting: UInt32(0))
+    /// The newest control epoch it acknowledged, per job.
+    package var ackedEpoch: [String: UInt64] = [:]
+
+    package init(
+        id: String, number: WorkerNumber, key: String?, host: String, concurrency: UInt32, creditLimit: Int, incarnation: String,
+        filters: [String: Photocluster_V1_FilterInfo], lastSeen: MonotonicInstant
+    ) {
+        self.creditLimit = creditLimit
+        self.id = id
+        self.number = number
+        self.identity = Data(id.utf8)
+        self.key = key
+        self.host = host
+        self.concurrency = concurrency
+        self.incarnation = incarnation
+        self.filters = filters
+        self.lastSeen = lastSeen
+    }
+
+    package func canRun(_ filterNames: Set<String>) -> Bool { filterNames.allSatisfy { filters[$0] != nil } }
+
+    /// Some photo whose intermediate results it holds is not running here: it may be queued, and
+    /// worth sending back here. Counted, not searched for: this is asked on every dispatch.
+    package var holdsCachedPhotosNotInFlight: Bool { cached.count > cachedInFlight }
+
+    /// The photos just assigned to it: each takes a credit and is in flight here.
+    package func spendCredit(holding refs: [PhotoRef]) {
+        credits -= refs.count
+        for ref in refs { hold(ref) }
+    }
+
+    /// Graphs that could not be sent: their credit comes back and they are not in flight here.
+    package func refundCredit(releasing refs: [PhotoRef]) {
+        credits += refs.count
+        for ref in refs { release(ref) }
+    }
+
+    /// Graphs that left in one message numbered `sequence` (see `reconcile`).
+    package func noteAssigned(_ refs: [PhotoRef], sequence: UInt64, at now: MonotonicInstant) {
+        assignSequence = sequence
+        for ref in refs {
+            assignedAt[ref] = sequence
+            lastHeardOf[ref] = now
+        }
+    }
+
+    /// The worker said something of the photo (a stage ended): its deadline starts again.
+    package func heardOf(_ ref: PhotoRef, at now: MonotonicInstant) {
+        if inFlight.contains(ref) { lastHeardOf[ref] = now }
+    }
+
+    /// Grants `grant` more graphs, as far as `creditLimit` allows; answers whether the worker
+    /// claimed more than that.
+    package func grantCredit(_ grant: Int) -> Bool {
+        let room = max(0, creditLimit - inFlight.count - credits)
+        credits += min(grant, room)
+        return grant > room
+    }
+
+    /// Photos it has held longer than `timeout` without progress, as of `now` (photos of the
+    /// jobs `isPaused` names start their clock again instead).
+    package func overdue(after timeout: TimeInterval, now: MonotonicInstant, isPaused: (PhotoRef) -> Bool) -> [PhotoRef] {
+        var overdue: [PhotoRef] = []
+        for ref in inFlight {
+            guard let heard = lastHeardOf[ref] else {
+                lastHeardOf[ref] = now
+                continue
+            }
+            guard now.seconds(since: heard) > timeout else { continue }
+            if isPaused(ref) {
+                lastHeardOf[ref] = now
+            } else {
+                overdue.append(ref)
+            }
+        }
+        return overdue.sorted { ($0.job, $0.index) < ($1.job, $1.index) }
+    }
+
+    package func hold(_ ref: PhotoRef) {
+        if inFlight.insert(ref).inserted && cached.contains(ref) { cachedInFlight += 1 }
+    }
+
+    package func release(_ ref: PhotoRef) {
+        if inFlight.remove(ref) != nil && cached.contains(ref) { cachedInFlight -= 1 }
+        lastHeardOf.removeValue(forKey: ref)
+    }
+
+    package func replaceInFlight(_ refs: Set<PhotoRef>) {
+        inFlight = refs
+        lastHeardOf = lastHeardOf.filter { refs.contains($0.key) }
+        cachedInFlight = cached.count < inFlight.count ? cached.filter(inFlight.contains).count : inFlight.filter(cached.contains).count
+    }
+
+    package func noteCached(_ ref: PhotoRef) {
+        if cached.insert(ref).inserted && inFlight.contains(ref) { cachedInFlight += 1 }
+    }
+
+    package func forgetCached(_ ref: PhotoRef) {
+        if cached.remove(ref) != nil && inFlight.contains(ref) { cachedInFlight -= 1 }
+    }
+}
+
+package struct PhotoRef: Hashable {
+    package let job: String
+    package let index: UInt32
+}

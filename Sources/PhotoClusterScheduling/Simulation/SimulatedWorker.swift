@@ -1,0 +1,78 @@
+import PhotoClusterCore
+import PhotoClusterProto
+import PhotoClusterProtocol
+
+/// One worker process of the simulation: the real worker's protocol (`WorkerSession`: epochs,
+/// control first, assignment accounting, the coordinator's settings) over a simulated engine
+/// that runs each graph for a simulated time. It registers, grants credit as the real worker
+/// does (its window less what it holds at each hello, one back with each outcome), reports and
+/// beats.
+/// Its slot outlives its processes: a restart is a new incarnation in the same slot (under the
+/// same id or a new one).
+package struct SimulatedWorker {
+    package enum Process: Equatable {
+        case running
+        /// Stopped (SIGSTOP) until then: it reads and sends nothing meanwhile.
+        case paused(until: Int64)
+        case dead
+    }
+
+    package struct HeldPhoto {
+        package let job: String
+        package let index: UInt32
+        package var attempt: UInt32
+        package let url: String
+        /// Its download was reported: the next step ends it.
+        package var progressed = false
+    }
+
+    package var id: String
+    package var incarnation = 0
+    package let concurrency: Int
+    package var process = Process.dead
+    /// The connection its messages travel on; 0 when it has none (dead, or timed out while stopped).
+    package var connection = 0
+    package var held: [HeldPhoto] = []
+    package var session = WorkerSession(heartbeatInterval: 1, heartbeatLiveness: 3)
+    package var suspendedJobs: Set<String> = []
+    /// When it last heard from the coordinator: silent past its liveness, it says hello again.
+    package var lastHeard: Int64 = 0
+    /// Messages that reached it while it was stopped, read when it resumes (if its connection lived).
+    package var inbox: [(connection: Int, body: Photocluster_V1_CoordinatorToWorker.OneOf_Body)] = []
+
+    package init(id: String, concurrency: Int) {
+        self.id = id
+        self.concurrency = concurrency
+    }
+
+    package var window: Int { CreditWindow.graphs(concurrency: concurrency) }
+    package var incarnationName: String { "\(id)-\(incarnation)" }
+
+    package var heldRefs: [Photocluster_V1_DropStaleWork.PhotoRef] {
+        held.map { photo in .with { $0.jobID = photo.job; $0.photoIndex = photo.index } }
+    }
+
+    package func holds(_ job: String, _ index: UInt32) -> Bool { held.contains { $0.job == job && $0.index == index } }
+
+    /// Graphs it can take besides those it holds.
+    package var freeSlots: Int { max(0, window - held.count) }
+
+    /// Removes the held photos `matching` says, answering them (their graphs end cancelled).
+    package mutating func remove(where matching: (HeldPhoto) -> Bool) -> [HeldPhoto] {
+        let removed = held.filter(matching)
+        held.removeAll(where: matching)
+        return removed
+    }
+
+    /// A new process in this slot: it holds nothing and knows nothing.
+    package mutating func start(connection: Int, at time: Int64) {
+        incarnation += 1
+        process = .running
+        self.connection = connection
+        held = []
+        session = WorkerSession(heartbeatInterval: 1, heartbeatLiveness: 3)
+        suspendedJobs = []
+        inbox = []
+        lastHeard = time
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterProto
+
+/// What must hold after every step of a run (those checked as actions happen are in
+/// `SimulationRun`: a photo settles once, a result is written only from an attempt sent to its
+/// worker, no output is written twice, a done photo has its output).
+extension SimulationRun {
+    /// Credit is conserved, and every photo in flight is on a connected worker (or its result is
+    /// being written).
+    package func checkState() {
+        for worker in core.workers.values {
+            guard worker.credits >= 0, worker.credits + worker.inFlight.count <= worker.creditLimit else {
+                return fail("worker \(worker.id) has \(worker.credits) credit and \(worker.inFlight.count) photos in flight, over its limit of \(worker.creditLimit)")
+            }
+        }
+        for id in jobIDs {
+            guard let job = core.jobs[id] else { continue }
+            for index in job.inFlight.keys {
+                let worker = job.photos[Int(index)].worker
+                // A photo whose result is being written keeps the worker that sent it until then.
+                guard core.workerIDs[worker] != nil || core.writing[PhotoRef(job: id, index: index)] != nil else {
+                    return fail("photo \(index) of job \(id) is in flight on worker number \(worker.value), which is not connected")
+                }
+            }
+        }
+    }
+
+    /// No photo stays assigned to a running worker that has not held it for two of its
+    /// heartbeats (and a little for the messages on their way).
+    package func checkHeldAssignments() {
+        var stillMissing: [PhotoRef: Int64] = [:]
+        for id in jobIDs {
+            guard let job = core.jobs[id] else { continue }
+            for index in job.inFlight.keys {
+                let ref = PhotoRef(job: id, index: index)
+                guard core.writing[ref] == nil, let workerID = core.workerIDs[job.photos[Int(index)].worker],
+                    let worker = workers.first(where: { $0.id == workerID }), worker.process == .running, worker.connection != 0,
+                    !worker.holds(id, index)
+                else { continue }
+                let since = missingSince[ref] ?? time
+                stillMissing[ref] = since
+                if time - since > 3_500_000 {
+                    return fail("photo \(index) of job \(id) has been assigned to \(workerID) for \(Double(time - since) / 1e6) s, which does not hold it")
+                }
+            }
+        }
+        // A photo whose worker stops or is cut off starts its clock again.
+        missingSince = stillMissing
+    }
+
+    /// Control epochs never go back on a worker: each message about a job carries its newest epoch.
+    package func checkEpoch(of body: Photocluster_V1_CoordinatorToWorker.OneOf_Body, to worker: String) {
+        let (job, epoch): (String, UInt64)
+        switch body {
+        case .control(let control): (job, epoch) = (control.jobID, control.epoch)
+        case .cancel(let cancel): (job, epoch) = (cancel.jobID, cancel.epoch)
+        default: return
+        }
+        let incarnation = workers.first { $0.id == worker && $0.connection != 0 }.map(\.incarnationName) ?? worker
+        if let previous = epochsSent[incarnation]?[job], epoch < previous {
+            return fail("worker \(worker) was sent epoch \(epoch) of job \(job) after epoch \(previous)")
+        }
+        epochsSent[incarnation, default: [:]][job] = epoch
+    }
+}

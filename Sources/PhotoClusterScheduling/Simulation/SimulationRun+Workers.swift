@@ -1,0 +1,205 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterProto
+import PhotoClusterProtocol
+
+/// What the simulated workers do with what reaches them, and with their own time.
+extension SimulationRun {
+    package func startWorker(_ slot: Int) {
+        guard workers[slot].process == .dead else { return }
+        workers[slot].start(connection: openConnection(), at: time)
+        sendHello(slot)
+        agenda.schedule(.workerHeartbeat(slot: slot, incarnation: workers[slot].incarnation), at: time + random.millis(300...1000))
+    }
+
+    /// Hello, and credit for what it can take, as `WorkerNode.sayHello` does.
+    private func sendHello(_ slot: Int) {
+        let worker = workers[slot]
+        send(.hello(.with {
+            $0.workerID = worker.id
+            $0.host = "simulated"
+            $0.concurrency = UInt32(worker.concurrency)
+            $0.incarnation = worker.incarnationName
+            $0.inFlight = worker.heldRefs
+        }), from: slot)
+        send(.credit(.with { $0.grant = UInt32(worker.freeSlots) }), from: slot)
+        workers[slot].lastHeard = time
+    }
+
+    /// The process dies (SIGKILL, the OOM killer, a poison photo): what was on its connection is lost.
+    package func kill(_ slot: Int) {
+        liveConnections.remove(workers[slot].connection)
+        workers[slot].connection = 0
+        workers[slot].process = .dead
+        workers[slot].held = []
+        tally.killed += 1
+        agenda.schedule(.workerStart(slot: slot), at: time + (healing ? random.millis(200...1000) : random.millis(500...6000)))
+    }
+
+    package func resumeWorker(_ slot: Int, _ incarnation: Int) {
+        guard workers[slot].incarnation == incarnation, case .paused = workers[slot].process else { return }
+        workers[slot].process = .running
+        if workers[slot].connection == 0 { workers[slot].connection = openConnection() }
+        let inbox = workers[slot].inbox
+        workers[slot].inbox = []
+        for (connection, body) in inbox { deliver(body, to: slot, on: connection) }
+    }
+
+    package func deliver(_ body: Photocluster_V1_CoordinatorToWorker.OneOf_Body, to slot: Int, on connection: Int) {
+        guard liveConnections.contains(connection), workers[slot].connection == connection else { return }
+        switch workers[slot].process {
+        case .dead: return
+        case .paused:
+            workers[slot].inbox.append((connection, body))
+            return
+        case .running: break
+        }
+        workers[slot].lastHeard = time
+        var message = Photocluster_V1_CoordinatorToWorker()
+        message.body = body
+        // Graphs that end without running (cancelled, dropped, closed, sent under an older
+        // viewport) are answered as the engine answers them: cancelled, a credit each.
+        var ended: [SimulatedWorker.HeldPhoto] = []
+        for command in workers[slot].session.receive([message]) {
+            switch command {
+            case .cancel(let job, let photos):
+                ended += workers[slot].remove { $0.job == job && (photos?.contains($0.index) ?? true) }
+            case .setSuspended(let job, let suspended):
+                if suspended { workers[slot].suspendedJobs.insert(job) } else { workers[slot].suspendedJobs.remove(job) }
+            case .acknowledge(let job, let epoch):
+                send(.ack(.with { $0.jobID = job; $0.epoch = epoch }), from: slot)
+            case .start(let graph):
+                take(graph, slot)
+            case .handBack(let graph):
+                ended.append(.init(job: graph.jobID, index: graph.photoIndex, attempt: graph.attempt, url: graph.url))
+            case .drop(let job, let photo):
+                ended += workers[slot].remove { $0.job == job && $0.index == photo }
+            case .sayHello:
+                sendHello(slot)
+            case .closeJobs(let open):
+                ended += workers[slot].remove { !open.contains($0.job) }
+            case .close(let job):
+                ended += workers[slot].remove { $0.job == job }
+            case .reprioritise, .wakeQueueThread, .registered:
+                break
+            }
+        }
+        guard !ended.isEmpty else { return }
+        var reports = Photocluster_V1_WorkerReports()
+        reports.reports = ended.map { photo in
+            .with { $0.cancelled = .with { $0.jobID = photo.job; $0.photoIndex = photo.index; $0.attempt = photo.attempt } }
+        }
+        reports.credit = UInt32(ended.count)
+        send(.reports(reports), from: slot)
+    }
+
+    private func take(_ graph: Photocluster_V1_PhotoGraph, _ slot: Int) {
+        if let at = workers[slot].held.firstIndex(where: { $0.job == graph.jobID && $0.index == graph.photoIndex }) {
+            workers[slot].held[at].attempt = graph.attempt
+            workers[slot].held[at].progressed = false
+        } else {
+            workers[slot].held.append(.init(job: graph.jobID, index: graph.photoIndex, attempt: graph.attempt, url: graph.url))
+        }
+        let incarnation = workers[slot].incarnation
+        if graph.url.contains("poison") { agenda.schedule(.workerDies(slot: slot, incarnation: incarnation), at: time + random.millis(5...100)) }
+        agenda.schedule(
+            .photoStep(slot: slot, incarnation: incarnation, job: graph.jobID, index: graph.photoIndex, attempt: graph.attempt),
+            at: time + random.millis(50...500))
+    }
+
+    /// A photo moves on: its download is reported, then it ends (done, or failed) in a batch of
+    /// reports that grants the credit it frees.
+    package func stepPhoto(_ slot: Int, _ incarnation: Int, _ job: String, _ index: UInt32, _ attempt: UInt32) {
+        guard workers[slot].incarnation == incarnation else { return }
+        let step = SimulationEvent.photoStep(slot: slot, incarnation: incarnation, job: job, index: index, attempt: attempt)
+        switch workers[slot].process {
+        case .dead: return
+        case .paused(let until): return agenda.schedule(step, at: until + 1)
+        case .running: break
+        }
+        guard let at = workers[slot].held.firstIndex(where: { $0.job == job && $0.index == index && $0.attempt == attempt }) else { return }
+        if workers[slot].suspendedJobs.contains(job) { return agenda.schedule(step, at: time + 200_000) }
+        let photo = workers[slot].held[at]
+        guard photo.progressed else {
+            workers[slot].held[at].progressed = true
+            send(.progress(.with {
+                $0.jobID = job
+                $0.photoIndex = index
+                $0.attempt = attempt
+                $0.stage = .download
+                $0.bytes = 1000
+            }), from: slot)
+            return agenda.schedule(step, at: time + random.millis(50...500))
+        }
+        workers[slot].held.remove(at: at)
+        var reports = Photocluster_V1_WorkerReports()
+        var photos: [Data] = []
+        if photo.url.contains("broken") {
+            reports.reports.append(.with { $0.failure = failure(photo, transient: false) })
+        } else if random.chance(0.05) {
+            reports.reports.append(.with { $0.failure = failure(photo, transient: true) })
+        } else {
+            reports.reports.append(.with { $0.result = result(job: job, index: index, attempt: attempt) })
+            photos.append(Data(repeating: 1, count: 64))
+        }
+        // Now and then a worker claims a photo it was never sent: the coordinator must not believe it.
+        if random.chance(0.01), let forged = jobIDs.randomElement(using: &random), let total = core.jobs[forged]?.total {
+            let index = UInt32.random(in: 0..<UInt32(total), using: &random)
+            if !workers[slot].holds(forged, index) {
+                reports.reports.append(.with { $0.result = result(job: forged, index: index, attempt: 1) })
+                photos.append(Data(repeating: 2, count: 64))
+                tally.forged += 1
+            }
+        }
+        // The photo's outcome returns its credit.
+        reports.credit = 1
+        send(.reports(reports), from: slot, photos: photos)
+    }
+
+    private func result(job: String, index: UInt32, attempt: UInt32) -> Photocluster_V1_PhotoResult {
+        .with {
+            $0.jobID = job
+            $0.photoIndex = index
+            $0.attempt = attempt
+            $0.format = .jpeg
+            $0.width = 8
+            $0.height = 8
+            $0.photoInFrame = true
+        }
+    }
+
+    private func failure(_ photo: SimulatedWorker.HeldPhoto, transient: Bool) -> Photocluster_V1_PhotoFailure {
+        .with {
+            $0.jobID = photo.job
+            $0.photoIndex = photo.index
+            $0.attempt = photo.attempt
+            $0.stage = .decode
+            $0.stageName = "decode"
+            $0.reason = transient ? "simulated: the download was cut short" : "simulated: not a photo"
+            $0.transient = transient
+        }
+    }
+
+    package func beat(_ slot: Int, _ incarnation: Int) {
+        guard workers[slot].incarnation == incarnation else { return }
+        let next = SimulationEvent.workerHeartbeat(slot: slot, incarnation: incarnation)
+        switch workers[slot].process {
+        case .dead: return
+        case .paused(let until): return agenda.schedule(next, at: until + 2)
+        case .running: break
+        }
+        let worker = workers[slot]
+        send(.heartbeat(.with {
+            $0.assignSequence = worker.session.assignSequenceSeen
+            $0.held = worker.heldRefs
+            $0.freeSlots = UInt32(worker.freeSlots)
+        }), from: slot)
+        // Silent past its liveness, the coordinator may have restarted and forgotten it.
+        let liveness = Int64(worker.session.heartbeatInterval * Double(worker.session.heartbeatLiveness) * 1e6)
+        if time - worker.lastHeard > liveness {
+            _ = workers[slot].session.coordinatorFellSilent()
+            sendHello(slot)
+        }
+        agenda.schedule(next, at: time + Int64(worker.session.heartbeatInterval * 1e6))
+    }
+}
