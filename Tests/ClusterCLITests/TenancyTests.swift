@@ -10,10 +10,13 @@ import XCTest
 /// server that checks every signature).
 final class TenancyTests: XCTestCase {
     /// Every file of `directory` (hidden ones too): its bytes and its modification time.
-    private func snapshot(_ directory: URL) throws -> [String: (data: Data, modified: Date)] {
+    /// Every file's bytes and modification time. `backdating` first sets each time to 1970, so a
+    /// file written again later shows it in its time, however coarse the file system's clock.
+    private func snapshot(_ directory: URL, backdating: Bool = false) throws -> [String: (data: Data, modified: Date)] {
         var files: [String: (data: Data, modified: Date)] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
             let file = directory.appendingPathComponent(name)
+            if backdating { try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 0)], ofItemAtPath: file.path) }
             let modified = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date)
             files[name] = (try Data(contentsOf: file), modified)
         }
@@ -47,10 +50,9 @@ final class TenancyTests: XCTestCase {
         XCTAssertEqual(record["label"], "alice")
         XCTAssertEqual(record["role"], "client")
         XCTAssertEqual(record["key"], try cluster.publicKey("alice"))
-        let before = try snapshot(albums)
+        let before = try snapshot(albums, backdating: true)
         XCTAssertTrue(before.keys.contains("index.json"), "\(before.keys.sorted())")
         XCTAssertEqual(before.count, 4, "two photos, the index and the owner record: \(before.keys.sorted())")
-        Thread.sleep(forTimeInterval: 0.05)  // a rewrite would show in the modification times
 
         // Another client key: refused before anything is written, replacing or not.
         for extra in [[], ["--replace-outputs"]] {
@@ -173,8 +175,7 @@ final class TenancyTests: XCTestCase {
         XCTAssertEqual(first.status, 0, first.stderr)
         let record = try owner(of: out)
         XCTAssertNil(record["key"], "nobody owns it: \(record)")
-        let before = try snapshot(out)
-        Thread.sleep(forTimeInterval: 0.05)
+        let before = try snapshot(out, backdating: true)
 
         let again = try CommandRunner.run(["submit", manifest.path, "--out", out.path, "--workers", "1"])
         XCTAssertEqual(again.status, 2, again.stderr)

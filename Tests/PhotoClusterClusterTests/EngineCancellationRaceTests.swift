@@ -53,7 +53,7 @@ final class EngineCancellationRaceTests: XCTestCase {
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.15) { engine.cancel(job: "race", photos: Set((0..<count).filter { $0 % 4 == 2 })) }
 
         XCTAssertTrue(eventually(timeout: 30) { outcomes.withLock { $0.count } == Int(count) }, "every graph ended")
-        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertTrue(eventually(timeout: 10) { engine.allDelivered(job: "race") }, "the engine still holds the job")
         let final = outcomes.current
         for index in 0..<count {
             XCTAssertEqual(final[index]?.count, 1, "photo \(index) ended \(final[index] ?? [])")

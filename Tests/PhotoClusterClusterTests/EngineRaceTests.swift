@@ -87,13 +87,13 @@ final class EngineRaceTests: XCTestCase {
         engine.submit(try graph(attempt: 2))
     }
 
-    /// Waits until every attempt in `expected` has ended, leaves room for a second outcome (which
-    /// must not come), and checks that each ended once, as expected, with nothing left in flight.
+    /// Waits until every attempt in `expected` has ended and the engine holds nothing of the job
+    /// (see `allDelivered`), then checks that each ended once, as expected.
     private func assertEachEndsOnce(
         _ expected: [UInt32: String], log: OutcomeLog, engine: WorkerEngine, file: StaticString = #filePath, line: UInt = #line
     ) {
         XCTAssertTrue(eventually(timeout: 10) { expected.keys.allSatisfy { !log.kinds(attempt: $0).isEmpty } }, "\(log.all)", file: file, line: line)
-        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertTrue(eventually(timeout: 10) { engine.allDelivered(job: "j") }, "the engine still holds the job", file: file, line: line)
         for (attempt, kind) in expected.sorted(by: { $0.key < $1.key }) {
             XCTAssertEqual(log.kinds(attempt: attempt), [kind], "attempt \(attempt)", file: file, line: line)
         }
@@ -110,7 +110,7 @@ final class EngineRaceTests: XCTestCase {
         XCTAssertEqual(log.kinds(attempt: 2), ["cancelled"], "the closed job's successor ended at once")
 
         XCTAssertTrue(eventually(timeout: 10) { log.kinds(attempt: 1).count == 1 }, "\(log.all)")
-        Thread.sleep(forTimeInterval: 0.5)  // room for the successor to start, which it must not
+        XCTAssertTrue(eventually(timeout: 10) { engine.allDelivered(job: "j") }, "the engine still holds the job")
         XCTAssertEqual(log.kinds(attempt: 1), ["cancelled"])
         XCTAssertEqual(log.kinds(attempt: 2), ["cancelled"])
         XCTAssertEqual(log.stages(attempt: 2), [])
@@ -226,14 +226,12 @@ final class EngineRaceTests: XCTestCase {
         XCTAssertEqual(toggled.wait(timeout: .now() + 10), .success)
         engine.setSuspended(job: "chain", false)
         XCTAssertTrue(allEnded, "every photo ended: \(log.count(job: "chain")) of \(rounds)")
-
-        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertTrue(eventually(timeout: 10) { engine.allDelivered(job: "chain") }, "the finished job left its queues")
         let ends = Dictionary(grouping: log.all, by: \.photo)
         for photo in 0..<rounds {
             XCTAssertEqual(ends[photo]?.map(\.kind), ["encoded"], "photo \(photo)")
         }
         XCTAssertEqual(outside.current, [], "photos whose operations ran in queues the job table no longer held")
-        XCTAssertTrue(eventually(timeout: 10) { engine.jobQueues("chain") == nil }, "the finished job left its queues")
         XCTAssertEqual(engine.inFlightCount, 0)
     }
 

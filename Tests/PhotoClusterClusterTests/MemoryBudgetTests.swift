@@ -104,8 +104,10 @@ final class MemoryBudgetTests: XCTestCase {
         XCTAssertTrue(eventually(timeout: 5) { budget.snapshot.waitingPhotos == 1 })
         // 30 fits beside the 70, but only into room the first waiter (90) could not use: 100 − 90 = 10.
         Thread.detachNewThread { let a = budget.admit(30, rank: 0, isCancelled: { false }); second.withLock { $0 = a } }
+        // A photo is counted as waiting only after `admit` found no room for it (under the lock), so
+        // once both wait, the 30 has been refused the room: nothing more is in use.
         XCTAssertTrue(eventually(timeout: 5) { budget.snapshot.waitingPhotos == 2 })
-        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertEqual(budget.snapshot.inUseBytes, 70, "went ahead into the room the first waiter needs")
         XCTAssertNil(second.withLock { $0 }, "went ahead into the room the first waiter needs")
         cancelled.raise()
         budget.wakeWaiters()

@@ -99,7 +99,7 @@ final class PluginEngineTests: XCTestCase {
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { engine.cancel(job: "plugins", photos: Set((0..<count).filter { $0 % 4 == 2 })) }
 
         XCTAssertTrue(eventually(timeout: 60) { outcomes.withLock { $0.count } == Int(count) }, "every graph ended")
-        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertTrue(eventually(timeout: 10) { engine.allDelivered(job: "plugins") }, "the engine still holds the job")
         let final = outcomes.current
         for index in 0..<count {
             XCTAssertEqual(final[index]?.count, 1, "photo \(index) ended \(final[index] ?? [])")

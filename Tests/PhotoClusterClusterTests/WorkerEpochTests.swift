@@ -4,7 +4,7 @@ import PhotoClusterCore
 import PhotoClusterProto
 import PhotoClusterTestSupport
 import PhotoClusterTransport
-import PhotoClusterWorker
+@testable import PhotoClusterWorker
 import XCTest
 
 /// A worker facing a scripted coordinator (a bare ROUTER socket): control messages older than
@@ -39,6 +39,25 @@ final class WorkerEpochTests: XCTestCase {
         return bodies
     }
 
+    private var probes: UInt64 = 0
+
+    /// What the worker sent up to its acknowledgement of a control message for a job of its own,
+    /// sent now: the worker reads its messages in order and answers each control message as it
+    /// reads it, so whatever it owed for the messages sent before has arrived by then.
+    private func receiveUpToAProbe() throws -> [Body] {
+        probes += 1
+        let epoch = probes
+        try coordinator.send(.resume(.with { $0.jobID = "probe"; $0.epoch = epoch }))
+        let bodies = receive(for: 10) { $0.contains { if case .ack(let ack) = $0 { ack.jobID == "probe" && ack.epoch == epoch } else { false } } }
+        XCTAssertTrue(bodies.contains { if case .ack(let ack) = $0 { ack.jobID == "probe" } else { false } }, "the probe was never acknowledged")
+        return bodies.filter { if case .ack(let ack) = $0 { ack.jobID != "probe" } else { true } }
+    }
+
+    /// Whether the worker's engine holds photo 0 of `job`, not cancelled (waiting or running).
+    private func holds(job: String) -> Bool {
+        coordinator.worker.engine.inFlightKeys.contains { $0.job == job && $0.photo == 0 }
+    }
+
     private func acks(_ bodies: [Body]) -> [UInt64] {
         bodies.compactMap { body in
             if case .ack(let ack) = body { return ack.epoch }
@@ -67,12 +86,12 @@ final class WorkerEpochTests: XCTestCase {
     func testOlderEpochsAreIgnored() throws {
         try coordinator.send(.resume(.with { $0.jobID = "j"; $0.epoch = 5 }))
         try coordinator.send(.suspend(.with { $0.jobID = "j"; $0.epoch = 3 }))
-        XCTAssertEqual(acks(receive(for: 0.5)), [5], "the epoch-3 suspend was ignored")
+        XCTAssertEqual(acks(try receiveUpToAProbe()), [5], "the epoch-3 suspend was ignored")
 
         // A graph assigned under an older viewport is handed back at once, never downloaded.
         var graph = graph(job: "j", epoch: 4)
         try coordinator.send(.assign(.with { $0.graph = graph }))
-        let replies = receive(for: 0.5)
+        let replies = receive(for: 10) { $0.contains { if case .cancelled = $0 { true } else { false } } }
         XCTAssertTrue(replies.contains { if case .cancelled(let c) = $0 { return c.photoIndex == 0 && c.attempt == 1 } else { return false } }, "\(replies)")
         XCTAssertEqual(coordinator.server.requestCount, 0)
 
@@ -91,7 +110,8 @@ final class WorkerEpochTests: XCTestCase {
         try coordinator.send(.suspend(.with { $0.jobID = "j"; $0.epoch = 5 }))
         XCTAssertEqual(acks(receive(for: 5) { !self.acks($0).isEmpty }), [5])
         try coordinator.send(.assign(.with { $0.graph = graph(job: "j", epoch: 5) }))
-        XCTAssertTrue(cancelled(receive(for: 0.3)).isEmpty, "a suspended job's photo waits")
+        XCTAssertTrue(cancelled(try receiveUpToAProbe()).isEmpty, "a suspended job's photo waits")
+        XCTAssertTrue(holds(job: "j"), "a suspended job's photo waits in the engine")
 
         try coordinator.send(.jobClosed(.with { $0.jobID = "j" }))
         XCTAssertEqual(cancelled(receive(for: 10) { !self.cancelled($0).isEmpty }), [0], "the held photo of the closed job ends cancelled")
@@ -109,7 +129,8 @@ final class WorkerEpochTests: XCTestCase {
         try coordinator.send(.assign(.with { $0.graph = graph(job: "gone", epoch: 3) }))
 
         try coordinator.send(.welcome(.with { $0.coordinatorID = "same" }))
-        XCTAssertTrue(cancelled(receive(for: 0.3)).isEmpty, "a welcome without the list closed a job")
+        XCTAssertTrue(cancelled(try receiveUpToAProbe()).isEmpty, "a welcome without the list closed a job")
+        XCTAssertTrue(holds(job: "gone"), "a welcome without the list closed a job")
 
         try coordinator.send(.welcome(.with { $0.coordinatorID = "same"; $0.openJobs.jobIds = ["open"] }))
         XCTAssertEqual(cancelled(receive(for: 10) { !self.cancelled($0).isEmpty }), [0], "the unlisted job's photo ends cancelled")
