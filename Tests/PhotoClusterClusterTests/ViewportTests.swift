@@ -1,13 +1,15 @@
 import Foundation
 import LoopbackHTTP
 import PhotoClusterClient
-import PhotoClusterCoordinator
 import PhotoClusterCore
 import PhotoClusterProto
 import PhotoClusterTestSupport
 import PhotoClusterTransport
-import PhotoClusterWorker
 import XCTest
+
+@testable import PhotoClusterCoordinator
+@testable import PhotoClusterScheduling
+@testable import PhotoClusterWorker
 
 /// The viewport of interest over TCP: a coordinator and workers as separate nodes, each with
 /// its own ZeroMQ context, and an HTTP server that records what was asked of it.
@@ -30,6 +32,10 @@ final class ViewportTests: XCTestCase {
             if request.path.hasPrefix("/slow/") {
                 // ~1.5 s per photo: long enough to be in flight when the viewport moves.
                 return HTTPResponse(body: clock, trickle: (chunk: 300, interval: 0.05))
+            }
+            if request.path.hasPrefix("/medium/") {
+                // ~0.5 s per photo: still in flight when a control message arrives (it takes milliseconds).
+                return HTTPResponse(body: clock, trickle: (chunk: 900, interval: 0.05))
             }
             if request.path.hasPrefix("/big/") { return HTTPResponse(body: hubble) }
             return HTTPResponse(body: clock)
@@ -90,7 +96,13 @@ final class ViewportTests: XCTestCase {
         try startWorkers(2)
         let job = try await submit((0..<40).map { "/slow/\($0)" }, visible: 0...3, prefetch: 2)
         XCTAssertTrue(eventually { Set(self.requested.current).count == 6 }, "\(requested.current)")
-        try await Task.sleep(nanoseconds: 300_000_000)
+        // What the coordinator holds out, and the credit it kept: the rest of the job waits
+        // although there was credit to send it (the decision itself: CoordinatorCoreTests).
+        let (held, credit) = await coordinator.onLoop {
+            (Set(self.coordinator.workers.values.flatMap(\.inFlight).map(\.index)), self.coordinator.workers.values.map(\.credits).reduce(0, +))
+        }
+        XCTAssertEqual(held, Set(0...5), "nothing outside visible ∪ prefetch starts")
+        XCTAssertGreaterThan(credit, 0, "the workers had room for more")
         XCTAssertEqual(Set(requested.current), Set((0...5).map { "/slow/\($0)" }), "nothing outside visible ∪ prefetch starts")
 
         try await client.setViewport(job: job.id, visible: 30...33)
@@ -123,19 +135,25 @@ final class ViewportTests: XCTestCase {
 
     func testScrollingSuspendsEveryWorkerAndSettlingResumes() async throws {
         try startWorkers(2, concurrency: 1)
-        let paths = (0..<12).map { "/slow/\($0)" }
+        let paths = (0..<12).map { "/medium/\($0)" }
         let job = try await submit(paths, visible: 0...11, viewportMode: false)
         XCTAssertTrue(eventually { self.requested.current.count >= 2 })
         try await client.setViewport(job: job.id, visible: 0...11, scrolling: true)
-        // Let the suspension reach both workers, then watch: transfers already running go on,
-        // but nothing new starts.
-        try await Task.sleep(nanoseconds: 200_000_000)
+        // Both workers acknowledge the suspension and stop their job's queues: transfers already
+        // running go on, but nothing new starts (the dispatch side: CoordinatorCoreTests).
+        let epoch = try await client.status(job: job.id).jobs.first?.viewport.epoch ?? 0
+        XCTAssertTrue(eventually { self.coordinator.onLoop { self.coordinator.workers.values.allSatisfy { $0.ackedEpoch[job.id] == epoch } } },
+            "every worker acknowledged epoch \(epoch)")
+        XCTAssertTrue(eventually { self.workers.allSatisfy { $0.engine.jobQueues(job.id)?.download.isSuspended ?? true } }, "a worker's queues still run")
         let atSuspension = requested.current.count
-        try await Task.sleep(nanoseconds: 2_000_000_000)
-        XCTAssertEqual(requested.current.count, atSuspension, "no new transfer starts while scrolling")
         XCTAssertLessThan(atSuspension, paths.count, "the job was stopped part way")
-        let during = try await photos(job.id)
+        var during: [Photocluster_V1_PhotoStatus] = []
+        for _ in 0..<200 where !during.contains(where: { $0.state == .downloaded }) {
+            during = try await photos(job.id)
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
         XCTAssertTrue(during.contains { $0.state == .downloaded }, "running downloads finished during the suspension")
+        XCTAssertEqual(requested.current.count, atSuspension, "no new transfer starts while scrolling")
         let suspended = try await client.status(job: job.id).jobs.first
         XCTAssertEqual(suspended?.suspended, true)
 

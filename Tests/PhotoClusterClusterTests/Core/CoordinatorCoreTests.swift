@@ -127,6 +127,44 @@ final class CoordinatorCoreTests: XCTestCase {
         XCTAssertEqual(Set(CoreHarness.graphs(in: core.credit("w", 5)).first?.photos ?? []), Set((20..<25).map { "job1/\($0)@1" }))
     }
 
+    /// Moved down from the socket test: only the visible photos and their prefetch band are sent,
+    /// however much credit the worker has left.
+    func testOnlyTheViewportAndItsPrefetchAreSentWhateverTheCredit() {
+        let core = CoreHarness()
+        core.hello("w", concurrency: 8)
+        core.submit(photos: 40, viewport: .with { $0.visibleStart = 0; $0.visibleEnd = 3; $0.prefetch = 2 })
+        let sent = CoreHarness.graphs(in: core.credit("w", 20))
+        XCTAssertEqual(Set(sent.flatMap(\.photos)), Set((0...5).map { "job1/\($0)@1" }))
+        XCTAssertEqual(core.core.workers["w"]?.credits, 14, "the credit left over stays with the coordinator")
+        XCTAssertTrue(CoreHarness.graphs(in: core.credit("w", 1)).isEmpty, "nothing outside visible ∪ prefetch starts")
+    }
+
+    /// Moved down from the socket test: while the client scrolls, the job is suspended on every
+    /// worker and nothing new is sent; once the viewport settles it resumes everywhere.
+    func testScrollingSuspendsEveryWorkerAndSettlingResumes() {
+        let core = CoreHarness()
+        core.hello("a")
+        core.hello("b")
+        core.submit(photos: 12)
+        XCTAssertEqual(CoreHarness.graphs(in: core.credit("a", 1)).count, 1)
+        let scrolling = core.handle(.viewport(job: "job1", Viewport(visible: 0...11, prefetch: 0, scrolling: true), arrivedAt: core.now))
+        XCTAssertEqual(Self.controls(in: scrolling), ["a epoch 2 suspended true", "b epoch 2 suspended true"])
+        XCTAssertTrue(CoreHarness.graphs(in: core.credit("b", 2)).isEmpty, "no new photo starts while scrolling")
+        core.advance(1)
+        XCTAssertTrue(CoreHarness.graphs(in: core.handle(.retryTick)).isEmpty, "no new photo starts while scrolling")
+
+        let settled = core.handle(.viewport(job: "job1", Viewport(visible: 0...11, prefetch: 0), arrivedAt: core.now))
+        XCTAssertEqual(Self.controls(in: settled), ["a epoch 3 suspended false", "b epoch 3 suspended false"])
+        XCTAssertEqual(CoreHarness.graphs(in: settled).map(\.worker), ["b"], "the credit that waited is used at once")
+    }
+
+    private static func controls(in actions: [CoordinatorAction]) -> [String] {
+        actions.compactMap { action -> String? in
+            guard case .sendToWorker(let worker, .control(let control)) = action else { return nil }
+            return "\(worker) epoch \(control.epoch) suspended \(control.suspended)"
+        }.sorted()
+    }
+
     /// A photo held past the assignment timeout without progress is taken back, charged, and
     /// dropped on the worker; progress starts its clock again.
     func testAPhotoHeldWithoutProgressPastTheAssignmentTimeoutIsTakenBack() {
