@@ -12,8 +12,8 @@ final class FaultTests: XCTestCase {
 
     override func setUpWithError() throws {
         let clock = try Data(contentsOf: Repository.samplePhotos.appendingPathComponent("clock.jpg"))
-        // About 0.6 s a photo, so a good part of the job is in flight when a process dies.
-        server = try LoopbackHTTPServer { _ in HTTPResponse(body: clock, trickle: (chunk: 800, interval: 0.05)) }
+        // About 0.3 s a photo, so a good part of the job is in flight when a process dies.
+        server = try LoopbackHTTPServer { _ in HTTPResponse(body: clock, trickle: (chunk: 1600, interval: 0.05)) }
         work = Repository.temporaryDirectory("faults")
         base = LoopbackPorts.consecutive(2)
     }

@@ -56,7 +56,7 @@ final class MultiProcessTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: work) }
         let manifest = work.appendingPathComponent("m.txt")
         try "http://127.0.0.1:9/a.jpg\n".write(to: manifest, atomically: true, encoding: .utf8)
-        let result = try CommandRunner.run(["status", "--coordinator", "tcp://127.0.0.1:9"], timeout: 30)
+        let result = try CommandRunner.run(["status", "--coordinator", "tcp://127.0.0.1:9", "--timeout", "0.5"], timeout: 30)
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.stderr.contains("cluster coordinator"), result.stderr)
     }

@@ -58,10 +58,10 @@ final class PluginCluster {
         try? FileManager.default.removeItem(at: work)
     }
 
-    /// A manifest of the 14 sample photos, each URL made unique with `tag`.
-    func manifest(tag: String) throws -> URL {
+    /// A manifest of the 14 sample photos (or the first `count`), each URL made unique with `tag`.
+    func manifest(tag: String, count: Int? = nil) throws -> URL {
         let url = work.appendingPathComponent("photos-\(tag).txt")
-        try Repository.samplePhotoFiles.map { "\(photos.baseURL)/\($0)?\(tag)" }.joined(separator: "\n")
+        try Repository.samplePhotoFiles.prefix(count ?? Repository.samplePhotoFiles.count).map { "\(photos.baseURL)/\($0)?\(tag)" }.joined(separator: "\n")
             .write(to: url, atomically: true, encoding: .utf8)
         return url
     }
@@ -69,10 +69,11 @@ final class PluginCluster {
     /// Where `submit(tag:…)` writes its outputs.
     func outputDirectory(tag: String) -> URL { work.appendingPathComponent("out-\(tag)") }
 
-    /// `cluster submit` of the 14 sample photos through `filters` (and `options`); its JSON report.
-    func submit(tag: String, filters: [String], options: [String] = []) throws -> (status: Int32, report: [String: Any], stderr: String) {
+    /// `cluster submit` of the 14 sample photos (or the first `count`) through `filters` (and
+    /// `options`); its JSON report.
+    func submit(tag: String, count: Int? = nil, filters: [String], options: [String] = []) throws -> (status: Int32, report: [String: Any], stderr: String) {
         let out = outputDirectory(tag: tag)
-        let arguments = ["submit", try manifest(tag: tag).path, "--coordinator", clientEndpoint, "--out", out.path, "--json"]
+        let arguments = ["submit", try manifest(tag: tag, count: count).path, "--coordinator", clientEndpoint, "--out", out.path, "--json"]
             + filters.flatMap { ["--filter", $0] } + options
         let result = try CommandRunner.run(arguments, timeout: 120)
         let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.stderr)

@@ -14,7 +14,7 @@ final class PrometheusScrapeTests: XCTestCase {
         let config = cluster.work.appendingPathComponent("prometheus.yml")
         try """
         global:
-          scrape_interval: 1s
+          scrape_interval: 250ms
         scrape_configs:
           - job_name: photocluster-coordinator
             static_configs: [{targets: ["\(cluster.coordinatorMetrics.dropFirst(7))"]}]
@@ -40,8 +40,12 @@ final class PrometheusScrapeTests: XCTestCase {
 
         let job = try cluster.startBatchJob(count: 20).finish()
         XCTAssertEqual(job.status, 0, job.stderr)
-        Thread.sleep(forTimeInterval: 2.5)  // two more scrapes after the last photo
-
+        // Prometheus has scraped both nodes since the last photo once it holds the final counts.
+        let scrapedTheEnd = eventually(timeout: 20) {
+            value(#"max(photocluster_photos_total{job="photocluster-coordinator",outcome="succeeded"})"#) == 20
+                && value(#"sum(photocluster_stage_duration_seconds_count{job="photocluster-worker",stage="download"})"#) == 20
+        }
+        XCTAssertTrue(scrapedTheEnd, "Prometheus never scraped the final counts")
         let coordinatorRate = value(#"sum(rate(photocluster_photos_total{job="photocluster-coordinator",outcome="succeeded"}[1m]))"#)
         let workerRate = value(#"sum(rate(photocluster_photos_total{job="photocluster-worker",outcome="succeeded"}[1m]))"#)
         XCTAssertGreaterThan(coordinatorRate ?? 0, 0, "rate over the coordinator's counter")

@@ -38,7 +38,7 @@ final class StuckOutputTests: XCTestCase {
         let clientEndpoint = "tcp://127.0.0.1:\(base + 1)"
         let coordinator = try CommandRunner.start([
             "coordinator", "--insecure", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--heartbeat-ms", "200",
-            "--write-timeout", "2", "--metrics-bind", "off", "--http", "off", "--output-root", work.path,
+            "--write-timeout", "1", "--metrics-bind", "off", "--http", "off", "--output-root", work.path,
         ])
         processes.append(coordinator)
         processes.append(try CommandRunner.start(["worker", "--insecure", "--coordinator", workerEndpoint, "--concurrency", "1", "--metrics-bind", "off"]))
@@ -66,7 +66,7 @@ final class StuckOutputTests: XCTestCase {
         XCTAssertFalse(failed.isEmpty, result.stdout)
         for photo in failed {
             XCTAssertEqual(photo["stage"] as? String, "write", "\(photo)")
-            XCTAssertTrue((photo["error"] as? String)?.contains("within 2 s (is its file system stuck") == true, "\(photo)")
+            XCTAssertTrue((photo["error"] as? String)?.contains("within 1 s (is its file system stuck") == true, "\(photo)")
         }
         XCTAssertTrue(coordinator.stderrSoFar.contains("index.json was not written"), coordinator.stderrSoFar)
         let status = try CommandRunner.run(["status", "--coordinator", clientEndpoint], timeout: 10)

@@ -14,12 +14,19 @@ struct StatusCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
+    @Option(help: ArgumentHelp("How long to wait for the coordinator's answer (a probe in a script may want less).", valueName: "seconds"))
+    var timeout: Double = 5
+
+    func validate() throws {
+        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds, not \(timeout)") }
+    }
+
     func run() async throws {
         let client = try connection.connect()
         defer { client.close() }
         let reply: StatusReply
         do {
-            reply = try await client.status(job: job ?? "", timeout: 5)
+            reply = try await client.status(job: job ?? "", timeout: timeout)
         } catch {
             CommandFailure(message: "\(error)", status: 1).exit()
         }
