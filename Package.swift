@@ -270,7 +270,7 @@ let package = Package(
         .testTarget(
             name: "PhotoClusterStorageTests",
             dependencies: [
-                "PhotoClusterStorage", "PhotoClusterDownload", "PhotoClusterTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                "PhotoClusterStorage", "PhotoClusterCore", "PhotoClusterDownload", "PhotoClusterTestSupport", .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -150,6 +150,8 @@ public final class ClusterClient: @unchecked Sendable {
         loop.watch(socket) { [unowned self] socket in
             while let frames = try? socket.receive(dontWait: true) { receive(frames) }
         }
+        // A refused key fails its requests as soon as the handshake fails, not at the next tick.
+        if let monitor { loop.watch(monitor.eventSocket) { [unowned self] _ in refuseIfHandshakeFailed() } }
         loop.every(1) { [unowned self] in tick() }
         loop.start { [unowned self] in
             self.monitor?.close()

@@ -1,4 +1,3 @@
-import PhotoClusterCore
 // DO NOT EDIT.
 // swift-format-ignore-file
 // swiftlint:disable all

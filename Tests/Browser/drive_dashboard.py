@@ -183,7 +183,13 @@ def run(args):
 
         wait_for("(c) settle", 'body.dataset.viewportSettled == "true" and #viewport-reported with a visible start > 0',
                  settled, args.timeout)
-        time.sleep(1.5)  # thumbnails of the rows now on screen
+        # The thumbnails of the rows now on screen, for the screenshot: at most 1.5 s for them.
+        images_loaded = ("return Array.from(document.querySelectorAll('.cell img')).filter(function (i) {"
+                         " var r = i.getBoundingClientRect(); return r.bottom > 0 && r.top < window.innerHeight; })"
+                         ".every(function (i) { return i.complete; });")
+        deadline = time.monotonic() + 1.5
+        while time.monotonic() < deadline and not driver.execute_script(images_loaded):
+            time.sleep(0.05)
         shots.append(save(driver, os.path.join(args.screenshots, "job-scrolled.png")))
 
         # (d) nothing the pages do breaks the Content-Security-Policy.

@@ -74,10 +74,11 @@ final class PluginIsolationTests: XCTestCase {
             return job != nil
         }, submit.stderrSoFar)
         let workers = cluster.workersByID.values.map(\.process.pid)
+        /// CPU seconds per second over a third of a second (a rate: the window only sets its grain).
         func cpuPerSecond() -> Double {
             let before = workers.map(PluginCluster.cpuSeconds(ofTree:)).reduce(0, +)
-            Thread.sleep(forTimeInterval: 1)
-            return workers.map(PluginCluster.cpuSeconds(ofTree:)).reduce(0, +) - before
+            Thread.sleep(forTimeInterval: 0.3)
+            return (workers.map(PluginCluster.cpuSeconds(ofTree:)).reduce(0, +) - before) / 0.3
         }
         // Each worker's host spins on its photo (measured loosely: the machine may be busy).
         XCTAssertTrue(eventually(timeout: 20) { cpuPerSecond() > 0.3 && workers.allSatisfy { !PluginCluster.children(of: $0).isEmpty } })

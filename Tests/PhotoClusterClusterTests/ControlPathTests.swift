@@ -67,8 +67,8 @@ final class ControlPathTests: XCTestCase {
         engine.setSuspended(job: "j", true)
         hold.open.withLock { $0 = true }
         // The filter ends and, as far as the job's queue knows, the encode may start: the gate
-        // alone keeps it from starting.
-        Thread.sleep(forTimeInterval: 0.5)
+        // alone keeps it from starting, and holds it.
+        XCTAssertTrue(eventually(timeout: 10) { engine.stagesWaitingAtGate(job: "j") == 1 }, "the next stage waits at the job's gate")
         XCTAssertEqual(log.kinds(attempt: 1), [], "nothing ran on while the job was suspended")
         XCTAssertFalse(log.stages(attempt: 1).contains(.encode), "the encode never ran")
 

@@ -11,6 +11,8 @@ import Synchronization
 /// waits here until the job resumes or the photo is cancelled.
 final class JobGate: Sendable {
     private let closed = Atomic<Bool>(false)
+    /// Stages waiting here now (for tests and diagnostics: a stage held by the gate, not running).
+    private let waiting = Atomic<Int>(0)
     /// Waiters sleep on it; the queue thread wakes them when the gate opens or photos are cancelled.
     private let condition = NSCondition()
 
@@ -18,6 +20,8 @@ final class JobGate: Sendable {
     static let alwaysOpen = JobGate()
 
     var isClosed: Bool { closed.load(ordering: .acquiring) }
+
+    var waiters: Int { waiting.load(ordering: .acquiring) }
 
     func set(closed value: Bool) { closed.store(value, ordering: .releasing) }
 
@@ -31,8 +35,12 @@ final class JobGate: Sendable {
     /// Returns once the gate is open or `stop` is true. The timed wait is a safety net only.
     func waitWhileClosed(unless stop: () -> Bool) {
         guard isClosed, !stop() else { return }
+        waiting.add(1, ordering: .releasing)
         condition.lock()
-        defer { condition.unlock() }
+        defer {
+            condition.unlock()
+            waiting.subtract(1, ordering: .releasing)
+        }
         while isClosed && !stop() {
             _ = condition.wait(until: Date().addingTimeInterval(0.05))
         }
@@ -67,6 +75,9 @@ final class JobGates: @unchecked Sendable {
     }
 
     var jobs: Set<String> { table.withLock { Set($0.gates.keys) } }
+
+    /// Stages waiting at a job's gate now (0 for a job without one).
+    func waiters(of job: String) -> Int { table.withLock { $0.gates[job] }?.waiters ?? 0 }
 
     private static func gate(for job: String, in gates: inout [String: JobGate]) -> JobGate {
         if let gate = gates[job] { return gate }

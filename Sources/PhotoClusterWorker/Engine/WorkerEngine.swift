@@ -464,6 +464,9 @@ public final class WorkerEngine: @unchecked Sendable {
     /// The queues the job table holds for a job (tests check that a finished job leaves none).
     func jobQueues(_ job: String) -> JobQueues? { queueThread.sync { [self] in jobs.withLock { $0.queues[job] } } }
 
+    /// Stages of `job` held at its gate now: each would run but for the job's suspension.
+    func stagesWaitingAtGate(job: String) -> Int { gates.waiters(of: job) }
+
     /// Whether the engine holds no graph and no queues of `job` any more: each graph's outcome has
     /// then been handed on (`complete` releases the job's queues only after `onOutcome` returned),
     /// so no outcome can still come. Tests wait for this instead of for a second outcome.
