@@ -1,5 +1,4 @@
 import Foundation
-import LoopbackHTTP
 import PhotoClusterCore
 import PhotoClusterImaging
 import PhotoClusterProto
@@ -13,14 +12,11 @@ import XCTest
 /// wait for a lock a low-priority stage thread holds): a suspension stops the next stage from
 /// starting and a cancel stops the running one, while the queue thread is held here.
 final class ControlPathTests: XCTestCase {
-    private var server: LoopbackHTTPServer!
+    /// The control path is tested here, not downloading: photos come from memory.
+    private var source: MemoryPhotoSource!
 
     override func setUpWithError() throws {
-        server = try LoopbackHTTPServer.serving(directory: Repository.samplePhotos)
-    }
-
-    override func tearDown() {
-        server.stop()
+        source = try MemoryPhotoSource(samplePhotos: ["clock.jpg"])
     }
 
     private func engine(with filter: any FilterStage, log: OutcomeLog) throws -> WorkerEngine {
@@ -29,6 +25,7 @@ final class ControlPathTests: XCTestCase {
         return WorkerEngine(
             configuration: .init(concurrency: 1, downloadSlots: 2).allowingLoopback(), filters: filters,
             onStage: { work, stage, _, _, _ in log.stages.withLock { $0.append((work.graph.attempt, stage)) } },
+            source: source,
             onOutcome: { work, outcome in log.record(work, outcome) })
     }
 
@@ -37,7 +34,7 @@ final class ControlPathTests: XCTestCase {
         var graph = Photocluster_V1_PhotoGraph()
         graph.jobID = "j"
         graph.name = "clock"
-        graph.url = "\(server.baseURL)/clock.jpg"
+        graph.url = MemoryPhotoSource.url(of: "clock.jpg")
         graph.filters = try ClusterHarness.filterSpecs([first, "sepia"])
         graph.attempt = 1
         return graph

@@ -1,5 +1,4 @@
 import Foundation
-import LoopbackHTTP
 import PhotoClusterCore
 import PhotoClusterProto
 import PhotoClusterTestSupport
@@ -13,14 +12,11 @@ import XCTest
 /// must end with exactly one outcome (each returns one credit), and a finished job must leave
 /// no queues behind.
 final class EngineRaceTests: XCTestCase {
-    private var server: LoopbackHTTPServer!
+    /// What is raced here is the engine's bookkeeping, not downloading: photos come from memory.
+    private var source: MemoryPhotoSource!
 
     override func setUpWithError() throws {
-        server = try LoopbackHTTPServer.serving(directory: Repository.samplePhotos)
-    }
-
-    override func tearDown() {
-        server.stop()
+        source = try MemoryPhotoSource(samplePhotos: ["clock.jpg"])
     }
 
     private func graph(job: String = "j", photo: UInt32 = 0, attempt: UInt32, filters: [String] = ["sepia"]) throws -> Photocluster_V1_PhotoGraph {
@@ -28,7 +24,7 @@ final class EngineRaceTests: XCTestCase {
         graph.jobID = job
         graph.photoIndex = photo
         graph.name = "clock"
-        graph.url = "\(server.baseURL)/clock.jpg"
+        graph.url = MemoryPhotoSource.url(of: "clock.jpg")
         graph.filters = try ClusterHarness.filterSpecs(filters)
         graph.attempt = attempt
         return graph
@@ -41,6 +37,7 @@ final class EngineRaceTests: XCTestCase {
         WorkerEngine(
             configuration: .init(concurrency: concurrency, downloadSlots: 2).allowingLoopback(), filters: filters,
             onStage: { work, stage, _, _, _ in log.stages.withLock { $0.append((work.graph.attempt, stage)) } },
+            source: source,
             onOutcome: { work, outcome in
                 log.record(work, outcome)
                 then(work, outcome)
@@ -114,7 +111,7 @@ final class EngineRaceTests: XCTestCase {
         XCTAssertEqual(log.kinds(attempt: 1), ["cancelled"])
         XCTAssertEqual(log.kinds(attempt: 2), ["cancelled"])
         XCTAssertEqual(log.stages(attempt: 2), [])
-        XCTAssertEqual(server.requestCount, 0, "nothing was downloaded")
+        XCTAssertEqual(source.requests, [], "nothing was downloaded")
         XCTAssertEqual(engine.inFlightCount, 0)
     }
 
@@ -192,7 +189,7 @@ final class EngineRaceTests: XCTestCase {
         let log = OutcomeLog()
         let holder = EngineHolder()
         let outside = LockedBox<[UInt32]>([])
-        let url = "\(server.baseURL)/clock.jpg"
+        let url = MemoryPhotoSource.url(of: "clock.jpg")
         let engine = makeEngine(concurrency: 2, log: log) { work, _ in
             let current = holder.engine!
             // The outcome comes from the graph's last operation: it runs in the job's queue.

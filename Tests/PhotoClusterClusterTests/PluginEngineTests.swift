@@ -1,5 +1,4 @@
 import Foundation
-import LoopbackHTTP
 import PhotoClusterCore
 import PhotoClusterPluginHost
 import PhotoClusterProto
@@ -12,7 +11,8 @@ import XCTest
 /// cancels at every moment of a plugin chain still end each graph once and leave no host
 /// behind, and a plugin that ignores a cancel is killed and reported.
 final class PluginEngineTests: XCTestCase {
-    private var server: LoopbackHTTPServer!
+    /// Plugins and cancels are tested here, not downloading: photos come from memory.
+    private var source: MemoryPhotoSource!
     private var directory: URL!
     private var pool: PluginHostPool?
     private var registry = FilterRegistry.builtIn
@@ -27,12 +27,11 @@ final class PluginEngineTests: XCTestCase {
         try CPluginCompiler.build("slow", FaultyPluginSources.slow, into: directory)
         let loaded = PluginCatalog.load(directories: [directory], settings: .init(executable: binary.path, keepIdle: 2, cancelGrace: 0.3))
         (registry, pool) = (loaded.registry, loaded.pool)
-        server = try LoopbackHTTPServer.serving(directory: Repository.samplePhotos)
+        source = try MemoryPhotoSource()
     }
 
     override func tearDown() {
         pool?.shutdown()
-        server?.stop()
         if let directory { try? FileManager.default.removeItem(at: directory) }
     }
 
@@ -43,6 +42,7 @@ final class PluginEngineTests: XCTestCase {
             onIncident: { _, incident in
                 if case .plugin(let failure) = incident { incidents.withLock { $0.append("\(failure)") } }
             },
+            source: source,
             onOutcome: { work, outcome in
                 let kind: String
                 switch outcome {
@@ -59,7 +59,7 @@ final class PluginEngineTests: XCTestCase {
         graph.jobID = "plugins"
         graph.photoIndex = index
         graph.name = "p\(index)"
-        graph.url = "\(server.baseURL)/\(Repository.samplePhotoFiles[Int(index) % Repository.samplePhotoFiles.count])?\(index)"
+        graph.url = MemoryPhotoSource.url(of: Repository.samplePhotoFiles[Int(index) % Repository.samplePhotoFiles.count]) + "?\(index)"
         graph.filters = try filters.map { Photocluster_V1_FilterSpec(try FilterSpec(parsing: $0)) }
         graph.attempt = 1
         return graph

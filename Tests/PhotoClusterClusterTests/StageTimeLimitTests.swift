@@ -1,5 +1,4 @@
 import Foundation
-import LoopbackHTTP
 import PhotoClusterCore
 import PhotoClusterProto
 import PhotoClusterTestSupport
@@ -11,14 +10,11 @@ import XCTest
 /// runs past it fails its photo with a reason naming the stage, the limit and how to raise it, and
 /// is counted as an incident; a photo within its limit is untouched.
 final class StageTimeLimitTests: XCTestCase {
-    private var server: LoopbackHTTPServer!
+    /// Stage time limits are tested here, not downloading: photos come from memory.
+    private var source: MemoryPhotoSource!
 
     override func setUpWithError() throws {
-        server = try LoopbackHTTPServer.serving(directory: Repository.samplePhotos)
-    }
-
-    override func tearDown() {
-        server?.stop()
+        source = try MemoryPhotoSource()
     }
 
     /// Runs one photo through an engine with `limit`; its outcome and the incidents reported.
@@ -31,6 +27,7 @@ final class StageTimeLimitTests: XCTestCase {
             onIncident: { _, incident in
                 if case .stageTimedOut(let stage, let name, _) = incident { incidents.withLock { $0.append("\(stage.metricLabel) \(name)") } }
             },
+            source: source,
             onOutcome: { _, result in
                 switch result {
                 case .encoded: outcome.withLock { $0 = "encoded" }
@@ -42,7 +39,7 @@ final class StageTimeLimitTests: XCTestCase {
         var graph = Photocluster_V1_PhotoGraph()
         graph.jobID = "limits"
         graph.name = photo
-        graph.url = "\(server.baseURL)/\(photo)"
+        graph.url = MemoryPhotoSource.url(of: photo)
         graph.filters = try filters.map { Photocluster_V1_FilterSpec(try FilterSpec(parsing: $0)) }
         graph.attempt = 1
         engine.submit(graph)

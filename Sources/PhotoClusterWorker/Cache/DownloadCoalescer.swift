@@ -30,10 +30,10 @@ final class DownloadCoalescer: @unchecked Sendable {
         func cancel() { owner?.leave(url: url, id: id) }
     }
 
-    private let sources: PhotoSources
+    private let sources: PhotoSource
     private let table = LockedBox((running: [String: Shared](), nextID: UInt64(0)))
 
-    init(sources: PhotoSources) {
+    init(sources: PhotoSource) {
         self.sources = sources
     }
 

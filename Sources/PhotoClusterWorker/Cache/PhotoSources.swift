@@ -10,12 +10,21 @@ protocol CancellableTransfer: Sendable {
 
 extension DownloadHandle: CancellableTransfer {}
 
+/// Where the engine's download stage gets a photo's bytes. The worker's is `PhotoSources`
+/// (HTTP and S3); a test of what the engine does with the bytes, not of downloading, gives the
+/// engine one of its own (`WorkerEngine.init(…, source:)`) and needs no server.
+protocol PhotoSource: Sendable {
+    typealias Completion = @Sendable (Result<DownloadedBody, DownloadError>) -> Void
+
+    /// Starts fetching `url`; `completion` runs once, with the bytes or why there are none (a
+    /// cancelled transfer completes with `.cancelled`).
+    func start(_ url: String, completion: @escaping Completion) -> CancellableTransfer
+}
+
 /// Where a photo's bytes come from: an http(s) URL through the download engine and its policy,
 /// an `s3://` URL through the S3 client, which signs the request for the endpoint the operator
 /// configured (a manifest picks only the bucket and the key).
-final class PhotoSources: Sendable {
-    typealias Completion = @Sendable (Result<DownloadedBody, DownloadError>) -> Void
-
+final class PhotoSources: PhotoSource {
     private let engine: DownloadEngine
     private let s3: S3Client
     private let maxBytes: Int

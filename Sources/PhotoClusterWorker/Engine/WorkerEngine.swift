@@ -126,9 +126,10 @@ public final class WorkerEngine: @unchecked Sendable {
     /// Admits photos into the memory budget before their pixels are allocated.
     let admission: PhotoAdmission
 
+    /// `source`: where downloads come from; nil for the worker's own (HTTP and S3, `PhotoSources`).
     init(
         configuration: Configuration, filters: FilterRegistry, onStage: @escaping StageHandler,
-        onIncident: @escaping IncidentHandler = { _, _ in }, onOutcome: @escaping OutcomeHandler
+        onIncident: @escaping IncidentHandler = { _, _ in }, source: PhotoSource? = nil, onOutcome: @escaping OutcomeHandler
     ) {
         self.configuration = configuration
         self.filters = filters
@@ -136,7 +137,7 @@ public final class WorkerEngine: @unchecked Sendable {
         self.downloadEngine = DownloadEngine(limits: configuration.downloadLimits)
         // S3 requests share the downloads' thread: both only wait on the network.
         let s3 = S3Client(configuration: configuration.storage.s3, engine: downloadEngine)
-        self.downloads = DownloadCoalescer(sources: PhotoSources(engine: downloadEngine, s3: s3, maxBytes: configuration.downloadLimits.maxBytes))
+        self.downloads = DownloadCoalescer(sources: source ?? PhotoSources(engine: downloadEngine, s3: s3, maxBytes: configuration.downloadLimits.maxBytes))
         self.outputs = OutputStore(s3: s3, sharedRoots: configuration.storage.sharedRoots)
         self.reporter = StageReporter(onStage: onStage, onIncident: onIncident)
         self.onOutcome = onOutcome
