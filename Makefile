@@ -33,9 +33,10 @@ test-tools:
 	@scripts/install-test-tools
 
 # Everything is built first: the CLI tests run the `cluster` binary and the plugin tests load
-# the example plugins' shared libraries. scripts/run-tests keeps the output line-buffered so a log
-# always shows the test that is running, stops a suite that hangs after TEST_TIMEOUT, and ends a
-# failed run with a summary (failed assertions, the test that was running, the crashed thread).
+# the example plugins' shared libraries. scripts/run-tests runs the test classes TEST_JOBS (2) at a
+# time, each in a process of its own, prints each class's output whole when it ends, stops a suite
+# that hangs after TEST_TIMEOUT, and ends a failed run with a summary per failed class (failed
+# assertions, the test that was running, the crashed thread).
 # Last, scripts/check-containers builds the image and runs deploy/compose.yaml as containers (a
 # job with a worker killed, Prometheus's targets, workers handing photos back on SIGTERM); it says
 # why and passes where podman cannot be installed or cannot run a container.
