@@ -42,7 +42,7 @@ final class BlurCancellationTests: XCTestCase {
         graph.attempt = 1
         engine.submit(graph)
         XCTAssertEqual(decoded.wait(timeout: .now() + 60), .success, "the photo was decoded")
-        Thread.sleep(forTimeInterval: 0.05)  // the blur is running now
+        XCTAssertTrue(eventually(timeout: 30) { engine.stageLoads()[.filter]?.running == 1 }, "the blur runs")
         let cancelledAt = Date()
         engine.cancel(job: "blur", photos: nil)
         XCTAssertEqual(ended.wait(timeout: .now() + 30), .success)
