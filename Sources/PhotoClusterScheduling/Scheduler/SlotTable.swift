@@ -5,20 +5,23 @@
 /// takes the value out of the table and puts it back (about 400 ns for a job, measured, several
 /// times the rest of the change); here it is a key lookup and an access to an array element.
 /// Read and written like a dictionary; iteration goes in slot order, which means nothing.
+///
+/// Inlinable: the shell (another module) reads the core's tables for every photo, and a generic
+/// call across modules would not be specialized.
 package struct SlotTable<Key: Hashable, Value>: Sequence {
-    private var slots: [Value?] = []
-    private var slotOf: [Key: Int] = [:]
-    private var keyOf: [Key?] = []
-    private var freeSlots: [Int] = []
+    @usableFromInline var slots: [Value?] = []
+    @usableFromInline var slotOf: [Key: Int] = [:]
+    @usableFromInline var keyOf: [Key?] = []
+    @usableFromInline var freeSlots: [Int] = []
 
-    package init() {}
+    @inlinable package init() {}
 
-    package var count: Int { slotOf.count }
-    package var isEmpty: Bool { slotOf.isEmpty }
-    package var keys: Dictionary<Key, Int>.Keys { slotOf.keys }
-    package var values: some Sequence<Value> { slots.lazy.compactMap { $0 } }
+    @inlinable package var count: Int { slotOf.count }
+    @inlinable package var isEmpty: Bool { slotOf.isEmpty }
+    @inlinable package var keys: Dictionary<Key, Int>.Keys { slotOf.keys }
+    @inlinable package var values: some Sequence<Value> { slots.lazy.compactMap { $0 } }
 
-    package subscript(key: Key) -> Value? {
+    @inlinable package subscript(key: Key) -> Value? {
         get { slotOf[key].flatMap { slots[$0] } }
         _modify {
             if let slot = slotOf[key] {
@@ -32,7 +35,7 @@ package struct SlotTable<Key: Hashable, Value>: Sequence {
         }
     }
 
-    package subscript(key: Key, default defaultValue: @autoclosure () -> Value) -> Value {
+    @inlinable package subscript(key: Key, default defaultValue: @autoclosure () -> Value) -> Value {
         get { self[key] ?? defaultValue() }
         _modify {
             let slot = slotOf[key] ?? insert(defaultValue(), for: key)
@@ -40,7 +43,7 @@ package struct SlotTable<Key: Hashable, Value>: Sequence {
         }
     }
 
-    @discardableResult
+    @inlinable @discardableResult
     package mutating func removeValue(forKey key: Key) -> Value? {
         guard let slot = slotOf[key] else { return nil }
         let value = slots[slot]
@@ -48,13 +51,13 @@ package struct SlotTable<Key: Hashable, Value>: Sequence {
         return value
     }
 
-    package func mapValues<T>(_ transform: (Value) throws -> T) rethrows -> [Key: T] {
+    @inlinable package func mapValues<T>(_ transform: (Value) throws -> T) rethrows -> [Key: T] {
         var mapped: [Key: T] = [:]
         for (key, value) in self { mapped[key] = try transform(value) }
         return mapped
     }
 
-    package func makeIterator() -> AnyIterator<(key: Key, value: Value)> {
+    @inlinable package func makeIterator() -> AnyIterator<(key: Key, value: Value)> {
         var position = 0
         return AnyIterator {
             while position < slots.count {
@@ -65,7 +68,7 @@ package struct SlotTable<Key: Hashable, Value>: Sequence {
         }
     }
 
-    private mutating func insert(_ value: Value, for key: Key) -> Int {
+    @usableFromInline mutating func insert(_ value: Value, for key: Key) -> Int {
         let slot: Int
         if let free = freeSlots.popLast() {
             slot = free
@@ -80,7 +83,7 @@ package struct SlotTable<Key: Hashable, Value>: Sequence {
         return slot
     }
 
-    private mutating func release(_ slot: Int, of key: Key) {
+    @usableFromInline mutating func release(_ slot: Int, of key: Key) {
         slots[slot] = nil
         keyOf[slot] = nil
         slotOf.removeValue(forKey: key)
