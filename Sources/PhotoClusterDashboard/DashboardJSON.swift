@@ -1,7 +1,7 @@
 import Foundation
-import PhotoClusterScheduling
 import PhotoClusterCoordinator
 import PhotoClusterProto
+import PhotoClusterScheduling
 
 /// The JSON the dashboard's pages read, made from the coordinator's status and history.
 /// Field names are the API's (see docs/operating.md, "The dashboard").

@@ -1,8 +1,8 @@
 import Foundation
-import PhotoClusterScheduling
 import Hummingbird
 import PhotoClusterCoordinator
 import PhotoClusterProto
+import PhotoClusterScheduling
 
 /// The coordinator's web dashboard: the overview and job pages, their JSON API, and `/metrics`.
 /// Every answer comes from the coordinator's loop thread through its async queries; every

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import PhotoClusterScheduling
 import PhotoClusterCoordinator
+import PhotoClusterScheduling
 
 /// `cluster simulate --seeds N`: the coordinator's scheduling under simulated faults, seed by
 /// seed (see `ClusterSimulation`).

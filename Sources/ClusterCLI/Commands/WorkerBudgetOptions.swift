@@ -1,6 +1,6 @@
 import ArgumentParser
-import PhotoClusterCore
 import PhotoClusterCoordinator
+import PhotoClusterCore
 import PhotoClusterScheduling
 
 /// What one worker may claim of the coordinator (see `WorkerBudgets`).

@@ -1,7 +1,7 @@
 import Foundation
-import PhotoClusterScheduling
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterScheduling
 import PhotoClusterStorage
 
 /// The coordinator's durable record: every job (with the submit that made it) and each photo's

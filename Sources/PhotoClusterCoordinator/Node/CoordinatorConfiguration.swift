@@ -1,6 +1,6 @@
 import Foundation
-import PhotoClusterScheduling
 import PhotoClusterCore
+import PhotoClusterScheduling
 import PhotoClusterStorage
 import PhotoClusterTransport
 

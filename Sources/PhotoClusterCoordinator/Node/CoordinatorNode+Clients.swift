@@ -1,7 +1,7 @@
 import Foundation
-import PhotoClusterScheduling
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterScheduling
 import PhotoClusterStorage
 
 /// Requests from clients: submit, status, watch, cancel.

@@ -1,6 +1,6 @@
 import Foundation
-import PhotoClusterScheduling
 import PhotoClusterProto
+import PhotoClusterScheduling
 
 /// Job events for the clients that submitted or watch a job, each told as much as it asked for.
 extension CoordinatorNode {

@@ -1,7 +1,7 @@
 import Foundation
-import PhotoClusterScheduling
 import PhotoClusterMetrics
 import PhotoClusterProto
+import PhotoClusterScheduling
 
 /// Rates, levels and recent failures for operators: `/metrics`, status replies, the dashboard.
 extension CoordinatorNode {

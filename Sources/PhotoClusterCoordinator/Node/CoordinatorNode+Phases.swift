@@ -1,7 +1,7 @@
 import Foundation
-import PhotoClusterScheduling
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterScheduling
 
 /// The end of a job: will finish (write `index.json`) → did finish, or, for a cancelled job,
 /// its cancel handlers (remove temporary files, record what was cancelled) → cancelled. Either

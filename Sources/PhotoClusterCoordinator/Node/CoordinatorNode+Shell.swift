@@ -1,7 +1,7 @@
 import Foundation
-import PhotoClusterScheduling
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterScheduling
 
 /// The node as the scheduling core's shell: what arrives goes to the core as events, and what
 /// the core decides is done here, with the sockets, the journal, the writers and the clients.

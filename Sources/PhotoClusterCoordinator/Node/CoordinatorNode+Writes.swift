@@ -1,7 +1,7 @@
 import Foundation
-import PhotoClusterScheduling
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterScheduling
 
 /// A result on its way to its files: the photo's own and its followers'.
 struct ResultWrite {

@@ -1,9 +1,9 @@
 import Foundation
-import PhotoClusterScheduling
 import Logging
 import PhotoClusterCore
 import PhotoClusterMetrics
 import PhotoClusterProto
+import PhotoClusterScheduling
 import PhotoClusterTransport
 
 /// The coordinator: a ROUTER for workers, a ROUTER for clients, the jobs, and the dispatcher

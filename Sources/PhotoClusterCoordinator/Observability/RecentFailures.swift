@@ -1,6 +1,6 @@
 import Foundation
-import PhotoClusterScheduling
 import PhotoClusterProto
+import PhotoClusterScheduling
 
 /// The latest photo failures, newest first, for operators (`cluster status`, the dashboard).
 struct RecentFailures {

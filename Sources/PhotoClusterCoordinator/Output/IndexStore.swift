@@ -1,7 +1,7 @@
 import Foundation
-import PhotoClusterScheduling
 import PhotoClusterCore
 import PhotoClusterDownload
+import PhotoClusterScheduling
 import PhotoClusterStorage
 
 /// Puts a finished job's `index.json` where the workers stored its outputs.

@@ -1,6 +1,6 @@
 import Foundation
-import PhotoClusterScheduling
 import PhotoClusterCore
+import PhotoClusterScheduling
 
 /// `index.json` in a job's output directory: every photo's state, reason and output path, in the
 /// layout `JSONEncoder` gives it (pretty-printed, keys sorted, slashes as they are).
