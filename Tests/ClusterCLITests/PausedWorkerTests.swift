@@ -70,8 +70,13 @@ final class PausedWorkerTests: XCTestCase {
         XCTAssertEqual(Set(workers.compactMap { $0["workerId"] as? String }), ["paused", "steady"], "the continued worker serves again")
 
         // The paused worker's late results came back after its photos were done elsewhere: none
-        // was written again.
-        Thread.sleep(forTimeInterval: 0.5)
+        // was written again. Its goodbye follows them on its one connection, so once the
+        // coordinator has logged the goodbye it has handled them all; a clean stop of the
+        // coordinator then waits for every write it started.
+        paused.stop()
+        XCTAssertTrue(eventually(timeout: 10) { coordinator.stderrSoFar.contains("worker paused lost (it left)") }, coordinator.stderrSoFar)
+        coordinator.stop()
+        XCTAssertFalse(coordinator.process.isRunning, "the coordinator stopped cleanly")
         tracer.stop()
         let directory = try XCTUnwrap(realpath(out.path, nil).map { pointer in defer { free(pointer) }; return String(cString: pointer) })
         let names = ((try? String(contentsOf: trace, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { line -> String? in
