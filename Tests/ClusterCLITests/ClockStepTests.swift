@@ -40,6 +40,8 @@ final class ClockStepTests: XCTestCase {
         processes += workers
         XCTAssertTrue(eventually(timeout: 15) { coordinator.stderrSoFar.components(separatedBy: "joined").count == 3 }, "\(coordinator.process.status.map { "exited \($0)" } ?? "running"): \(coordinator.stderrSoFar) \(workers.map(\.stderrSoFar))")
 
+        // Each step is held past the liveness (1 s) on purpose: timers that must not misfire are
+        // what is tested, and only time passing can show that they did not.
         // An hour forward: a wall-clock deadline finds every worker silent for an hour.
         try "+1h".write(to: offset, atomically: true, encoding: .utf8)
         Thread.sleep(forTimeInterval: 1.5)
