@@ -4,8 +4,9 @@ import PhotoClusterCore
 import PhotoClusterProto
 import PhotoClusterTestSupport
 import PhotoClusterTransport
-@testable import PhotoClusterWorker
 import XCTest
+
+@testable import PhotoClusterWorker
 
 /// A worker facing a scripted coordinator (a bare ROUTER socket): control messages older than
 /// the newest epoch it has seen for a job are ignored, so late messages cannot bring cancelled
