@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackHTTP
+import PhotoClusterCore
 import PhotoClusterTestSupport
 import XCTest
 
@@ -19,8 +20,16 @@ final class StuckOutputTests: XCTestCase {
         // In the foreground (-f), so the test holds the daemon's pid.
         let daemon = try ChildProcess("/usr/bin/bindfs", ["-f", disk.path, mount.path], output: work.appendingPathComponent("bindfs.log"))
         let clock = try Data(contentsOf: Repository.samplePhotos.appendingPathComponent("clock.jpg"))
-        // About 0.3 s a photo, so the job is still running when the mount stops.
-        let server = try LoopbackHTTPServer { _ in HTTPResponse(body: clock, trickle: (chunk: 2000, interval: 0.02)) }
+        // The first photo at once; each other one takes about 1.5 s, so they are all still on
+        // their way when the mount stops, however busy the machine is.
+        let served = LockedBox(0)
+        let server = try LoopbackHTTPServer { _ in
+            let first = served.withLock { count in
+                count += 1
+                return count == 1
+            }
+            return HTTPResponse(body: clock, trickle: first ? nil : (chunk: 400, interval: 0.02))
+        }
         let base = LoopbackPorts.consecutive(2)
         var processes: [RunningCommand] = []
         defer {
