@@ -15,8 +15,8 @@ package struct AttemptLedger {
     /// A photo's attempts out: the first inline, any others (a viewport's cancel, a lost worker)
     /// after it.
     private struct Attempts {
-        package var first: Sent
-        package var others: [Sent] = []
+        var first: Sent
+        var others: [Sent] = []
     }
 
     private var sent: [PhotoRef: Attempts] = [:]

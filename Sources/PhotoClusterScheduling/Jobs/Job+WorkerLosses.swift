@@ -7,9 +7,9 @@ import Foundation
 /// counts against it: with others beside it, the culprit is unknown and none is charged.
 package struct WorkerLosses: Equatable {
     /// Workers lost while this photo was their only one: what `--max-worker-losses` counts.
-    package var count: UInt32 = 0
+    package var count: UInt32
     /// Every worker lost holding it, in order (a worker lost twice is listed twice).
-    package var workers: [String] = []
+    package var workers: [String]
 
     package init(count: UInt32 = 0, workers: [String] = []) {
         self.count = count

@@ -326,8 +326,8 @@ package final class Job {
 
 /// Photos with the same URL and filters make the same output.
 private struct LeaderKey: Hashable {
-    package let url: String
-    package let chain: UInt32
+    let url: String
+    let chain: UInt32
 }
 
 extension Viewport {

@@ -17,15 +17,16 @@ package final class CoordinatorCore {
     /// What the core needs of the coordinator's configuration.
     package struct Settings {
         package var coordinatorID: String
-        package var heartbeatInterval: TimeInterval = 1
-        package var heartbeatLiveness: Int = 3
-        package var maxAttempts: UInt32 = 3
-        package var retryBackoff: TimeInterval = 0.25
-        package var maxWorkerLosses: UInt32 = 3
-        package var workerBudgets = WorkerBudgets()
+        package var heartbeatInterval: TimeInterval
+        package var heartbeatLiveness: Int
+        package var maxAttempts: UInt32
+        package var retryBackoff: TimeInterval
+        package var maxWorkerLosses: UInt32
+        package var workerBudgets: WorkerBudgets
         /// The largest result a worker may send (announced in each welcome).
-        package var resultLimit: Int64 = 256 << 20
+        package var resultLimit: Int64
 
+        /// The defaults are the coordinator's own (`CoordinatorConfiguration`).
         package init(
             coordinatorID: String, heartbeatInterval: TimeInterval = 1, heartbeatLiveness: Int = 3, maxAttempts: UInt32 = 3,
             retryBackoff: TimeInterval = 0.25, maxWorkerLosses: UInt32 = 3, workerBudgets: WorkerBudgets = WorkerBudgets(),

@@ -2,10 +2,10 @@
 /// same time, the order they were scheduled in, so a seed always replays the same order.
 package struct SimulationAgenda<Event> {
     private struct Entry {
-        package let time: Int64
-        package let order: UInt64
-        package let event: Event
-        package func precedes(_ other: Entry) -> Bool { (time, order) < (other.time, other.order) }
+        let time: Int64
+        let order: UInt64
+        let event: Event
+        func precedes(_ other: Entry) -> Bool { (time, order) < (other.time, other.order) }
     }
 
     private var heap: [Entry] = []
