@@ -4,11 +4,9 @@
 #include "reduce.h"
 
 #include <jerror.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Progressive files with thousands of tiny scans take minutes to decode; real ones have ~10. */
-#define MAX_SCANS 500
 
 /* Everything the decode touches lives here, so nothing is an indeterminate local after longjmp. */
 typedef struct {
@@ -28,6 +26,20 @@ typedef struct {
     int truncated;    /* failed because data ran out */
     int stopped;      /* options->should_stop said so */
 } decode_job;
+
+/*
+ * The scans from the first one's data on: every FF DA there starts one, since entropy-coded data
+ * escapes FF (FF 00) and has no other markers than restarts. A pass of memchr, so a file of
+ * thousands of scans is refused before the first is decoded.
+ */
+static unsigned count_scans(const uint8_t *from, const uint8_t *end) {
+    unsigned scans = 1;
+    while (from < end && (from = memchr(from, 0xFF, (size_t)(end - from))) != NULL && from + 1 < end) {
+        if (from[1] == 0xDA) scans++;
+        from += 1;
+    }
+    return scans;
+}
 
 static void fail_truncated(decode_job *job) {
     job->truncated = 1;
@@ -69,7 +81,7 @@ static void on_message(j_common_ptr common, int level) {
 
 /* libjpeg's progress monitor: called between scans and for each band of rows read. */
 static void limit_scans(j_common_ptr cinfo) {
-    if (((j_decompress_ptr)cinfo)->input_scan_number > MAX_SCANS)
+    if (((j_decompress_ptr)cinfo)->input_scan_number > IC_MAX_JPEG_SCANS)
         longjmp(((ic_jpeg_error *)cinfo->err)->jump, 1);
     decode_job *job = cinfo->client_data;
     if (job->options->should_stop != NULL && job->options->should_stop(job->options->stop_context)) {
@@ -114,9 +126,15 @@ static ic_status failure_status(decode_job *job) {
         ic_set_message(job->message, job->message_size, "JPEG data is truncated");
         return IC_CORRUPT;
     }
-    if (job->cinfo.input_scan_number > MAX_SCANS) {
-        ic_set_message(job->message, job->message_size, "JPEG has more than %d scans", MAX_SCANS);
+    if (job->cinfo.input_scan_number > IC_MAX_JPEG_SCANS) {
+        ic_set_message(job->message, job->message_size, "JPEG has more than %d scans", IC_MAX_JPEG_SCANS);
         return IC_CORRUPT;
+    }
+    long limit = job->cinfo.mem != NULL ? job->cinfo.mem->max_memory_to_use : 0;
+    if (limit > 0 && (pub->msg_code == JERR_NO_BACKING_STORE || pub->msg_code == JERR_OUT_OF_MEMORY)) {
+        ic_set_message(job->message, job->message_size, "JPEG decoder needs more than the %ld MiB of memory it was granted",
+                       limit >> 20);
+        return IC_TOO_LARGE;
     }
     if (pub->msg_code == JERR_IMAGE_TOO_BIG || pub->msg_code == JERR_OUT_OF_MEMORY) {
         ic_set_message(job->message, job->message_size, "JPEG is too large: %s", job->err.message);
@@ -188,8 +206,18 @@ static ic_status decode(decode_job *job, const uint8_t *data, size_t size,
     job->err.pub.emit_message = on_message;
     job->progress.progress_monitor = limit_scans;
     cinfo->progress = &job->progress;
+    /* A buffer larger than this fails the decode (libjpeg has no backing store to spill to). */
+    if (options->decoder_memory_limit > 0)
+        cinfo->mem->max_memory_to_use = options->decoder_memory_limit > (uint64_t)LONG_MAX ? LONG_MAX : (long)options->decoder_memory_limit;
     jpeg_mem_src(cinfo, data, (unsigned long)size);
     jpeg_read_header(cinfo, TRUE);
+    /* After the header, the source stands at the first scan's data. */
+    unsigned scans = count_scans(cinfo->src->next_input_byte, data + size);
+    if (scans > IC_MAX_JPEG_SCANS) {
+        ic_set_message(job->message, job->message_size, "JPEG has %u scans, more than the %d a photo may have",
+                       scans, IC_MAX_JPEG_SCANS);
+        return IC_CORRUPT;
+    }
 
     size_t byte_count = 0;
     ic_status status = ic_check_size(cinfo->image_width, cinfo->image_height, options->max_pixels,

@@ -16,12 +16,20 @@ public struct DecodeOptions: Sendable, Hashable {
     /// Convert RGB and gray pixels to sRGB by the photo's ICC profile (Little CMS), when it has
     /// one that converts. CMYK photos are always converted (by their profile, else by formula).
     public var toSRGB: Bool
+    /// Bytes the decoder may allocate for itself besides the output (nil: no limit): libjpeg's
+    /// `max_memory_to_use`, libpng's chunk allocation limit. A decode that needs more fails as
+    /// too large instead of growing past what the photo was granted.
+    public var decoderMemoryLimit: Int?
 
-    public init(maxPixels: Int = ImageCodec.defaultMaxPixels, fastDCT: Bool = false, reduceTo: ImageSize? = nil, toSRGB: Bool = false) {
+    public init(
+        maxPixels: Int = ImageCodec.defaultMaxPixels, fastDCT: Bool = false, reduceTo: ImageSize? = nil, toSRGB: Bool = false,
+        decoderMemoryLimit: Int? = nil
+    ) {
         self.maxPixels = maxPixels
         self.fastDCT = fastDCT
         self.reduceTo = reduceTo
         self.toSRGB = toSRGB
+        self.decoderMemoryLimit = decoderMemoryLimit
     }
 }
 

@@ -22,15 +22,17 @@ public enum ImageCodec {
     }
 
     /// The format, stored size and metadata (orientation, ICC profile, EXIF, XMP), read from the
-    /// header without decoding pixels. Metadata that cannot be read is left out; only a format
-    /// that is not known throws.
-    public static func inspect(_ data: Data) throws -> ImageHeader {
+    /// header without decoding pixels. Metadata that cannot be read is left out. Throws for a
+    /// format that is not known, for a file over the metadata caps (`MetadataBudget`), and
+    /// `DecodeStopped` when `shouldStop`, asked between chunks, says so.
+    public static func inspect(_ data: Data, shouldStop: (() -> Bool)? = nil) throws -> ImageHeader {
         let format = try knownFormat(of: data)
-        return data.withByteWindow { window in
+        var budget = MetadataBudget(shouldStop: shouldStop)
+        return try data.withByteWindow { window in
             switch format {
-            case .jpeg: return JPEGSegments.header(of: window)
-            case .png: return PNGChunks.header(of: window)
-            case .webp: return WebPChunks.header(of: window)
+            case .jpeg: return try JPEGSegments.header(of: window, budget: &budget)
+            case .png: return try PNGChunks.header(of: window, budget: &budget)
+            case .webp: return try WebPChunks.header(of: window, budget: &budget)
             }
         }
     }
@@ -48,6 +50,7 @@ public enum ImageCodec {
         var c = ic_decode_options()
         c.max_pixels = UInt64(max(0, options.maxPixels))
         c.fast_dct = options.fastDCT ? 1 : 0
+        c.decoder_memory_limit = UInt64(max(0, options.decoderMemoryLimit ?? 0))
         if let size = options.reduceTo, size.width > 0, size.height > 0, size.width <= UInt32.max, size.height <= UInt32.max {
             c.reduce_width = UInt32(size.width)
             c.reduce_height = UInt32(size.height)

@@ -783,6 +783,27 @@ public nonisolated struct Photocluster_V1_PhotoSpans: Sendable {
   public init() {}
 }
 
+/// The photo was admitted to allocate its pixels with `memory_grant_bytes` of the worker's memory
+/// budget (sent as its first pixel stage starts): a photo that then kills workers fails naming the
+/// memory it was granted. Absent from older workers.
+public nonisolated struct Photocluster_V1_PhotoAdmitted: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var jobID: String = String()
+
+  public var photoIndex: UInt32 = 0
+
+  public var attempt: UInt32 = 0
+
+  public var memoryGrantBytes: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 /// One report about a photo or a control message, as a worker's batch carries it.
 public nonisolated struct Photocluster_V1_WorkerReport: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
@@ -839,6 +860,14 @@ public nonisolated struct Photocluster_V1_WorkerReport: Sendable {
     set {body = .spans(newValue)}
   }
 
+  public var admitted: Photocluster_V1_PhotoAdmitted {
+    get {
+      if case .admitted(let v)? = body {return v}
+      return Photocluster_V1_PhotoAdmitted()
+    }
+    set {body = .admitted(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -848,6 +877,7 @@ public nonisolated struct Photocluster_V1_WorkerReport: Sendable {
     case cancelled(Photocluster_V1_PhotoCancelled)
     case ack(Photocluster_V1_ControlAck)
     case spans(Photocluster_V1_PhotoSpans)
+    case admitted(Photocluster_V1_PhotoAdmitted)
 
   }
 
@@ -2515,9 +2545,54 @@ nonisolated extension Photocluster_V1_PhotoSpans: SwiftProtobuf.Message, SwiftPr
   }
 }
 
+nonisolated extension Photocluster_V1_PhotoAdmitted: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".PhotoAdmitted"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}attempt\0\u{3}memory_grant_bytes\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.jobID) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.photoIndex) }()
+      case 3: try { try decoder.decodeSingularUInt32Field(value: &self.attempt) }()
+      case 4: try { try decoder.decodeSingularUInt64Field(value: &self.memoryGrantBytes) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.jobID.isEmpty {
+      try visitor.visitSingularStringField(value: self.jobID, fieldNumber: 1)
+    }
+    if self.photoIndex != 0 {
+      try visitor.visitSingularUInt32Field(value: self.photoIndex, fieldNumber: 2)
+    }
+    if self.attempt != 0 {
+      try visitor.visitSingularUInt32Field(value: self.attempt, fieldNumber: 3)
+    }
+    if self.memoryGrantBytes != 0 {
+      try visitor.visitSingularUInt64Field(value: self.memoryGrantBytes, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_PhotoAdmitted, rhs: Photocluster_V1_PhotoAdmitted) -> Bool {
+    if lhs.jobID != rhs.jobID {return false}
+    if lhs.photoIndex != rhs.photoIndex {return false}
+    if lhs.attempt != rhs.attempt {return false}
+    if lhs.memoryGrantBytes != rhs.memoryGrantBytes {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Photocluster_V1_WorkerReport: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WorkerReport"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}t\u{2}progress\0\u{1}result\0\u{1}failure\0\u{1}cancelled\0\u{1}ack\0\u{1}spans\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}t\u{2}progress\0\u{1}result\0\u{1}failure\0\u{1}cancelled\0\u{1}ack\0\u{1}spans\0\u{1}admitted\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2603,6 +2678,19 @@ nonisolated extension Photocluster_V1_WorkerReport: SwiftProtobuf.Message, Swift
           self.body = .spans(v)
         }
       }()
+      case 186: try {
+        var v: Photocluster_V1_PhotoAdmitted?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .admitted(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .admitted(v)
+        }
+      }()
       default: break
       }
     }
@@ -2637,6 +2725,10 @@ nonisolated extension Photocluster_V1_WorkerReport: SwiftProtobuf.Message, Swift
     case .spans?: try {
       guard case .spans(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 185)
+    }()
+    case .admitted?: try {
+      guard case .admitted(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 186)
     }()
     case nil: break
     }

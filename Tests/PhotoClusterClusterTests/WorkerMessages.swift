@@ -23,7 +23,8 @@ enum WorkerMessages {
             case .cancelled(let cancelled): return .cancelled(cancelled)
             case .ack(let ack): return .ack(ack)
             // The task stream's timings have no message of their own: `spans(_:)` takes them out.
-            case .spans, .none: return nil
+            // Memory grants have none either: tests that need them read the batch themselves.
+            case .spans, .admitted, .none: return nil
             }
         }
         if batch.credit > 0 { bodies.append(.credit(.with { $0.grant = batch.credit })) }

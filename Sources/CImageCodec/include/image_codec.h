@@ -71,7 +71,15 @@ typedef struct {
      * linear in its size, which the pixel cap bounds. */
     int (*should_stop)(void *context);
     void *stop_context;
+    /* Bytes the decoder may allocate for itself besides the output (0: no limit): libjpeg's
+     * max_memory_to_use, libpng's chunk malloc limit. Past it the decode fails (IC_TOO_LARGE)
+     * instead of growing, so a wrong estimate fails the photo, not the process. */
+    uint64_t decoder_memory_limit;
 } ic_decode_options;
+
+/* A JPEG of more scans is refused before any is decoded: each scan passes over every
+ * coefficient of the frame, and real files have about ten. */
+#define IC_MAX_JPEG_SCANS 100
 
 /* What an encoder writes besides the pixels. */
 typedef struct {
@@ -102,6 +110,16 @@ ic_status ic_decode_png(const uint8_t *data, size_t size, const ic_decode_option
 /* WebP: lossy or lossless, with or without alpha; animated files are refused. */
 ic_status ic_decode_webp(const uint8_t *data, size_t size, const ic_decode_options *options,
                          ic_image *out, char *message, size_t message_size);
+
+/*
+ * What the decoder allocates for itself besides its output while it decodes these bytes, read
+ * by the decoder's own header probe (libjpeg's jpeg_read_header, libwebp's WebPGetFeatures): a
+ * JPEG decoded in several passes (progressive, or a first scan with fewer components than the
+ * frame, baseline or not) keeps every DCT coefficient; a lossless WebP is decoded whole into
+ * ARGB, a lossy one keeps its alpha plane. 0 when it decodes row by row or the header cannot be
+ * read (the decode then says why).
+ */
+uint64_t ic_decoder_bytes(const uint8_t *data, size_t size, ic_format format);
 
 /* The colour space an ICC profile describes; NONE when Little CMS cannot read it. */
 typedef enum {

@@ -9,12 +9,13 @@ enum JPEGSegments {
     static let xmpPrefix: [UInt8] = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
     static let iccPrefix: [UInt8] = Array("ICC_PROFILE".utf8) + [0]
 
-    static func header(of window: ByteWindow) -> ImageHeader {
+    static func header(of window: ByteWindow, budget: inout MetadataBudget) throws -> ImageHeader {
         var header = ImageHeader(format: .jpeg, width: 0, height: 0, metadata: ImageMetadata())
         var profileChunks: [Int: ByteWindow] = [:]
         var profileChunkCount = 0
         var offset = 2  // after SOI
         walk: while let first = window.byte(at: offset), first == 0xFF {
+            try budget.check()
             var markerAt = offset + 1
             while window.byte(at: markerAt) == 0xFF { markerAt += 1 }  // fill bytes
             guard let marker = window.byte(at: markerAt) else { break }

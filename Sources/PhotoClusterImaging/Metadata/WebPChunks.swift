@@ -4,12 +4,13 @@ import PhotoClusterCore
 /// Reads a WebP's RIFF chunks: the size (from VP8X, VP8 or VP8L) and the ICCP, EXIF and XMP
 /// chunks. Malformed chunks end the walk quietly: the decoder reports what is wrong.
 enum WebPChunks {
-    static func header(of window: ByteWindow) -> ImageHeader {
+    static func header(of window: ByteWindow, budget: inout MetadataBudget) throws -> ImageHeader {
         var header = ImageHeader(format: .webp, width: 0, height: 0, metadata: ImageMetadata())
         var offset = 12  // "RIFF", size, "WEBP"
         while let type = window.slice(offset, 4), let length = window.uint32(at: offset + 4, bigEndian: false),
             let body = window.slice(offset + 8, length) {
             offset += 8 + length + (length & 1)  // chunks are padded to an even size
+            try budget.check()
             switch String(decoding: type.bytes, as: UTF8.self) {
             case "VP8X":
                 // Flags (4 bytes), then canvas width − 1 and height − 1, 24 bits each.

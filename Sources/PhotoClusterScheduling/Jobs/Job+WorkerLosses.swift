@@ -10,6 +10,9 @@ package struct WorkerLosses: Equatable {
     package var count: UInt32
     /// Every worker lost holding it, in order (a worker lost twice is listed twice).
     package var workers: [String]
+    /// The memory the photo was granted on the last worker lost holding it, as that worker said
+    /// when it admitted the photo (0: not heard, or an older worker). Not journaled.
+    package var grantBytes: UInt64 = 0
 
     package init(count: UInt32 = 0, workers: [String] = []) {
         self.count = count
@@ -27,6 +30,7 @@ extension Job {
         var losses = workerLosses[index] ?? WorkerLosses()
         if alone { losses.count += 1 }
         losses.workers.append(worker)
+        if let grant = memoryGrants.removeValue(forKey: index) { losses.grantBytes = grant }
         workerLosses[index] = losses
         return losses
     }

@@ -71,6 +71,9 @@ package final class Job {
     /// Photos held by workers that died, each with its losses (see `Job+WorkerLosses`): only
     /// photos that were lost, so the record of every other photo stays as small as it was.
     package var workerLosses: [UInt32: WorkerLosses] = [:]
+    /// Photos admitted into a worker's memory budget and not yet ended there, with what they
+    /// were granted (`PhotoAdmitted`): a loss takes the figure into the photo's `WorkerLosses`.
+    package var memoryGrants: [UInt32: UInt64] = [:]
     /// Photos waiting out a retry back-off (due on the monotonic clock), and the same as a set.
     package var delayed: [(due: MonotonicInstant, index: UInt32)] = []
     package var delayedIndices: Set<UInt32> = []

@@ -47,7 +47,8 @@ extension CoordinatorCore {
 
     /// The photo has been on too many workers that died: it fails, with its copies, for good.
     private func failPoisonPhoto(_ ref: PhotoRef, _ losses: WorkerLosses, of job: Job) {
-        let reason = "worker lost \(losses.count) times while processing this photo; it may crash workers"
+        let granted = losses.grantBytes > 0 ? ", which was granted \(Self.mebibytes(losses.grantBytes)) of memory" : ""
+        let reason = "worker lost \(losses.count) times while processing this photo\(granted); it may crash workers"
         count(.poisonPhoto)
         log(.warning, "photo \(ref.index) (\(job.name(of: ref.index))) failed: \(reason) (workers lost: \(losses.workers.joined(separator: ", ")))",
             job: ref.job, photo: ref.index, worker: losses.workers.last)
@@ -55,6 +56,11 @@ extension CoordinatorCore {
             job.markFailed(index, stage: "worker", reason: reason)
             photoFinished(ref.job, index)
         }
+    }
+
+    /// "812 MiB".
+    static func mebibytes(_ bytes: UInt64) -> String {
+        "\((bytes + (1 << 19)) >> 20) MiB"
     }
 
     /// A worker declared lost for its silence says hello again as the same process: it was

@@ -6,10 +6,10 @@ import PhotoClusterProto
 /// such a report calls `admitReport` first, batched or not.
 extension CoordinatorCore {
     package enum WorkerReport: String {
-        case progress, result, failure, cancelled, spans
+        case progress, result, failure, cancelled, spans, admitted
 
         /// Whether the report ends its attempt.
-        package var isOutcome: Bool { self != .progress && self != .spans }
+        package var isOutcome: Bool { self != .progress && self != .spans && self != .admitted }
     }
 
     /// Whether to act on `report` about attempt `attempt` (0: any) of photo `index` of `jobID`

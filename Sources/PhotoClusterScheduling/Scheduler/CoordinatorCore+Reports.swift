@@ -42,18 +42,24 @@ extension CoordinatorCore {
             stageFinished(progress, on: id)
         case .result(let result):
             guard admitReport(.result, job: result.jobID, photo: result.photoIndex, attempt: result.attempt, from: id) else { return false }
+            jobs[result.jobID]?.memoryGrants[result.photoIndex] = nil
             resultReceived(result, photo: photo, from: id)
         case .failure(let failure):
             guard admitReport(.failure, job: failure.jobID, photo: failure.photoIndex, attempt: failure.attempt, from: id) else { return false }
+            jobs[failure.jobID]?.memoryGrants[failure.photoIndex] = nil
             photoFailed(failure, from: id)
         case .cancelled(let cancelled):
             guard admitReport(.cancelled, job: cancelled.jobID, photo: cancelled.photoIndex, attempt: cancelled.attempt, from: id) else { return false }
+            jobs[cancelled.jobID]?.memoryGrants[cancelled.photoIndex] = nil
             return photoCancelled(cancelled, from: id, dispatching: dispatching)
         case .ack(let ack):
             controlAcknowledged(ack, by: id)
         case .spans(let spans):
             guard admitReport(.spans, job: spans.jobID, photo: spans.photoIndex, attempt: spans.attempt, from: id) else { return false }
             perform(.spansReported(spans, worker: id))
+        case .admitted(let admitted):
+            guard admitReport(.admitted, job: admitted.jobID, photo: admitted.photoIndex, attempt: admitted.attempt, from: id) else { return false }
+            jobs[admitted.jobID]?.memoryGrants[admitted.photoIndex] = admitted.memoryGrantBytes
         }
         return false
     }

@@ -94,6 +94,8 @@ public final class WorkerEngine: @unchecked Sendable {
     typealias OutcomeHandler = @Sendable (PhotoWork, PhotoWork.Outcome) -> Void
     typealias StageHandler = @Sendable (PhotoWork, Photocluster_V1_Stage, UInt64, UInt64, Double) -> Void
     typealias IncidentHandler = @Sendable (PhotoWork, WorkerIncident) -> Void
+    /// A photo was granted this many bytes of the memory budget.
+    typealias AdmissionHandler = @Sendable (PhotoWork, Int) -> Void
 
     private struct Running {
         let work: PhotoWork
@@ -129,7 +131,8 @@ public final class WorkerEngine: @unchecked Sendable {
     /// `source`: where downloads come from; nil for the worker's own (HTTP and S3, `PhotoSources`).
     init(
         configuration: Configuration, filters: FilterRegistry, onStage: @escaping StageHandler,
-        onIncident: @escaping IncidentHandler = { _, _ in }, source: PhotoSource? = nil, onOutcome: @escaping OutcomeHandler
+        onIncident: @escaping IncidentHandler = { _, _ in }, onAdmitted: @escaping AdmissionHandler = { _, _ in }, source: PhotoSource? = nil,
+        onOutcome: @escaping OutcomeHandler
     ) {
         self.configuration = configuration
         self.filters = filters
@@ -143,7 +146,7 @@ public final class WorkerEngine: @unchecked Sendable {
         self.onOutcome = onOutcome
         self.admission = PhotoAdmission(
             budget: configuration.memoryBudget, maxOutputPixels: configuration.maxOutputPixels,
-            cacheEntryLimit: StageCache.entryLimit(capacityBytes: configuration.cacheBytes))
+            cacheEntryLimit: StageCache.entryLimit(capacityBytes: configuration.cacheBytes), onAdmitted: onAdmitted)
     }
 
     /// The memory budget's figures now, when there is one.

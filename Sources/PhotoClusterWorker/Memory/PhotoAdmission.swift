@@ -13,11 +13,15 @@ final class PhotoAdmission: Sendable {
     let maxOutputPixels: Int
     /// Images of at most this many bytes stay in the stage cache (see `StageCache.put`).
     let cacheEntryLimit: Int
+    /// Told of each grant as it is given (from the stage's thread), so the coordinator learns
+    /// what a photo that kills its worker had been granted.
+    let onAdmitted: @Sendable (PhotoWork, Int) -> Void
 
-    init(budget: MemoryBudget?, maxOutputPixels: Int, cacheEntryLimit: Int) {
+    init(budget: MemoryBudget?, maxOutputPixels: Int, cacheEntryLimit: Int, onAdmitted: @escaping @Sendable (PhotoWork, Int) -> Void = { _, _ in }) {
         self.budget = budget
         self.maxOutputPixels = maxOutputPixels
         self.cacheEntryLimit = cacheEntryLimit
+        self.onAdmitted = onAdmitted
     }
 
     /// Admits the photo unless it already is. False when it must not go on: it failed (the reason
@@ -41,6 +45,7 @@ final class PhotoAdmission: Sendable {
                 $0.admitted = true
                 $0.memoryGrant = grant
             }
+            onAdmitted(work, grant.bytes)
             return true
         case .cancelled:
             return false

@@ -128,47 +128,22 @@ public struct PhotoPeak: Equatable, Sendable {
         }
     }
 
-    /// Bytes a decoder allocates per source pixel besides its output: a lossless WebP is decoded
-    /// whole into ARGB first, a progressive JPEG keeps every DCT coefficient (2 bytes each, up
-    /// to 3 per pixel); the others decode row by row.
+    /// Bytes a decoder allocates per source pixel besides its output, rounded up, as the
+    /// decoder's own header probe finds them wherever they lie in the file
+    /// (`ImageCodec.decoderBytes`): a JPEG that libjpeg decodes in several passes keeps every DCT
+    /// coefficient (2 bytes a sample: 8 a pixel for a non-interleaved CMYK file, baseline or
+    /// not; 3 for 4:2:0), a lossless WebP is decoded whole into ARGB first (4), a lossy one with
+    /// alpha keeps its alpha plane (1); the others decode row by row (0).
+    public static func decoderBytesPerPixel(_ data: Data, header: ImageHeader) -> Int {
+        let total = ImageCodec.decoderBytes(data, format: header.format)
+        let pixels = header.width.multipliedReportingOverflow(by: header.height)
+        guard total > 0, header.width > 0, header.height > 0, !pixels.overflow else { return 0 }
+        return (total + pixels.partialValue - 1) / pixels.partialValue
+    }
+
+    /// The same, reading the header first.
     public static func decoderBytesPerPixel(_ data: Data, format: ImageFormat) -> Int {
-        switch format {
-        case .png: return 0
-        case .webp: return isLosslessWebP(data) ? 4 : 0
-        case .jpeg: return isProgressiveJPEG(data) ? 6 : 0
-        }
-    }
-
-    /// A `VP8L` chunk among the RIFF chunks (read in place: no copy of the bytes).
-    static func isLosslessWebP(_ data: Data) -> Bool {
-        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
-            var offset = 12
-            while offset + 8 <= bytes.count && offset < 1 << 20 {
-                if bytes[offset] == 0x56, bytes[offset + 1] == 0x50, bytes[offset + 2] == 0x38, bytes[offset + 3] == 0x4C { return true }  // "VP8L"
-                let size = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(bytes[offset + 7]) << 24
-                offset += 8 + size + (size & 1)
-            }
-            return false
-        }
-    }
-
-    /// A progressive start-of-frame marker (SOF2, SOF6, SOF10, SOF14) among the segments before
-    /// the first scan (read in place: no copy of the bytes).
-    static func isProgressiveJPEG(_ data: Data) -> Bool {
-        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
-            var i = 2
-            while i + 4 <= bytes.count {
-                guard bytes[i] == 0xFF else { return false }
-                let marker = bytes[i + 1]
-                switch marker {
-                case 0xFF: i += 1; continue
-                case 0xC2, 0xC6, 0xCA, 0xCE: return true
-                case 0xC0, 0xC1, 0xC3, 0xC5, 0xC7, 0xC9, 0xCB, 0xCD, 0xCF, 0xDA: return false
-                case 0x01, 0xD0...0xD8: i += 2; continue
-                default: i += 2 + (Int(bytes[i + 2]) << 8 | Int(bytes[i + 3]))
-                }
-            }
-            return false
-        }
+        guard let header = try? ImageCodec.inspect(data), header.format == format else { return 0 }
+        return decoderBytesPerPixel(data, header: header)
     }
 }

@@ -25,6 +25,17 @@ extension WorkerNode {
         pendingProgress.put(progress)
     }
 
+    /// The photo was granted `grant` bytes of the memory budget: the coordinator hears of it on
+    /// the loop's next tick (within 50 ms), before the photo's pixels can outgrow the worker.
+    func admitted(_ work: PhotoWork, grant: Int) {
+        var admitted = Photocluster_V1_PhotoAdmitted()
+        admitted.jobID = work.graph.jobID
+        admitted.photoIndex = work.graph.photoIndex
+        admitted.attempt = work.graph.attempt
+        admitted.memoryGrantBytes = UInt64(max(0, grant))
+        pendingAdmissions.put(admitted)
+    }
+
     /// Counts the incident and logs it at warning, naming the photo, its job and the plugin.
     func record(_ incident: WorkerIncident, of work: PhotoWork) {
         var metadata: Logger.Metadata = ["job": "\(work.graph.jobID)", "photo": "\(work.graph.photoIndex)", "name": "\(work.graph.name)"]

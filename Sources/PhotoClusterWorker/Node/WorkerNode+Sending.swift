@@ -87,6 +87,7 @@ extension WorkerNode {
     /// Sends the progress gathered since the last batch. Runs before every outcome, so the
     /// coordinator always learns what a worker holds before it learns how the photo ended.
     func sendPendingProgress() {
+        for admitted in pendingAdmissions.takeAll() { reports.add(.admitted(admitted)) }
         for progress in pendingProgress.takeAll() { reports.add(.progress(progress)) }
     }
 

@@ -47,6 +47,8 @@ public final class WorkerNode: @unchecked Sendable {
 
     /// Stage progress from operation threads, sent in one batch by the loop.
     let pendingProgress = MPSCQueue<Photocluster_V1_StageProgress>()
+    /// Photos' memory grants, sent like progress (stage threads put into it).
+    let pendingAdmissions = MPSCQueue<Photocluster_V1_PhotoAdmitted>()
 
     /// Prometheus metrics: recorded from stage threads and the loop (the handles are thread-safe).
     public let metrics = WorkerMetrics()
@@ -66,6 +68,7 @@ public final class WorkerNode: @unchecked Sendable {
                 self?.stageFinished(work, stage, bytes: bytes, pixels: pixels, seconds: seconds)
             },
             onIncident: { [weak self] work, incident in self?.record(incident, of: work) },
+            onAdmitted: { [weak self] work, grant in self?.admitted(work, grant: grant) },
             onOutcome: { [weak self] work, outcome in self?.finished(work, outcome) }
         )
     }

@@ -36,12 +36,27 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
         #if DEBUG
         CrashHook.beforeDecoding(work.graph.url)
         #endif
+        // The header and metadata walk runs within the stage's time limit and stops on cancel;
+        // a file over its caps fails here, with the figure.
+        let cancelled = { [work] in work.isCancelled }
+        let headerStarted = Date()
+        let headerDeadline = StageDeadline(limit: limit)
+        let header: ImageHeader?
+        do {
+            header = try ImageCodec.inspect(bytes, shouldStop: { cancelled() || headerDeadline.hasPassed })
+        } catch is DecodeStopped {
+            return stopped(cancelled: cancelled())
+        } catch let error as ImageCodecError where error.kind == .tooLarge {
+            return work.fail(stage: .decode, name: "decode", reason: "\(error)")
+        } catch {
+            header = nil  // not an image: the decode below says so, as it always has
+        }
+        let headerSeconds = Date().timeIntervalSince(headerStarted)
         // Waits for room in the memory budget before any pixel is allocated. A header that cannot
         // be read, or a source over the pixel cap, fails in the decode below as it always has.
-        let header = try? ImageCodec.inspect(bytes)
         if let header, header.width.multipliedReportingOverflow(by: header.height).partialValue <= maxPixels {
             let start = PhotoPeak.Start.encoded(
-                header: header, byteCount: bytes.count, decoderBytesPerPixel: PhotoPeak.decoderBytesPerPixel(bytes, format: header.format),
+                header: header, byteCount: bytes.count, decoderBytesPerPixel: PhotoPeak.decoderBytesPerPixel(bytes, header: header),
                 upright: work.variant.upright)
             guard admission.admit(work, start: start, firstFilter: work.reducesOnLoad ? 1 : 0, stage: .decode, stageName: "decode") else { return }
         }
@@ -49,12 +64,13 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
         // The duration the worker reports for the stage, and the task stream's bar, are one reading.
         var measured: TimeInterval?
         defer { work.recordSpan(.decode, name: "decode", started: started, seconds: measured) }
-        let deadline = StageDeadline(limit: limit)
-        let cancelled = { [work] in work.isCancelled }
+        // The time waiting for memory is not the stage's; the header's is.
+        let deadline = StageDeadline(limit: max(0, limit - headerSeconds))
         do {
             var options = DecodeOptions(maxPixels: maxPixels, fastDCT: work.graph.fastDct, toSRGB: work.variant.srgb)
             let reduction = try work.reducesOnLoad ? plan(for: bytes, header: header) : nil
             options.reduceTo = reduction?.storedTarget
+            options.decoderMemoryLimit = decoderMemoryLimit(bytes: bytes.count, header: header, reducedTo: reduction?.storedTarget)
             let decoded = try ImageCodec.decode(bytes, header: header, options: options, shouldStop: { cancelled() || deadline.hasPassed })
             let orientation = decoded.metadata.orientation
             let orient = work.variant.upright && orientation != .up
@@ -83,13 +99,32 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
         } catch is FilterCancelled {
             return
         } catch is DecodeStopped {
-            guard !cancelled(), deadline.hasPassed else { return }
-            report.incident(work, .stageTimedOut(stage: .decode, name: "decode", limit: limit))
-            work.fail(stage: .decode, name: "decode", reason: "decode \(StageTimeLimit.overrun(limit))")
+            guard deadline.hasPassed else { return }
+            stopped(cancelled: cancelled())
         } catch {
             work.fail(stage: .decode, name: reduction(failed: error), reason: "\(error)")
         }
     }
+
+    /// A stop that was not a cancel is the stage's time limit.
+    private func stopped(cancelled: Bool) {
+        guard !cancelled else { return }
+        report.incident(work, .stageTimedOut(stage: .decode, name: "decode", limit: limit))
+        work.fail(stage: .decode, name: "decode", reason: "decode \(StageTimeLimit.overrun(limit))")
+    }
+
+    /// What the decoder may allocate for itself: the photo's grant less the downloaded bytes and
+    /// the decoded image, which the grant holds besides (nil without a grant). A decoder that
+    /// needs more than the estimate said fails the photo instead of growing past its grant.
+    private func decoderMemoryLimit(bytes: Int, header: ImageHeader?, reducedTo: ImageSize?) -> Int? {
+        guard let grant = work.read({ $0.memoryGrant }), let header else { return nil }
+        let output = reducedTo ?? ImageSize(width: header.width, height: header.height)
+        let left = grant.bytes - bytes - FilterMemory.imageBytes(output)
+        return max(left, Self.leastDecoderMemory)
+    }
+
+    /// What a decoder always gets: its tables and row buffers.
+    static let leastDecoderMemory = 16 << 20
 
     /// The chain's first filter's plan for this photo, from its header: the size to shrink to
     /// as stored (before the orientation turns it).
