@@ -1,4 +1,5 @@
 #include "codec_util.h"
+#include "png_text_filter.h"
 #include "reduce.h"
 
 #include <png.h>
@@ -37,16 +38,15 @@ static ic_status precheck_header(const uint8_t *data, size_t size, uint64_t max_
     return IC_OK;
 }
 
-/* The whole image through libpng's simplified API (every colour type and depth to RGBA8). */
-static ic_status decode_whole(const uint8_t *data, size_t size, uint64_t max_pixels,
-                              ic_image *out, char *message, size_t message_size) {
+/* The whole image through libpng's simplified API (every colour type and depth to RGBA8), from `source`. */
+static ic_status decode_whole_from(FILE *source, uint64_t max_pixels, ic_image *out, char *message, size_t message_size) {
     ic_status status;
 
     /* The simplified API does its own setjmp/longjmp internally and reports through `message`. */
     png_image image;
     memset(&image, 0, sizeof image);
     image.version = PNG_IMAGE_VERSION;
-    if (!png_image_begin_read_from_memory(&image, data, size)) {
+    if (!png_image_begin_read_from_stdio(&image, source)) {
         ic_set_message(message, message_size, "PNG data is corrupt: %s", image.message);
         png_image_free(&image);
         return IC_CORRUPT;
@@ -81,6 +81,19 @@ static ic_status decode_whole(const uint8_t *data, size_t size, uint64_t max_pix
     out->height = image.height;
     out->gray = gray;
     return IC_OK;
+}
+
+/* The whole image, read without its text chunks, which the simplified API would inflate one by one. */
+static ic_status decode_whole(const uint8_t *data, size_t size, uint64_t max_pixels,
+                              ic_image *out, char *message, size_t message_size) {
+    FILE *source = ic_png_without_text(data, size);
+    if (source == NULL) {
+        ic_set_message(message, message_size, "no memory for libpng");
+        return IC_TOO_LARGE;
+    }
+    ic_status status = decode_whole_from(source, max_pixels, out, message, message_size);
+    fclose(source);
+    return status;
 }
 
 /* libpng's errors longjmp back here; its warnings are dropped. */
