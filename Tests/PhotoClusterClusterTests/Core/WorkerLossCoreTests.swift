@@ -64,4 +64,37 @@ final class WorkerLossCoreTests: XCTestCase {
         XCTAssertEqual(bystander.count, 1)
         XCTAssertNotEqual(bystander.first.map { String($0.dropLast(2)) }, ref)
     }
+
+    /// The worker said what it granted the photo when it admitted it (the last grant before each
+    /// loss is kept): the photo fails naming it. A grant that ended with its attempt is not.
+    func testAPhotoThatKillsItsWorkersFailsNamingTheMemoryItWasGranted() {
+        var settings = CoordinatorCore.Settings(coordinatorID: "test")
+        settings.maxWorkerLosses = 2
+        let core = CoreHarness(settings: settings)
+        core.hello("only", incarnation: "only-1")
+        core.submit(photos: 1)
+        XCTAssertEqual(photos(core.credit("only", 1), to: "only"), ["job1/0@1"])
+        func admitted(attempt: UInt32, bytes: UInt64) {
+            _ = core.from("only", .reports(.with {
+                $0.reports = [.with { report in
+                    report.admitted = .with {
+                        $0.jobID = "job1"
+                        $0.photoIndex = 0
+                        $0.attempt = attempt
+                        $0.memoryGrantBytes = bytes
+                    }
+                }]
+            }))
+        }
+        admitted(attempt: 1, bytes: 700 << 20)
+        XCTAssertEqual(core.core.jobs["job1"]?.memoryGrants[0], 700 << 20)
+        core.hello("only", incarnation: "only-2")
+        XCTAssertNil(core.core.jobs["job1"]?.memoryGrants[0], "the loss took the figure")
+        XCTAssertEqual(photos(core.credit("only", 1), to: "only"), ["job1/0@2"])
+        admitted(attempt: 2, bytes: 812 << 20)
+        core.hello("only", incarnation: "only-3")
+        XCTAssertEqual(
+            core.core.jobs["job1"]?.photo(0)?.reason,
+            "worker lost 2 times while processing this photo, which was granted 812 MiB of memory; it may crash workers")
+    }
 }
