@@ -70,6 +70,47 @@ final class PoisonPhotoTests: XCTestCase {
     }
 }
 
+extension PoisonPhotoTests {
+    /// A photo that kills its worker after it was admitted (as one whose decode outgrows its
+    /// grant is OOM-killed) fails naming the memory the worker granted it.
+    func testAPhotoThatKillsItsWorkersAfterItsAdmissionFailsNamingItsGrant() throws {
+        let clock = try Data(contentsOf: Repository.samplePhotos.appendingPathComponent("clock.jpg"))
+        let server = try LoopbackHTTPServer { _ in HTTPResponse(body: clock) }
+        let work = Repository.temporaryDirectory("poison-grant")
+        let base = LoopbackPorts.consecutive(2)
+        let workerEndpoint = "tcp://127.0.0.1:\(base)"
+        let clientEndpoint = "tcp://127.0.0.1:\(base + 1)"
+        let coordinator = try CommandRunner.start([
+            "coordinator", "--insecure", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--heartbeat-ms", "200", "--liveness", "10",
+            "--max-worker-losses", "2", "--metrics-bind", "off", "--http", "off", "--output-root", work.path,
+        ])
+        let supervisor = Supervisor(ids: ["w1"]) { id in
+            try CommandRunner.start(
+                ["worker", "--insecure", "--coordinator", workerEndpoint, "--id", id, "--metrics-bind", "off", "--memory-limit", "1024"],
+                environment: ["PHOTOCLUSTER_TEST_CRASH_AFTER_ADMISSION_ON_URL": "poison"])
+        }
+        defer {
+            supervisor.stop()
+            coordinator.stop()
+            server.stop()
+            try? FileManager.default.removeItem(at: work)
+        }
+        try supervisor.start()
+        XCTAssertTrue(eventually(timeout: 15) { coordinator.stderrSoFar.contains("joined") }, coordinator.stderrSoFar)
+        let manifest = work.appendingPathComponent("photos.txt")
+        try "\(server.baseURL)/poison.jpg".write(to: manifest, atomically: true, encoding: .utf8)
+        let submit = try CommandRunner.start(
+            ["submit", manifest.path, "--coordinator", clientEndpoint, "--out", work.appendingPathComponent("out").path, "--json"]
+        ).finish(timeout: 60)
+        XCTAssertEqual(submit.status, 1, submit.stderr)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(submit.stdout.utf8)) as? [String: Any], submit.stdout)
+        let reason = try XCTUnwrap((report["failed"] as? [[String: Any]])?.first?["error"] as? String, submit.stdout)
+        XCTAssertNotNil(
+            reason.range(of: #"^worker lost 2 times while processing this photo, which was granted [1-9][0-9]* MiB of memory; it may crash workers$"#,
+                         options: .regularExpression), reason)
+    }
+}
+
 /// Restarts each worker whenever it exits, as systemd (`Restart=on-failure`) or Kubernetes would.
 /// `@unchecked Sendable`: the processes and the count are guarded by `lock`.
 final class Supervisor: @unchecked Sendable {

@@ -68,7 +68,7 @@ typedef struct {
     ic_blob icc;
     /* JPEG: asked between scans and between bands of rows; nonzero stops the decode, which
      * returns IC_STOPPED. NULL: never asked. A PNG or WebP decode is not interrupted: its time is
-     * linear in its size, which the pixel cap bounds. */
+     * linear in its size, which the pixel cap bounds (a PNG's text chunks are never read). */
     int (*should_stop)(void *context);
     void *stop_context;
     /* Bytes the decoder may allocate for itself besides the output (0: no limit): libjpeg's

@@ -25,8 +25,8 @@ extension WorkerNode {
         pendingProgress.put(progress)
     }
 
-    /// The photo was granted `grant` bytes of the memory budget: the coordinator hears of it on
-    /// the loop's next tick (within 50 ms), before the photo's pixels can outgrow the worker.
+    /// The photo was granted `grant` bytes of the memory budget: the coordinator hears of it at
+    /// once (the loop is woken), before the photo's pixels can outgrow the worker.
     func admitted(_ work: PhotoWork, grant: Int) {
         var admitted = Photocluster_V1_PhotoAdmitted()
         admitted.jobID = work.graph.jobID
@@ -34,6 +34,7 @@ extension WorkerNode {
         admitted.attempt = work.graph.attempt
         admitted.memoryGrantBytes = UInt64(max(0, grant))
         pendingAdmissions.put(admitted)
+        loop.post { [unowned self] in sendPendingProgress() }
     }
 
     /// Counts the incident and logs it at warning, naming the photo, its job and the plugin.

@@ -4,8 +4,10 @@ import PhotoClusterImaging
 
 /// Turns the downloaded bytes into RGBA pixels (the pixel cap is checked from the header
 /// first) and turns them upright by their EXIF orientation, so every filter sees the photo as
-/// it is shown (unless the job keeps the stored pixels). A JPEG decode stops between scans and
-/// bands of rows once the photo is cancelled or the stage has run past its time limit.
+/// it is shown (unless the job keeps the stored pixels). The header and metadata walk, and a JPEG
+/// decode between scans and bands of rows, stop once the photo is cancelled or the stage has run
+/// past its time limit (the time waiting for memory not counted); the decoder may allocate no
+/// more than the photo's grant leaves it.
 ///
 /// When the chain starts with `resize` or `thumbnail`, the decode applies it: the photo shrinks
 /// while it is decoded (JPEG at a reduced DCT scale, then area averaging as rows arrive; no
@@ -59,6 +61,9 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
                 header: header, byteCount: bytes.count, decoderBytesPerPixel: PhotoPeak.decoderBytesPerPixel(bytes, header: header),
                 upright: work.variant.upright)
             guard admission.admit(work, start: start, firstFilter: work.reducesOnLoad ? 1 : 0, stage: .decode, stageName: "decode") else { return }
+            #if DEBUG
+            CrashHook.afterAdmission(work.graph.url)
+            #endif
         }
         let started = Date()
         // The duration the worker reports for the stage, and the task stream's bar, are one reading.
