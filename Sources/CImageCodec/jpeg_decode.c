@@ -28,13 +28,15 @@ typedef struct {
 } decode_job;
 
 /*
- * The scans from the first one's data on: every FF DA there starts one, since entropy-coded data
- * escapes FF (FF 00) and has no other markers than restarts. A pass of memchr, so a file of
- * thousands of scans is refused before the first is decoded.
+ * The scans from the first one's data to the end of the image (FF D9; what a camera appends after
+ * it, such as a second picture, is not this image's): every FF DA there starts one, since
+ * entropy-coded data escapes FF (FF 00) and has no other markers than restarts. A pass of memchr,
+ * so a file of thousands of scans is refused before the first is decoded.
  */
 static unsigned count_scans(const uint8_t *from, const uint8_t *end) {
     unsigned scans = 1;
     while (from < end && (from = memchr(from, 0xFF, (size_t)(end - from))) != NULL && from + 1 < end) {
+        if (from[1] == 0xD9) break;
         if (from[1] == 0xDA) scans++;
         from += 1;
     }

@@ -134,8 +134,8 @@ static int read_rows_reduced(png_structp png, png_infop info, png_source *source
     if (setjmp(png_jmpbuf(png))) return 0;
     png_set_read_fn(png, source, read_source);
     /* Only the pixels are read here (the metadata is read apart, within its own budget): text and
-     * other ancillary chunks are skipped without being inflated, as the simplified API does, and
-     * no chunk may make libpng allocate past the decoder's limit. */
+     * other ancillary chunks are skipped without being inflated (tRNS is still read), and no
+     * chunk may make libpng allocate past the decoder's limit. */
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
     png_set_chunk_cache_max(png, 1000);
     if (options->decoder_memory_limit > 0 && options->decoder_memory_limit < 8000000) /* libpng's default cap */

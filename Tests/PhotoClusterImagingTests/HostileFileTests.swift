@@ -51,6 +51,9 @@ final class HostileFileTests: XCTestCase {
     func testAJPEGOfTooManyScansIsRefusedWithItsCount() throws {
         let most = HostileFiles.manyScanJPEG(width: 64, height: 64, scans: ImageCodec.maxJPEGScans)
         XCTAssertEqual(try ImageCodec.decode(most).image.width, 64)
+        // What follows the end of the image (a camera's second picture) is not counted.
+        let appended = most + HostileFiles.manyScanJPEG(width: 8, height: 8, scans: 50)
+        XCTAssertEqual(try ImageCodec.decode(appended).image.width, 64)
         let over = HostileFiles.manyScanJPEG(width: 64, height: 64, scans: 700)
         let error = assertCodecError(.corrupt, try ImageCodec.decode(over))
         XCTAssertEqual(error?.message, "JPEG has 700 scans, more than the 100 a photo may have")
