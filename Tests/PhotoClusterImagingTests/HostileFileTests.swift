@@ -70,6 +70,21 @@ final class HostileFileTests: XCTestCase {
         XCTAssertEqual(try ImageCodec.decode(most, options: DecodeOptions()).image.width, 1)
     }
 
+    /// Empty chunks by the hundred thousand: refused past the cap, naming it.
+    func testAFileOfEndlessEmptyChunksFailsWithTheFigure() throws {
+        var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        png += HostileFiles.chunk("IHDR", [0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0])
+        let empty = HostileFiles.chunk("prVt", [])
+        png += Data((0..<100_001).lazy.flatMap { _ in empty })
+        png += HostileFiles.chunk("IEND", [])
+        let error = assertCodecError(.tooLarge, try ImageCodec.inspect(png))
+        XCTAssertEqual(error?.message, "PNG has more than 100000 chunks besides its image data, the most a photo may have")
+        var jpeg = Data([0xFF, 0xD8])
+        jpeg += Data((0..<100_001).lazy.flatMap { _ in [UInt8]([0xFF, 0xFE, 0x00, 0x02]) })  // empty comments
+        let segments = assertCodecError(.tooLarge, try ImageCodec.inspect(jpeg))
+        XCTAssertEqual(segments?.message, "JPEG has more than 100000 segments before its first scan, the most a photo may have")
+    }
+
     /// The inflated bytes of a file's metadata have one budget: after eight packets inflated to
     /// the 1 MiB cap, a small XMP packet is left out; after seven it is read.
     func testCompressedMetadataSharesOneBudgetOfInflatedBytes() throws {

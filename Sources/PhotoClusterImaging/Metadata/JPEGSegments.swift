@@ -16,6 +16,7 @@ enum JPEGSegments {
         var offset = 2  // after SOI
         walk: while let first = window.byte(at: offset), first == 0xFF {
             try budget.check()
+            try budget.countChunk(.jpeg)
             var markerAt = offset + 1
             while window.byte(at: markerAt) == 0xFF { markerAt += 1 }  // fill bytes
             guard let marker = window.byte(at: markerAt) else { break }

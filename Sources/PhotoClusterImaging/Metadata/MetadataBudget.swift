@@ -14,9 +14,13 @@ public struct MetadataBudget {
     /// Text chunks (PNG tEXt, zTXt, iTXt) one file may have: libpng's own cache limit. Real
     /// photos have a few; a file with more is refused.
     public static let maxTextChunks = 1000
+    /// Chunks (PNG, WebP) or segments (JPEG, before its first scan) one file may have besides
+    /// its image data: each costs the walk a little, and a 60 MB file of empty ones is millions.
+    public static let maxChunks = 100_000
 
     private(set) var inflatedLeft = maxInflatedBytes
     private var textChunks = 0
+    private var chunks = 0
     private let shouldStop: (() -> Bool)?
 
     init(shouldStop: (() -> Bool)? = nil) {
@@ -26,6 +30,14 @@ public struct MetadataBudget {
     /// Called before each chunk or segment: throws `DecodeStopped` once the caller says stop.
     func check() throws {
         if let shouldStop, shouldStop() { throw DecodeStopped() }
+    }
+
+    /// Counts one chunk or segment of `format`; throws past `maxChunks`, naming the figure.
+    mutating func countChunk(_ format: ImageFormat) throws {
+        chunks += 1
+        guard chunks > Self.maxChunks else { return }
+        let what = format == .jpeg ? "JPEG has more than \(Self.maxChunks) segments before its first scan" : "\(format == .png ? "PNG" : "WebP") has more than \(Self.maxChunks) chunks besides its image data"
+        throw ImageCodecError(kind: .tooLarge, message: "\(what), the most a photo may have")
     }
 
     /// Counts one text chunk; throws past `maxTextChunks`, naming the figure.

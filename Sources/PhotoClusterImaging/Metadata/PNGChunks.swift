@@ -21,6 +21,7 @@ enum PNGChunks {
             try budget.check()
             let name = String(decoding: type.bytes, as: UTF8.self)
             if name == "IEND" { break }
+            if name != "IDAT" && name != "fdAT" { try budget.countChunk(.png) }
             if textChunks.contains(name) { try budget.countTextChunk() }
             switch name {
             case "IHDR":

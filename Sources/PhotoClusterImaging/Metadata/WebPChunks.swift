@@ -11,6 +11,7 @@ enum WebPChunks {
             let body = window.slice(offset + 8, length) {
             offset += 8 + length + (length & 1)  // chunks are padded to an even size
             try budget.check()
+            try budget.countChunk(.webp)
             switch String(decoding: type.bytes, as: UTF8.self) {
             case "VP8X":
                 // Flags (4 bytes), then canvas width − 1 and height − 1, 24 bits each.
