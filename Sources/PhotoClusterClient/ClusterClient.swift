@@ -295,6 +295,9 @@ public final class ClusterClient: @unchecked Sendable {
         _ = try await request(.resume(.with { $0.jobID = job }), timeout: timeout)
     }
 
+    /// Said on every message: a coordinator refuses a version it does not accept, with a reason.
+    private static let protocolVersion = UInt32(Photocluster_V1_ProtocolVersion.current.rawValue)
+
     private func request(
         _ body: Photocluster_V1_ClientToCoordinator.OneOf_Body, timeout: TimeInterval,
         prepare: @escaping (UInt64) -> Void = { _ in }
@@ -310,6 +313,7 @@ public final class ClusterClient: @unchecked Sendable {
                 })
                 var message = Photocluster_V1_ClientToCoordinator()
                 message.requestID = requestID
+                message.protocolVersion = Self.protocolVersion
                 message.body = body
                 send(requestID, Envelope.encode(message))
             }
@@ -387,6 +391,7 @@ public final class ClusterClient: @unchecked Sendable {
             fail(id, ClusterClientError("no answer from the coordinator at \(endpoint); is it running? (start one with `cluster coordinator`; if it uses CURVE, pass --curve-secret and --coordinator-key)"))
         }
         var beat = Photocluster_V1_ClientToCoordinator()
+        beat.protocolVersion = Self.protocolVersion
         beat.body = .heartbeat(Photocluster_V1_Heartbeat())
         try? socket.send([Envelope.encode(beat)], dontWait: true)
         ticks += 1
@@ -413,6 +418,7 @@ public final class ClusterClient: @unchecked Sendable {
             rewatches[requestID] = job
             var message = Photocluster_V1_ClientToCoordinator()
             message.requestID = requestID
+            message.protocolVersion = Self.protocolVersion
             // As much as the client first asked for: a watch without it would ask for every photo.
             message.body = .watch(.with { $0.jobID = job; $0.events = followed.detail; $0.summary = followed.summary; $0.renewal = true })
             try? socket.send([Envelope.encode(message)], dontWait: true)

@@ -178,6 +178,9 @@ public nonisolated enum Photocluster_V1_Refusal: SwiftProtobuf.Enum, Swift.CaseI
 
   /// an s3:// output or input lies outside what the client key may write or read
   case storageNotGranted // = 342
+
+  /// the client's protocol version is not one the coordinator accepts
+  case protocolVersion // = 350
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -195,6 +198,7 @@ public nonisolated enum Photocluster_V1_Refusal: SwiftProtobuf.Enum, Swift.CaseI
     case 340: self = .outputNotOwned
     case 341: self = .outputOccupied
     case 342: self = .storageNotGranted
+    case 350: self = .protocolVersion
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -210,6 +214,7 @@ public nonisolated enum Photocluster_V1_Refusal: SwiftProtobuf.Enum, Swift.CaseI
     case .outputNotOwned: return 340
     case .outputOccupied: return 341
     case .storageNotGranted: return 342
+    case .protocolVersion: return 350
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -225,6 +230,7 @@ public nonisolated enum Photocluster_V1_Refusal: SwiftProtobuf.Enum, Swift.CaseI
     .outputNotOwned,
     .outputOccupied,
     .storageNotGranted,
+    .protocolVersion,
   ]
 
 }
@@ -466,6 +472,17 @@ public nonisolated struct Photocluster_V1_ClientToCoordinator: Sendable {
 
   public var requestID: UInt64 = 0
 
+  /// The client's protocol version (ProtocolVersion). Absent from clients of version 1, which
+  /// said none: the coordinator takes absence for 1.
+  public var protocolVersion: UInt32 {
+    get {_protocolVersion ?? 0}
+    set {_protocolVersion = newValue}
+  }
+  /// Returns true if `protocolVersion` has been explicitly set.
+  public var hasProtocolVersion: Bool {self._protocolVersion != nil}
+  /// Clears the value of `protocolVersion`. Subsequent reads from it will return its default value.
+  public mutating func clearProtocolVersion() {self._protocolVersion = nil}
+
   public var body: Photocluster_V1_ClientToCoordinator.OneOf_Body? = nil
 
   public var submit: Photocluster_V1_SubmitJob {
@@ -556,6 +573,8 @@ public nonisolated struct Photocluster_V1_ClientToCoordinator: Sendable {
   }
 
   public init() {}
+
+  fileprivate var _protocolVersion: UInt32? = nil
 }
 
 public nonisolated struct Photocluster_V1_PhotoStatus: Sendable {
@@ -1106,7 +1125,7 @@ nonisolated extension Photocluster_V1_JobPhase: SwiftProtobuf._ProtoNameProvidin
 }
 
 nonisolated extension Photocluster_V1_Refusal: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0REFUSAL_UNSPECIFIED\0\u{2}L\u{2}REFUSAL_NOT_PERMITTED\0\u{1}REFUSAL_OUTPUT_OUTSIDE_ROOT\0\u{1}REFUSAL_TOO_LARGE\0\u{1}REFUSAL_TOO_MANY_JOBS\0\u{1}REFUSAL_KEY_REMOVED\0\u{2}D\u{3}REFUSAL_OUTPUT_NOT_OWNED\0\u{1}REFUSAL_OUTPUT_OCCUPIED\0\u{1}REFUSAL_STORAGE_NOT_GRANTED\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0REFUSAL_UNSPECIFIED\0\u{2}L\u{2}REFUSAL_NOT_PERMITTED\0\u{1}REFUSAL_OUTPUT_OUTSIDE_ROOT\0\u{1}REFUSAL_TOO_LARGE\0\u{1}REFUSAL_TOO_MANY_JOBS\0\u{1}REFUSAL_KEY_REMOVED\0\u{2}D\u{3}REFUSAL_OUTPUT_NOT_OWNED\0\u{1}REFUSAL_OUTPUT_OCCUPIED\0\u{1}REFUSAL_STORAGE_NOT_GRANTED\0\u{2}\u{8}REFUSAL_PROTOCOL_VERSION\0")
 }
 
 nonisolated extension Photocluster_V1_ManifestEntry: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -1551,7 +1570,7 @@ nonisolated extension Photocluster_V1_TraceRequest: SwiftProtobuf.Message, Swift
 
 nonisolated extension Photocluster_V1_ClientToCoordinator: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ClientToCoordinator"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}submit\0\u{1}viewport\0\u{1}cancel\0\u{1}suspend\0\u{1}resume\0\u{1}status\0\u{1}watch\0\u{1}heartbeat\0\u{1}trace\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}submit\0\u{1}viewport\0\u{1}cancel\0\u{1}suspend\0\u{1}resume\0\u{1}status\0\u{1}watch\0\u{1}heartbeat\0\u{1}trace\0\u{4}T\u{5}protocol_version\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1677,6 +1696,7 @@ nonisolated extension Photocluster_V1_ClientToCoordinator: SwiftProtobuf.Message
           self.body = .trace(v)
         }
       }()
+      case 350: try { try decoder.decodeSingularUInt32Field(value: &self._protocolVersion) }()
       default: break
       }
     }
@@ -1729,11 +1749,15 @@ nonisolated extension Photocluster_V1_ClientToCoordinator: SwiftProtobuf.Message
     }()
     case nil: break
     }
+    try { if let v = self._protocolVersion {
+      try visitor.visitSingularUInt32Field(value: v, fieldNumber: 350)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Photocluster_V1_ClientToCoordinator, rhs: Photocluster_V1_ClientToCoordinator) -> Bool {
     if lhs.requestID != rhs.requestID {return false}
+    if lhs._protocolVersion != rhs._protocolVersion {return false}
     if lhs.body != rhs.body {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true

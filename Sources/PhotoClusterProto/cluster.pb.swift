@@ -31,11 +31,16 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
-/// Bumped when a change breaks older peers; a peer with another version is refused.
+/// Bumped with each release whose peers need something an older one lacks. A coordinator accepts
+/// workers and clients of its own version and the one before (so a cluster upgrades one node at a
+/// time) and refuses the others with a reason that names both versions.
+///   1: the first release. Workers say it in their hello; its clients say no version at all.
+///   2: the coordinator refuses versions it does not accept (`ProtocolRefused`, REFUSAL_PROTOCOL_VERSION)
+///      and says its own in its welcome; clients say theirs.
 public nonisolated enum Photocluster_V1_ProtocolVersion: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
   case unspecified // = 0
-  case current // = 1
+  case current // = 2
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -45,7 +50,7 @@ public nonisolated enum Photocluster_V1_ProtocolVersion: SwiftProtobuf.Enum, Swi
   public init?(rawValue: Int) {
     switch rawValue {
     case 0: self = .unspecified
-    case 1: self = .current
+    case 2: self = .current
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -53,7 +58,7 @@ public nonisolated enum Photocluster_V1_ProtocolVersion: SwiftProtobuf.Enum, Swi
   public var rawValue: Int {
     switch self {
     case .unspecified: return 0
-    case .current: return 1
+    case .current: return 2
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -574,7 +579,7 @@ public nonisolated struct Photocluster_V1_OutputPlace: Sendable {
 fileprivate nonisolated let _protobuf_package = "photocluster.v1"
 
 nonisolated extension Photocluster_V1_ProtocolVersion: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0PROTOCOL_VERSION_UNSPECIFIED\0\u{1}PROTOCOL_VERSION_CURRENT\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0PROTOCOL_VERSION_UNSPECIFIED\0\u{2}\u{2}PROTOCOL_VERSION_CURRENT\0")
 }
 
 nonisolated extension Photocluster_V1_OutputFormat: SwiftProtobuf._ProtoNameProviding {

@@ -408,11 +408,32 @@ public nonisolated struct Photocluster_V1_Welcome: Sendable {
   /// limit): a worker fails a photo whose result is larger instead of sending it. 0: unsaid.
   public var maxResultBytes: UInt64 = 0
 
+  /// The coordinator's protocol version (ProtocolVersion); 0 from a coordinator of version 1.
+  public var protocolVersion: UInt32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _openJobs: Photocluster_V1_OpenJobs? = nil
+}
+
+/// The coordinator does not accept the worker's protocol version: the worker says hello again only
+/// after a back-off, and its operator upgrades whichever side `reason` names.
+public nonisolated struct Photocluster_V1_ProtocolRefused: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var coordinatorVersion: UInt32 = 0
+
+  public var oldestAccepted: UInt32 = 0
+
+  public var reason: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 public nonisolated struct Photocluster_V1_OpenJobs: Sendable {
@@ -544,6 +565,14 @@ public nonisolated struct Photocluster_V1_CoordinatorToWorker: Sendable {
     set {body = .assignBatch(newValue)}
   }
 
+  public var refused: Photocluster_V1_ProtocolRefused {
+    get {
+      if case .refused(let v)? = body {return v}
+      return Photocluster_V1_ProtocolRefused()
+    }
+    set {body = .refused(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -559,6 +588,7 @@ public nonisolated struct Photocluster_V1_CoordinatorToWorker: Sendable {
     case jobClosed(Photocluster_V1_JobClosed)
     case control(Photocluster_V1_JobControl)
     case assignBatch(Photocluster_V1_AssignGraphs)
+    case refused(Photocluster_V1_ProtocolRefused)
 
   }
 
@@ -1711,7 +1741,7 @@ nonisolated extension Photocluster_V1_StageLoad: SwiftProtobuf.Message, SwiftPro
 
 nonisolated extension Photocluster_V1_Welcome: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Welcome"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}coordinator_id\0\u{3}heartbeat_interval_ms\0\u{3}heartbeat_liveness\0\u{3}open_jobs\0\u{4}F\u{5}max_result_bytes\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}coordinator_id\0\u{3}heartbeat_interval_ms\0\u{3}heartbeat_liveness\0\u{3}open_jobs\0\u{4}F\u{5}max_result_bytes\0\u{4}\u{14}protocol_version\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1724,6 +1754,7 @@ nonisolated extension Photocluster_V1_Welcome: SwiftProtobuf.Message, SwiftProto
       case 3: try { try decoder.decodeSingularUInt32Field(value: &self.heartbeatLiveness) }()
       case 4: try { try decoder.decodeSingularMessageField(value: &self._openJobs) }()
       case 330: try { try decoder.decodeSingularUInt64Field(value: &self.maxResultBytes) }()
+      case 350: try { try decoder.decodeSingularUInt32Field(value: &self.protocolVersion) }()
       default: break
       }
     }
@@ -1749,6 +1780,9 @@ nonisolated extension Photocluster_V1_Welcome: SwiftProtobuf.Message, SwiftProto
     if self.maxResultBytes != 0 {
       try visitor.visitSingularUInt64Field(value: self.maxResultBytes, fieldNumber: 330)
     }
+    if self.protocolVersion != 0 {
+      try visitor.visitSingularUInt32Field(value: self.protocolVersion, fieldNumber: 350)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1758,6 +1792,47 @@ nonisolated extension Photocluster_V1_Welcome: SwiftProtobuf.Message, SwiftProto
     if lhs.heartbeatLiveness != rhs.heartbeatLiveness {return false}
     if lhs._openJobs != rhs._openJobs {return false}
     if lhs.maxResultBytes != rhs.maxResultBytes {return false}
+    if lhs.protocolVersion != rhs.protocolVersion {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Photocluster_V1_ProtocolRefused: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ProtocolRefused"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}coordinator_version\0\u{3}oldest_accepted\0\u{1}reason\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.coordinatorVersion) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.oldestAccepted) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.reason) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.coordinatorVersion != 0 {
+      try visitor.visitSingularUInt32Field(value: self.coordinatorVersion, fieldNumber: 1)
+    }
+    if self.oldestAccepted != 0 {
+      try visitor.visitSingularUInt32Field(value: self.oldestAccepted, fieldNumber: 2)
+    }
+    if !self.reason.isEmpty {
+      try visitor.visitSingularStringField(value: self.reason, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_ProtocolRefused, rhs: Photocluster_V1_ProtocolRefused) -> Bool {
+    if lhs.coordinatorVersion != rhs.coordinatorVersion {return false}
+    if lhs.oldestAccepted != rhs.oldestAccepted {return false}
+    if lhs.reason != rhs.reason {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1825,7 +1900,7 @@ nonisolated extension Photocluster_V1_JobClosed: SwiftProtobuf.Message, SwiftPro
 
 nonisolated extension Photocluster_V1_CoordinatorToWorker: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".CoordinatorToWorker"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}welcome\0\u{1}assign\0\u{1}cancel\0\u{1}suspend\0\u{1}resume\0\u{1}reprioritise\0\u{3}please_register\0\u{3}drop_stale\0\u{1}heartbeat\0\u{3}job_closed\0\u{2}V\u{2}control\0\u{4}\u{14}assign_batch\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}welcome\0\u{1}assign\0\u{1}cancel\0\u{1}suspend\0\u{1}resume\0\u{1}reprioritise\0\u{3}please_register\0\u{3}drop_stale\0\u{1}heartbeat\0\u{3}job_closed\0\u{2}V\u{2}control\0\u{4}\u{14}assign_batch\0\u{2}j\u{2}refused\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1989,6 +2064,19 @@ nonisolated extension Photocluster_V1_CoordinatorToWorker: SwiftProtobuf.Message
           self.body = .assignBatch(v)
         }
       }()
+      case 350: try {
+        var v: Photocluster_V1_ProtocolRefused?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .refused(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .refused(v)
+        }
+      }()
       default: break
       }
     }
@@ -2047,6 +2135,10 @@ nonisolated extension Photocluster_V1_CoordinatorToWorker: SwiftProtobuf.Message
     case .assignBatch?: try {
       guard case .assignBatch(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 180)
+    }()
+    case .refused?: try {
+      guard case .refused(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 350)
     }()
     case nil: break
     }

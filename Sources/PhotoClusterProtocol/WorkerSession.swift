@@ -34,7 +34,14 @@ package struct WorkerSession {
         case registered(coordinatorID: String)
         case closeJobs(except: Set<String>)
         case close(job: String)
+        /// The coordinator does not accept this worker's protocol version: say so, and say hello
+        /// again only after `retryAfter` seconds (the coordinator's requests to register are
+        /// ignored meanwhile, so a refused worker never spins).
+        case refused(reason: String, retryAfter: TimeInterval)
     }
+
+    /// The longest a refused worker waits before saying hello again.
+    package static let longestRefusalBackoff: TimeInterval = 60
 
     /// The coordinator's heartbeat settings (from its welcome) win over our own, so it never
     /// declares us lost for beating too slowly.
@@ -51,6 +58,9 @@ package struct WorkerSession {
     /// or one a coordinator heartbeat names (every assignment before it has arrived or never
     /// will). Heartbeats report it with the photos held, so the coordinator finds lost ones.
     package private(set) var assignSequenceSeen: UInt64 = 0
+    /// Refusals of this worker's protocol version since its last welcome: the back-off doubles
+    /// with each, from 1 s to `longestRefusalBackoff`.
+    package private(set) var refusals = 0
 
     package init(heartbeatInterval: TimeInterval, heartbeatLiveness: Int) {
         self.heartbeatInterval = heartbeatInterval
@@ -130,12 +140,18 @@ package struct WorkerSession {
             assignSequenceSeen = max(assignSequenceSeen, batch.sequence)
             commands += batch.graphs.map(start)
         case .pleaseRegister:
-            commands.append(.sayHello)
+            // A refused worker says hello when its back-off ends, not whenever it is asked.
+            if refusals == 0 { commands.append(.sayHello) }
+        case .refused(let refused):
+            refusals += 1
+            let backoff = min(Self.longestRefusalBackoff, Double(1 << min(refusals - 1, 16)))
+            commands.append(.refused(reason: refused.reason, retryAfter: backoff))
         case .dropStale(let drop):
             commands += drop.photos.map { .drop(job: $0.jobID, photo: $0.photoIndex) }
         case .welcome(let welcome):
             // A new registration: the coordinator counts its assignments from 1 again.
             assignSequenceSeen = 0
+            refusals = 0
             if welcome.heartbeatIntervalMs > 0 {
                 heartbeatInterval = min(configuredHeartbeatInterval, Double(welcome.heartbeatIntervalMs) / 1000)
             }

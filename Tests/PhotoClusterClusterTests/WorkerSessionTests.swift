@@ -118,4 +118,19 @@ final class WorkerSessionTests: XCTestCase {
         XCTAssertTrue(session.coordinatorFellSilent())
         XCTAssertFalse(session.coordinatorFellSilent(), "said once")
     }
+
+    /// A coordinator that does not accept this worker's protocol version: the worker waits
+    /// longer after each refusal (1 s, 2 s, 4 s … at most a minute) and ignores requests to
+    /// register meanwhile, so it never spins; a welcome ends it.
+    func testRefusalsBackOffAndRequestsToRegisterWaitForTheBackOff() {
+        func refused() -> Message { message(.refused(.with { $0.reason = "worker w speaks protocol 9" })) }
+        XCTAssertEqual(session.receive([refused()]), [.refused(reason: "worker w speaks protocol 9", retryAfter: 1)])
+        XCTAssertEqual(session.receive([message(.pleaseRegister(.init()))]), [], "no hello before the back-off ends")
+        XCTAssertEqual(session.receive([refused()]), [.refused(reason: "worker w speaks protocol 9", retryAfter: 2)])
+        for _ in 0..<10 { _ = session.receive([refused()]) }
+        XCTAssertEqual(session.receive([refused()]), [.refused(reason: "worker w speaks protocol 9", retryAfter: WorkerSession.longestRefusalBackoff)])
+        _ = session.receive([message(.welcome(.with { $0.coordinatorID = "c" }))])
+        XCTAssertEqual(session.refusals, 0)
+        XCTAssertEqual(session.receive([message(.pleaseRegister(.init()))]), [.sayHello])
+    }
 }

@@ -82,9 +82,10 @@ struct JobRunner {
 
     /// A job the coordinator refused: exit 2 when the request itself must change (an output
     /// directory outside its root or another key's, one holding another job's outputs, an S3
-    /// location outside the key's grants, a job over its size limits), 1 otherwise.
+    /// location outside the key's grants, a job over its size limits, a client or coordinator
+    /// that must be upgraded first), 1 otherwise.
     private func refused(_ error: ClusterClientError, _ place: String) -> CommandFailure {
-        let mustChange: Set<Photocluster_V1_Refusal> = [.outputOutsideRoot, .tooLarge, .outputNotOwned, .outputOccupied, .storageNotGranted]
+        let mustChange: Set<Photocluster_V1_Refusal> = [.outputOutsideRoot, .tooLarge, .outputNotOwned, .outputOccupied, .storageNotGranted, .protocolVersion]
         return CommandFailure(message: "\(place) refused the job: \(error.message)", status: mustChange.contains(error.refusal) ? ExitStatus.usage : ExitStatus.somePhotosFailed)
     }
 

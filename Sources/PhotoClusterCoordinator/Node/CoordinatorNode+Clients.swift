@@ -1,6 +1,7 @@
 import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterProtocol
 import PhotoClusterScheduling
 import PhotoClusterStorage
 
@@ -19,6 +20,14 @@ extension CoordinatorNode {
         // A key removed (or made a worker's) since this connection's handshake.
         if let refusal = keyRefusal(key, at: .clients) { return dropClient(client, because: refusal) }
         if let key { noteClient(client, key: key) }
+        // Requests only: a heartbeat asks for nothing to refuse, and comes every tick.
+        let version = request.hasProtocolVersion ? request.protocolVersion : ProtocolVersions.unsaidByClients
+        let isHeartbeat: Bool = { if case .heartbeat = request.body { return true } else { return false } }()
+        if !isHeartbeat, let reason = ProtocolVersions.refusal(of: version, peer: "client") {
+            metrics.refusedRequest(reason: "protocol_version")
+            log(.error, "refused a request from a client with \(key.map { "key \($0)" } ?? "no key"): \(reason)")
+            return refuse(client, id, reason, .protocolVersion)
+        }
         let requester = Requester.client(key: key)
         switch request.body {
         case .submit(let submit):

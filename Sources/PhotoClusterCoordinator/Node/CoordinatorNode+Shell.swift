@@ -60,6 +60,9 @@ extension CoordinatorNode: CoordinatorShell {
             recordSpans(spans, from: worker)
         case .rejected(let worker, let key, let what, let reason, let why, let job, let photo):
             rejected(what, from: worker, key: key, reason: reason, why: why, job: job, photo: photo)
+        case .refusedProtocol(let worker, let key, let why):
+            metrics.refusedRequest(reason: "protocol_version")
+            log(.error, "refused worker \(worker) with \(key.map { "key \($0)" } ?? "no key"): \(why)", worker: worker)
         case .workersChanged:
             metrics.workers(inFlight: workers.mapValues { $0.inFlight.count })
         case .count(let counter):

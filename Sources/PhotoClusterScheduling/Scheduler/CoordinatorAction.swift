@@ -24,6 +24,8 @@ package enum CoordinatorAction {
     case spansReported(Photocluster_V1_PhotoSpans, worker: String)
     /// A report or message not believed: counted (`reason`) and logged now and then.
     case rejected(worker: String, key: String?, what: String, reason: String, why: String, job: String?, photo: UInt32?)
+    /// A worker's hello of a protocol version not accepted (it was told why): counted and logged.
+    case refusedProtocol(worker: String, key: String?, why: String)
     /// A worker joined or left: the in-flight gauge.
     case workersChanged
     case count(Counter)

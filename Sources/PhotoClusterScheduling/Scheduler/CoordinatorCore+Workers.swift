@@ -1,6 +1,7 @@
 import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterProtocol
 
 /// Messages from workers, and what becomes of their photos.
 extension CoordinatorCore {
@@ -63,6 +64,9 @@ extension CoordinatorCore {
     }
 
     private func register(_ id: String, _ hello: Photocluster_V1_WorkerHello, key: String?) {
+        if let reason = ProtocolVersions.refusal(of: hello.protocolVersion, peer: "worker \(id)") {
+            return refuseProtocol(of: id, reason: reason, key: key)
+        }
         if let previous = workers[id], previous.key != key {
             // Two keys claiming one id: the one registered keeps it until it is lost.
             return rejectMessage(from: id, key: key, why: "worker \(id) is registered with \(previous.key.map { "key \($0)" } ?? "no key"); "
@@ -105,6 +109,7 @@ extension CoordinatorCore {
         welcome.heartbeatIntervalMs = UInt32(settings.heartbeatInterval * 1000)
         welcome.heartbeatLiveness = UInt32(settings.heartbeatLiveness)
         welcome.maxResultBytes = UInt64(resultLimit)
+        welcome.protocolVersion = ProtocolVersions.current
         let open = openJobs.compactMap { jobs[$0] }
         welcome.openJobs.jobIds = open.map(\.id)
         sendToWorker(id, .welcome(welcome))
@@ -113,6 +118,18 @@ extension CoordinatorCore {
         perform(.workersChanged)
         log("worker \(id) joined from \(hello.host) (concurrency \(hello.concurrency), filters: \(hello.filters.map(\.name).sorted().joined(separator: ", ")))", worker: id)
         capabilitiesChanged = true
+    }
+
+    /// A hello of a protocol version this coordinator does not accept: the worker is told why
+    /// (it backs off before saying hello again) and is not registered; a worker registered under
+    /// that id before stays until it is lost.
+    private func refuseProtocol(of id: String, reason: String, key: String?) {
+        sendToWorker(id, .refused(.with {
+            $0.coordinatorVersion = ProtocolVersions.current
+            $0.oldestAccepted = ProtocolVersions.oldestAccepted
+            $0.reason = reason
+        }))
+        perform(.refusedProtocol(worker: id, key: key, why: reason))
     }
 
     private func newWorkerNumber() -> WorkerNumber {

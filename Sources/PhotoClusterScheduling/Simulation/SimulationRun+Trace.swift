@@ -51,6 +51,7 @@ extension SimulationRun {
         case .stageReported(let progress, let worker, _): line = "stage \(progress.stage) of \(progress.jobID)/\(progress.photoIndex) on \(worker)"
         case .spansReported(_, let worker): line = "spans from \(worker)"
         case .rejected(let worker, _, let what, let reason, _, let job, let photo): line = "rejected \(what) from \(worker) (\(reason)) \(job ?? "")/\(photo ?? 0)"
+        case .refusedProtocol(let worker, _, _): line = "refused the protocol of \(worker)"
         case .workersChanged: line = "workers changed"
         case .count(let counter): line = "count \(counter)"
         case .log(_, let message, _, _, _): line = "log: \(message)"
@@ -98,6 +99,9 @@ extension SimulationRun {
         case .spansReported: mix(8)
         case .rejected(let worker, _, _, _, _, _, let photo):
             mix(9 | UInt64(photo ?? 0) << 8)
+            mix(worker)
+        case .refusedProtocol(let worker, _, _):
+            mix(13)
             mix(worker)
         case .workersChanged: mix(10)
         case .count: mix(11)
@@ -184,6 +188,7 @@ extension SimulationRun {
         case .dropStale(let drop): return "drop \(drop.photos.map { "\($0.jobID)/\($0.photoIndex)" })"
         case .jobClosed(let closed): return "job \(closed.jobID) closed"
         case .pleaseRegister: return "please register"
+        case .refused(let refused): return "refused: \(refused.reason)"
         case .heartbeat(let beat): return "heartbeat (sequence \(beat.assignSequence))"
         default: return "other"
         }

@@ -16,6 +16,7 @@ extension SimulationRun {
     private func sendHello(_ slot: Int) {
         let worker = workers[slot]
         send(.hello(.with {
+            $0.protocolVersion = ProtocolVersions.current
             $0.workerID = worker.id
             $0.host = "simulated"
             $0.concurrency = UInt32(worker.concurrency)
@@ -82,6 +83,8 @@ extension SimulationRun {
                 ended += workers[slot].remove { $0.job == job }
             case .reprioritise, .wakeQueueThread, .registered:
                 break
+            case .refused:
+                break  // simulated workers speak this build's protocol: never refused
             }
         }
         guard !ended.isEmpty else { return }

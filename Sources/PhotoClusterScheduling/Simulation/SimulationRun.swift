@@ -230,7 +230,7 @@ package final class SimulationRun: CoordinatorShell {
             journal[job]?.losses[photo] = losses
         case .journalJobState(let jobID):
             if let job = core.jobs[jobID] { journal[jobID]?.noteState(of: job) }
-        case .stageReported, .spansReported, .rejected, .workersChanged, .count, .log:
+        case .stageReported, .spansReported, .rejected, .refusedProtocol, .workersChanged, .count, .log:
             break
         }
         return true

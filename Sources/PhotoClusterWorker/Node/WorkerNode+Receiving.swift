@@ -13,7 +13,7 @@ import PhotoClusterTransport
 extension WorkerNode {
     func sayHello() {
         var hello = Photocluster_V1_WorkerHello()
-        hello.protocolVersion = UInt32(Photocluster_V1_ProtocolVersion.current.rawValue)
+        hello.protocolVersion = ProtocolVersions.current
         hello.workerID = configuration.workerID
         hello.host = ProcessInfo.processInfo.hostName
         hello.concurrency = UInt32(configuration.engine.concurrency)
@@ -61,6 +61,12 @@ extension WorkerNode {
         case .registered(let coordinatorID): logger.info("registered with \(coordinatorID) at \(configuration.coordinatorEndpoint)")
         case .closeJobs(let open): engine.closeJobs(except: open)
         case .close(let job): engine.close(job: job)
+        case .refused(let reason, let retryAfter):
+            if reason != lastRefusal {
+                logger.error("the coordinator at \(configuration.coordinatorEndpoint) refused this worker: \(reason)")
+                lastRefusal = reason
+            }
+            helloAfterRefusal = MonotonicInstant.now.adding(seconds: retryAfter)
         }
     }
 

@@ -43,6 +43,10 @@ public final class WorkerNode: @unchecked Sendable {
     /// CURVE, a refused handshake, which libzmq never retries by itself.
     var monitor: SocketMonitor?
     var refusalLogged = false
+    /// After the coordinator refused this worker's protocol version: when to say hello again, and
+    /// the reason last logged (each new one is logged once).
+    var helloAfterRefusal: MonotonicInstant?
+    var lastRefusal: String?
     var selfConnection = SelfConnectionGuard()
 
     /// Stage progress from operation threads, sent in one batch by the loop.
@@ -84,6 +88,10 @@ public final class WorkerNode: @unchecked Sendable {
         // A fine clock, so the interval can follow the coordinator's welcome.
         loop.every(0.05) { [unowned self] in
             if selfConnection.shouldReconnect() { reconnect() }
+            if let at = helloAfterRefusal, MonotonicInstant.now >= at {
+                helloAfterRefusal = nil
+                sayHello()
+            }
             sendPendingProgress()
             if lastHeartbeatSent.map({ MonotonicInstant.now.seconds(since: $0) >= session.heartbeatInterval }) ?? true { heartbeat() }
         }

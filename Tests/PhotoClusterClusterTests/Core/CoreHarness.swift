@@ -1,6 +1,7 @@
 import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterProtocol
 import XCTest
 
 @testable import PhotoClusterCoordinator
@@ -57,6 +58,7 @@ final class CoreHarness: CoordinatorShell {
     @discardableResult
     func hello(_ worker: String, concurrency: UInt32 = 1, incarnation: String? = nil, holding: [PhotoRef] = []) -> [CoordinatorAction] {
         from(worker, .hello(.with {
+            $0.protocolVersion = ProtocolVersions.current
             $0.workerID = worker
             $0.concurrency = concurrency
             $0.incarnation = incarnation ?? "\(worker)-1"
