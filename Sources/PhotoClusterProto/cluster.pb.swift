@@ -36,7 +36,8 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
 /// time) and refuses the others with a reason that names both versions.
 ///   1: the first release. Workers say it in their hello; its clients say no version at all.
 ///   2: the coordinator refuses versions it does not accept (`ProtocolRefused`, REFUSAL_PROTOCOL_VERSION)
-///      and says its own in its welcome; clients say theirs.
+///      and says its own in its welcome; clients say theirs; workers report each photo's memory
+///      grant (`PhotoAdmitted`).
 public nonisolated enum Photocluster_V1_ProtocolVersion: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
   case unspecified // = 0
