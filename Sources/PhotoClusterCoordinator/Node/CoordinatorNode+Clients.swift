@@ -18,6 +18,10 @@ extension CoordinatorNode {
         let id = request.requestID
         // A key removed (or made a worker's) since this connection's handshake.
         if let refusal = keyRefusal(key, at: .clients) { return dropClient(client, because: refusal) }
+        // Another key's connection holds the routing id of a client heard from.
+        if let known = clientKeys[client], known.key != key {
+            return refuseImpostor(client, at: .clients, holder: "a client", registeredKey: known.key, key: key)
+        }
         if let key { noteClient(client, key: key) }
         let requester = Requester.client(key: key)
         switch request.body {

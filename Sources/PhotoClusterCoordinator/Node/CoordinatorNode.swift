@@ -53,6 +53,8 @@ public final class CoordinatorNode: @unchecked Sendable {
     /// Connections to drop once the notice sent to them has had a moment to leave.
     var evictions: [(endpoint: ServerEndpoint, identity: Data, due: Date)] = []
     var evictors: [ServerEndpoint: PeerEvictor] = [:]
+    /// Connections refused for holding a routing id registered with another key (loop thread).
+    var impostorsRefused = 0
     /// Open output directories of unfinished jobs (absent for a job whose directory could not
     /// be opened again after a restart: `outputProblems` says why).
     var outputDirectories: [String: JobDirectory] = [:]
@@ -238,6 +240,9 @@ public final class CoordinatorNode: @unchecked Sendable {
 
     /// Connected workers: their in-flight counts, photos finished, and how many unsettled photos'
     /// intermediate results each holds.
+    /// How many connections were refused for claiming a routing id registered with another key.
+    public var refusedImpostorCount: Int { onLoop { self.impostorsRefused } }
+
     public func workerSnapshot() -> [(id: String, inFlight: Int, completed: UInt64, cached: Int)] {
         onLoop { self.workers.values.map { ($0.id, $0.inFlight.count, $0.completed, $0.cached.count) }.sorted { $0.id < $1.id } }
     }
