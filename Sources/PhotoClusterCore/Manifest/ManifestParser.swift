@@ -82,6 +82,10 @@ public struct ManifestParser: Sendable {
         } catch {
             throw ManifestError(file: validator.file, reason: "not valid JSON: \(Self.describeJSONError(error, in: data))")
         }
+        // Keys that the dictionary merged (written twice, or NFC/NFD twins) are refused.
+        if let dictionary = root as? [String: Any], let keys = JSONObjectKeys.topLevel(in: data), keys.count != dictionary.count {
+            try validator.checkUniqueKeys(keys)
+        }
         try parseTree(root, kind: "JSON", validator: &validator)
     }
 
