@@ -146,6 +146,7 @@ extension CoordinatorNode {
                     try OutputOwnership.claim(directory, claim)
                     return nil
                 }
+                if let root { try OutputTreeTenancy.check(submit.outputDir, under: root, claim) }
                 let directory = try Self.openOutputDirectory(submit.outputDir, root: root)
                 try OutputOwnership.claim(directory, claim)
                 return directory
