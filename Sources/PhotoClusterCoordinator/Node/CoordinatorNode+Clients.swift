@@ -56,8 +56,14 @@ extension CoordinatorNode {
             sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
         case .viewport(let request):
             guard permitted(request.jobID, for: requester, client, id) else { return }
+            guard viewportInbox.admit(key ?? client.base64EncodedString(), now: arrivedAt) else {
+                metrics.refusedRequest(reason: "limit")
+                return refuse(client, id, "too many viewport changes: a client may make \(configuration.limits.viewportChangesPerSecond) a second "
+                    + "(only the latest counts); this one was not taken")
+            }
             if let problem = applyViewport(request.viewport, to: request.jobID, arrivedAt: arrivedAt) { return refuse(client, id, problem.message) }
-            sendToClient(client, requestID: id, .status(statusReply(for: request.jobID, includePhotos: false, for: requester)))
+            // Answered once the turn's latest viewport of the job is applied.
+            viewportReplies.append((client, id, requester, request.jobID))
         case .suspend(let request):
             guard permitted(request.jobID, for: requester, client, id) else { return }
             core.handle(.suspend(job: request.jobID, true, arrivedAt: arrivedAt), now: .now)

@@ -70,7 +70,14 @@ extension CoordinatorCore {
         }
         // Photos it says it still holds keep running there (a worker that only lost touch for a
         // moment must not have its work dropped and redone, over and over under load).
-        let stillHeld = Set(hello.inFlight.map { PhotoRef(job: $0.jobID, index: $0.photoIndex) })
+        // Bounded like credit: a worker never holds more than its window, so a hello claiming a
+        // million photos costs the loop no more than an honest one (the rest are not looked at).
+        let claimLimit = Self.heldClaimLimit(creditLimit: settings.workerBudgets.creditLimit(announced: hello.concurrency))
+        if hello.inFlight.count > claimLimit {
+            log(.warning, "worker \(id) claims to hold \(hello.inFlight.count) photos, more than its credit window allows; only the first \(claimLimit) are considered",
+                worker: id)
+        }
+        let stillHeld = Set(hello.inFlight.prefix(claimLimit).map { PhotoRef(job: $0.jobID, index: $0.photoIndex) })
         var kept: Set<PhotoRef> = []
         var previousNumber = WorkerNumber.none
         if let previous = workers[id] {
@@ -114,6 +121,10 @@ extension CoordinatorCore {
         log("worker \(id) joined from \(hello.host) (concurrency \(hello.concurrency), filters: \(hello.filters.map(\.name).sorted().joined(separator: ", ")))", worker: id)
         capabilitiesChanged = true
     }
+
+    /// The most held photos a hello or heartbeat may name that are looked at: twice the credit
+    /// window and some (a reconnected worker may still hold what it kept besides new graphs).
+    package static func heldClaimLimit(creditLimit: Int) -> Int { 2 * creditLimit + 16 }
 
     private func newWorkerNumber() -> WorkerNumber {
         lastWorkerNumber += 1
