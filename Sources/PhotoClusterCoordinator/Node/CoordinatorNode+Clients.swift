@@ -59,7 +59,7 @@ extension CoordinatorNode {
             guard viewportInbox.admit(key ?? client.base64EncodedString(), now: arrivedAt) else {
                 metrics.refusedRequest(reason: "limit")
                 return refuse(client, id, "too many viewport changes: a client may make \(configuration.limits.viewportChangesPerSecond) a second "
-                    + "(only the latest counts); this one was not taken")
+                    + "(only the latest counts; cluster coordinator --max-viewport-changes-per-second); this one was not taken")
             }
             if let problem = applyViewport(request.viewport, to: request.jobID, arrivedAt: arrivedAt) { return refuse(client, id, problem.message) }
             // Answered once the turn's latest viewport of the job is applied.
