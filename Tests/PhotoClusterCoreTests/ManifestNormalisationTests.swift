@@ -54,6 +54,16 @@ final class ManifestNormalisationTests: XCTestCase {
             """, form: "property list array")
     }
 
+    func testPropertyListDictionary() {
+        assertTwinsRefused("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+              <key>\(nfc)</key><string>http://h/1.jpg</string>
+              <key>\(nfd)</key><string>http://h/2.jpg</string>
+            </dict></plist>
+            """, form: "property list dictionary")
+    }
+
     func testPlainText() {
         assertTwinsRefused("http://h/a/\(nfc)\nhttp://h/b/\(nfd)\n", form: "plain text")
     }
