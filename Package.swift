@@ -214,6 +214,13 @@ let package = Package(
         ),
 
         .executableTarget(
+            name: "ViewportFloodBenchmark",
+            dependencies: ["PhotoClusterClient", "PhotoClusterProto", "PhotoClusterTransport"],
+            path: "Benchmarks/ViewportFloodBenchmark",
+            swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(
             name: "DispatchBenchmark",
             dependencies: ["PhotoClusterClient", "PhotoClusterProto", "PhotoClusterTransport"],
             path: "Benchmarks/DispatchBenchmark",

@@ -113,21 +113,63 @@ static pc_reach v4_reach(const uint8_t *b) {
     if (b[0] == 169 && b[1] == 254) return PC_REACH_LINK_LOCAL;
     if (b[0] == 100 && (b[1] & 0xc0) == 64) return PC_REACH_SHARED;
     if (b[0] == 10 || (b[0] == 172 && (b[1] & 0xf0) == 16) || (b[0] == 192 && b[1] == 168)) return PC_REACH_PRIVATE;
+    if (b[0] == 192 && b[1] == 0 && b[2] == 0) {
+        // IETF protocol assignments; only the PCP and TURN anycast addresses are global.
+        return b[3] == 9 || b[3] == 10 ? PC_REACH_PUBLIC : PC_REACH_RESERVED;
+    }
+    if ((b[0] == 192 && b[1] == 0 && b[2] == 2) || (b[0] == 198 && b[1] == 51 && b[2] == 100) ||
+        (b[0] == 203 && b[1] == 0 && b[2] == 113))
+        return PC_REACH_DOCUMENTATION;
+    if (b[0] == 198 && (b[1] & 0xfe) == 18) return PC_REACH_BENCHMARKING;
+    if (b[0] == 192 && b[1] == 88 && b[2] == 99) return PC_REACH_RESERVED;   // deprecated 6to4 relay anycast
+    if ((b[0] & 0xf0) == 224) return PC_REACH_MULTICAST;
+    if ((b[0] & 0xf0) == 240) return PC_REACH_RESERVED;                     // 240/4 and 255.255.255.255
     return PC_REACH_PUBLIC;
 }
 
-// Where an IPv6 address embeds an IPv4 one: byte offset of the IPv4 address, or -1.
-static int v4_offset(const uint8_t *b) {
+// Where an IPv6 address embeds an IPv4 one: byte offset of the IPv4 address, or -1. `*tunnel`
+// is set for the forms that go through a translator or relay (NAT64, 6to4).
+static int v4_offset(const uint8_t *b, int *tunnel) {
     static const uint8_t zero[12] = {0};
     static const uint8_t translated[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0};
     static const uint8_t nat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
+    *tunnel = 0;
     if (memcmp(b, zero, 12) == 0) {
         // IPv4-compatible ::a.b.c.d; :: and ::1 are addresses of their own.
         return (b[12] | b[13] | b[14]) == 0 && b[15] <= 1 ? -1 : 12;
     }
-    if (memcmp(b, translated, 12) == 0 || memcmp(b, nat64, 12) == 0) return 12;
+    if (memcmp(b, translated, 12) == 0) return 12;
+    *tunnel = 1;
+    if (memcmp(b, nat64, 12) == 0) return 12;
     if (b[0] == 0x20 && b[1] == 0x02) return 2;   // 6to4 2002:AABB:CCDD::/48
+    *tunnel = 0;
     return -1;
+}
+
+static int has_prefix(const uint8_t *b, const uint8_t *prefix, int bits) {
+    int whole = bits / 8, rest = bits % 8;
+    if (memcmp(b, prefix, (size_t)whole) != 0) return 0;
+    if (rest == 0) return 1;
+    uint8_t mask = (uint8_t)(0xff << (8 - rest));
+    return (b[whole] & mask) == (prefix[whole] & mask);
+}
+
+// The IETF protocol assignments 2001::/23 (RFC 2928): Teredo, benchmarking, ORCHID and the
+// rest are reserved or special; the few the registry marks globally reachable are public.
+static pc_reach ietf_reach(const uint8_t *b) {
+    static const uint8_t teredo[] = {0x20, 0x01, 0, 0};
+    static const uint8_t anycast[] = {0x20, 0x01, 0, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    static const uint8_t benchmarking[] = {0x20, 0x01, 0, 0x02, 0, 0};
+    static const uint8_t amt[] = {0x20, 0x01, 0, 0x03};
+    static const uint8_t as112[] = {0x20, 0x01, 0, 0x04, 0x01, 0x12};
+    static const uint8_t orchid2[] = {0x20, 0x01, 0, 0x20};
+    static const uint8_t drip[] = {0x20, 0x01, 0, 0x30};
+    if (has_prefix(b, teredo, 32)) return PC_REACH_TUNNEL;
+    if (has_prefix(b, anycast, 120) && b[15] >= 1 && b[15] <= 3) return PC_REACH_PUBLIC;   // PCP, TURN, DNS-SD SRP
+    if (has_prefix(b, benchmarking, 48)) return PC_REACH_BENCHMARKING;
+    if (has_prefix(b, amt, 32) || has_prefix(b, as112, 48) || has_prefix(b, orchid2, 28) || has_prefix(b, drip, 28))
+        return PC_REACH_PUBLIC;
+    return PC_REACH_RESERVED;
 }
 
 pc_reach pc_ip_reach(const pc_ip *ip, pc_ip *embedded, int *has_embedded) {
@@ -136,19 +178,34 @@ pc_reach pc_ip_reach(const pc_ip *ip, pc_ip *embedded, int *has_embedded) {
     if (ip->family == 4) return v4_reach(b);
     static const uint8_t metadata6[16] = {0xfd, 0, 0x0e, 0xc2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x54};
     static const uint8_t zero[15] = {0};
+    static const uint8_t nat64_local[] = {0, 0x64, 0xff, 0x9b, 0, 0x01};
+    static const uint8_t ietf[] = {0x20, 0x01, 0};
+    static const uint8_t documentation[] = {0x20, 0x01, 0x0d, 0xb8};
+    static const uint8_t documentation2[] = {0x3f, 0xff, 0};
     if (memcmp(b, zero, 15) == 0 && b[15] <= 1) return b[15] == 1 ? PC_REACH_LOOPBACK : PC_REACH_UNSPECIFIED;
     if (memcmp(b, metadata6, 16) == 0) return PC_REACH_METADATA;
+    if (b[0] == 0xff) return PC_REACH_MULTICAST;
     if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) return PC_REACH_LINK_LOCAL;
+    if (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0) return PC_REACH_RESERVED;        // site-local, deprecated
     if ((b[0] & 0xfe) == 0xfc) return PC_REACH_PRIVATE;
-    int offset = v4_offset(b);
-    if (offset < 0) return PC_REACH_PUBLIC;
+    if (has_prefix(b, nat64_local, 48)) return PC_REACH_TUNNEL;
+    if (has_prefix(b, ietf, 23)) return ietf_reach(b);
+    if (has_prefix(b, documentation, 32) || has_prefix(b, documentation2, 20)) return PC_REACH_DOCUMENTATION;
+    int tunnel = 0;
+    int offset = v4_offset(b, &tunnel);
+    if (offset < 0) {
+        // Global unicast is 2000::/3; the rest of the space (100::/64 discard-only, 5f00::/16
+        // SRv6 SIDs, unassigned blocks) is reserved.
+        return (b[0] & 0xe0) == 0x20 ? PC_REACH_PUBLIC : PC_REACH_RESERVED;
+    }
     if (embedded) {
         memset(embedded, 0, sizeof *embedded);
         embedded->family = 4;
         memcpy(embedded->bytes, b + offset, 4);
     }
     if (has_embedded) *has_embedded = 1;
-    return v4_reach(b + offset);
+    pc_reach inner = v4_reach(b + offset);
+    return tunnel && inner == PC_REACH_PRIVATE ? PC_REACH_TUNNEL : inner;
 }
 
 int pc_reach_classify(const char *address, char *embedded, size_t embedded_len) {
@@ -170,6 +227,11 @@ const char *pc_reach_name(int reach) {
     case PC_REACH_METADATA: return "cloud metadata";
     case PC_REACH_UNSPECIFIED: return "unspecified";
     case PC_REACH_SHARED: return "carrier-grade NAT";
+    case PC_REACH_MULTICAST: return "multicast";
+    case PC_REACH_DOCUMENTATION: return "documentation";
+    case PC_REACH_BENCHMARKING: return "benchmarking";
+    case PC_REACH_RESERVED: return "reserved";
+    case PC_REACH_TUNNEL: return "tunnelled";
     default: return "";
     }
 }

@@ -17,9 +17,12 @@ import CCurlShim
 /// Unless `denyDefaults` is false, addresses that reach the worker's own host or its cloud's
 /// services are refused whatever the lists say (`AddressReach.refusedByDefault`): loopback
 /// (`127.0.0.0/8`, `::1`), link-local (`169.254.0.0/16`, `fe80::/10`), cloud metadata,
-/// unspecified (`0.0.0.0/8`, `::`) and carrier-grade NAT (`100.64.0.0/10`) addresses, and IPv6
-/// forms that embed one of them (IPv4-mapped, IPv4-compatible, NAT64 `64:ff9b::/96`, 6to4
-/// `2002::/16`). `allowLoopback` lets loopback through (demos and tests serve photos on
+/// unspecified (`0.0.0.0/8`, `::`) and carrier-grade NAT (`100.64.0.0/10`) addresses, every
+/// other range of the IANA special-purpose registries that is not globally reachable
+/// (multicast, documentation, benchmarking, reserved, local-use NAT64 `64:ff9b:1::/48`, Teredo
+/// `2001::/32`), and IPv6 forms that embed one of them (IPv4-mapped, IPv4-compatible, NAT64
+/// `64:ff9b::/96`, 6to4 `2002::/16`; NAT64 and 6to4 embedding a private address too, which
+/// their RFCs forbid). `allowLoopback` lets loopback through (demos and tests serve photos on
 /// 127.0.0.1); nothing else of these can be allowed. Private ranges (`10.0.0.0/8`,
 /// `172.16.0.0/12`, `192.168.0.0/16`, `fc00::/7`) stay allowed: photo stores live there.
 ///
@@ -45,6 +48,9 @@ public struct DownloadPolicy: Sendable {
     public static let defaultDeny: [String] = [
         "127.0.0.0/8", "::1/128", "169.254.0.0/16", "fe80::/10", "fd00:ec2::254/128", "100.100.100.200/32",
         "0.0.0.0/8", "::/128", "100.64.0.0/10",
+        "224.0.0.0/4", "ff00::/8", "192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32", "3fff::/20",
+        "198.18.0.0/15", "2001:2::/48", "240.0.0.0/4", "192.0.0.0/24", "192.88.99.0/24", "100::/64", "2001::/23",
+        "5f00::/16", "fec0::/10", "64:ff9b:1::/48", "2001::/32",
     ]
 
     /// The classes of address refused.
@@ -103,9 +109,12 @@ public struct DownloadPolicyError: Error, Sendable, Equatable, CustomStringConve
     public var description: String { "invalid download policy entry '\(entry)': \(reason)" }
 }
 
-/// Where an address leads, as the download policy sees it. IPv6 forms that embed an IPv4
-/// address (IPv4-mapped `::ffff:0:0/96`, IPv4-translated `::ffff:0:0:0/96`, IPv4-compatible
-/// `::/96`, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`) lead where the IPv4 address does.
+/// Where an address leads, as the download policy sees it. Every range of the IANA IPv4 and
+/// IPv6 special-purpose address registries has a class; the few ranges there that are globally
+/// reachable (the PCP and TURN anycast addresses, AMT, AS112, ORCHIDv2, DRIP) are `internet`.
+/// IPv6 forms that embed an IPv4 address (IPv4-mapped `::ffff:0:0/96`, IPv4-translated
+/// `::ffff:0:0:0/96`, IPv4-compatible `::/96`, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`) lead where
+/// the IPv4 address does, except that a NAT64 or 6to4 form of a private address is `tunnelled`.
 public enum AddressReach: Int32, Sendable, CaseIterable, CustomStringConvertible {
     /// Anything not below.
     case internet = 0
@@ -121,9 +130,22 @@ public enum AddressReach: Int32, Sendable, CaseIterable, CustomStringConvertible
     case unspecified
     /// Carrier-grade NAT, `100.64.0.0/10` (shared address space).
     case carrierGradeNAT
+    /// `224.0.0.0/4`, `ff00::/8`.
+    case multicast
+    /// `192.0.2.0/24`, `198.51.100.0/24`, `203.0.113.0/24`, `2001:db8::/32`, `3fff::/20`.
+    case documentation
+    /// `198.18.0.0/15`, `2001:2::/48`.
+    case benchmarking
+    /// `240.0.0.0/4` (with the broadcast address), IETF protocol assignments `192.0.0.0/24` and
+    /// `2001::/23`, the old 6to4 relay `192.88.99.0/24`, discard-only `100::/64`, SRv6 `5f00::/16`,
+    /// site-local `fec0::/10`, and all IPv6 outside global unicast `2000::/3` not named elsewhere.
+    case reserved
+    /// Through a translator or relay whose far side the address does not tell: local-use NAT64
+    /// `64:ff9b:1::/48`, Teredo `2001::/32`, NAT64 and 6to4 forms of a private address.
+    case tunnelled
 
-    /// The classes a worker refuses unless told otherwise.
-    public static let refusedByDefault: Set<AddressReach> = [.loopback, .linkLocal, .cloudMetadata, .unspecified, .carrierGradeNAT]
+    /// The classes a worker refuses unless told otherwise: all but `internet` and `privateNetwork`.
+    public static let refusedByDefault: Set<AddressReach> = Set(allCases).subtracting([.internet, .privateNetwork])
 
     /// The class of an IP address (brackets allowed), nil if `address` is not one.
     public init?(address: String) {
@@ -148,8 +170,10 @@ public enum AddressReach: Int32, Sendable, CaseIterable, CustomStringConvertible
         switch self {
         case .loopback:
             return "the worker refuses loopback addresses; start workers with --allow-loopback to allow them"
-        default:
+        case .linkLocal, .cloudMetadata, .unspecified, .carrierGradeNAT:
             return "the worker refuses \(self) addresses, which reach its own host or its cloud's services"
+        default:
+            return "the worker refuses \(self) addresses, which are not globally reachable"
         }
     }
 }

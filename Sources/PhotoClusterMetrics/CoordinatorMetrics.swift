@@ -18,7 +18,7 @@ public final class CoordinatorMetrics {
     private let rejectedResults: [String: Counter]
     private let refusedRequests: [String: Counter]
     public static let rejectionReasons = ["not_sent", "unknown_photo", "wrong_key"]
-    public static let refusalReasons = ["not_permitted", "output_root", "output_owner", "output_occupied", "storage_grant", "limit", "key", "protocol_version"]
+    public static let refusalReasons = ["not_permitted", "output_root", "output_owner", "output_occupied", "storage_grant", "limit", "key", "protocol_version", "routing_id"]
     private let queueDepth: [String: Gauge]
     private let phases: [String: Gauge]
     private let wastedBytes, wastedPixels, requeues, retries, poisonPhotos, heartbeatMisses, droppedFrames: Counter

@@ -60,7 +60,7 @@ public enum MetricCatalog {
             + "'output_root' (an output directory outside --output-root), 'output_owner' (another client key's output directory), "
             + "'output_occupied' (a directory holding another job's outputs, without --replace-outputs), 'storage_grant' (an s3:// location outside "
             + "the key's grants), 'limit' (a job or open-jobs limit), 'key' (a key refused at the handshake, or removed), "
-            + "'protocol_version' (a worker's hello or a client's request of a protocol version the coordinator does not accept).")
+            + "'protocol_version' (a worker's hello or a client's request of a protocol version the coordinator does not accept), 'routing_id' (a connection of another key using the routing id a registered worker or client holds).")
 
     public static let pluginCrashes = MetricDefinition(
         "photocluster_plugin_crashes_total",

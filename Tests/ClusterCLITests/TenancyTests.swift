@@ -93,6 +93,50 @@ final class TenancyTests: XCTestCase {
         XCTAssertEqual(sample(#"photocluster_refused_requests_total{reason="output_occupied"}"#, in: metrics), 1, metrics)
     }
 
+    /// Every file under `directory`, recursively, with its bytes.
+    private func tree(_ directory: URL) -> [String: Data] {
+        var files: [String: Data] = [:]
+        let walk = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)
+        while let file = walk?.nextObject() as? URL {
+            files[file.path] = FileManager.default.contents(atPath: file.path) ?? Data("<directory>".utf8)
+        }
+        return files
+    }
+
+    func testADirectoryMayLieNeitherInsideNorAboveAnotherKeys() throws {
+        let cluster = try SecuredCluster(label: "tenancy-tree", roles: ["w1": "worker", "alice": "client", "bob": "client", "ops": "admin"])
+        defer { cluster.stop() }
+        _ = try cluster.startWorker("w1")
+        let alices = cluster.root.appendingPathComponent("albums/alice")
+        let made = try cluster.run(["submit", try cluster.manifest(count: 1).path, "--out", "albums/alice"], as: "alice")
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let before = tree(cluster.root)
+
+        // Inside hers, however spelled, and above hers: refused, nothing made or written.
+        for out in ["albums/alice/sub", "albums/alice/sub/deeper", "albums/x/../alice/sub", cluster.root.appendingPathComponent("albums/alice/sub").path] {
+            let bob = try cluster.run(["submit", try cluster.manifest(count: 1).path, "--out", out], as: "bob")
+            XCTAssertEqual(bob.status, 2, "\(out): \(bob.stderr)")
+            XCTAssertTrue(bob.stderr.contains("lies inside \(alices.path), which belongs to the client key alice"), bob.stderr)
+        }
+        for out in ["albums", ".", "albums/."] {
+            let bob = try cluster.run(["submit", try cluster.manifest(count: 1).path, "--out", out, "--replace-outputs"], as: "bob")
+            XCTAssertEqual(bob.status, 2, "\(out): \(bob.stderr)")
+            XCTAssertTrue(bob.stderr.contains("holds \(alices.path), which belongs to the client key alice"), bob.stderr)
+        }
+        XCTAssertEqual(tree(cluster.root), before, "nothing changed under the root")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: cluster.root.appendingPathComponent("albums/.photocluster-owner.json").path))
+
+        // Her own tree is hers to nest in; a sibling is free; an admin may write anywhere.
+        let nested = try cluster.run(["submit", try cluster.manifest(count: 1).path, "--out", "albums/alice/2026"], as: "alice")
+        XCTAssertEqual(nested.status, 0, nested.stderr)
+        let sibling = try cluster.run(["submit", try cluster.manifest(count: 1).path, "--out", "albums/bob"], as: "bob")
+        XCTAssertEqual(sibling.status, 0, sibling.stderr)
+        let admin = try cluster.run(["submit", try cluster.manifest(count: 1).path, "--out", "albums/alice/ops"], as: "ops")
+        XCTAssertEqual(admin.status, 0, admin.stderr)
+        let metrics = try HTTP.text(cluster.metrics + "/metrics")
+        XCTAssertEqual(sample(#"photocluster_refused_requests_total{reason="output_owner"}"#, in: metrics), 7, metrics)
+    }
+
     func testAJobStillWritingKeepsItsDirectory() throws {
         let cluster = try SecuredCluster(label: "tenancy-open", roles: ["alice": "client"])
         defer { cluster.stop() }

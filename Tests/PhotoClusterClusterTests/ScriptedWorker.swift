@@ -65,11 +65,25 @@ final class ScriptedWorker: @unchecked Sendable {
 
     /// What a worker whose process died and was started again does: a new connection under the
     /// same id, and a hello as a new process holding nothing (and no credit yet).
+    ///
+    /// The coordinator's ROUTER never hands a routing id over: a connection made before it has
+    /// seen the old one close is never heard. A real process takes longer to start than that;
+    /// this one connects again, as a real worker does when the coordinator stays silent, until
+    /// the coordinator welcomes it.
     func restart() throws {
         socket.close()
         incarnation = UUID().uuidString
-        socket = try Self.connect(id: id, context: context, endpoint: endpoint, curve: curve)
-        try hello()
+        for _ in 0..<50 {
+            socket = try Self.connect(id: id, context: context, endpoint: endpoint, curve: curve)
+            try hello()
+            let welcomed = next(timeout: 0.2) { body -> Bool? in
+                if case .welcome = body { return true }
+                return nil
+            }
+            if welcomed == true { return }
+            socket.close()
+        }
+        throw NotWelcomed(worker: id)
     }
 
     func send(_ body: Photocluster_V1_WorkerToCoordinator.OneOf_Body) throws {
@@ -168,4 +182,10 @@ final class ScriptedWorker: @unchecked Sendable {
     func close() {
         socket.close()
     }
+}
+
+/// A restarted `ScriptedWorker` heard nothing from the coordinator.
+struct NotWelcomed: Error, CustomStringConvertible {
+    let worker: String
+    var description: String { "worker \(worker) was not welcomed after restarting" }
 }

@@ -16,7 +16,7 @@ final class DownloadPolicyTests: XCTestCase {
     }
 
     func testIPv6Ranges() throws {
-        let policy = try DownloadPolicy(deny: ["fd00::/8", "2001:db8::/33"])
+        let policy = try DownloadPolicy(deny: ["fd00::/8", "2001:db8::/33"], denyDefaults: false)
         XCTAssertEqual(policy.refusal(host: "[fd12:3456::1]"), "fd12:3456::1 is in the denied range fd00::/8")
         XCTAssertNil(policy.refusal(host: "fe00::1"))
         XCTAssertNotNil(policy.refusal(host: "a.example", address: "2001:db8:7fff::1"))
@@ -32,7 +32,7 @@ final class DownloadPolicyTests: XCTestCase {
         XCTAssertNotNil(everyIPv6.refusal(host: "2001:db8::1"))
         XCTAssertNil(everyIPv6.refusal(host: "1.2.3.4"))
 
-        let exact = try DownloadPolicy(deny: ["192.0.2.7/32", "2001:db8::7/128", "198.51.100.9"])
+        let exact = try DownloadPolicy(deny: ["192.0.2.7/32", "2001:db8::7/128", "198.51.100.9"], denyDefaults: false)
         XCTAssertNotNil(exact.refusal(host: "192.0.2.7"))
         XCTAssertNil(exact.refusal(host: "192.0.2.6"))
         XCTAssertNil(exact.refusal(host: "192.0.2.8"))
@@ -65,8 +65,9 @@ final class DownloadPolicyTests: XCTestCase {
         XCTAssertFalse(standard.allowLoopback)
         XCTAssertEqual(standard.refusedReach, AddressReach.refusedByDefault)
         XCTAssertEqual(
-            DownloadPolicy.defaultDeny,
+            Array(DownloadPolicy.defaultDeny.prefix(9)),
             ["127.0.0.0/8", "::1/128", "169.254.0.0/16", "fe80::/10", "fd00:ec2::254/128", "100.100.100.200/32", "0.0.0.0/8", "::/128", "100.64.0.0/10"])
+        XCTAssertTrue(Set(DownloadPolicy.defaultDeny).isSuperset(of: ["64:ff9b:1::/48", "2001::/32", "224.0.0.0/4", "ff00::/8", "240.0.0.0/4"]))
         for range in DownloadPolicy.defaultDeny {
             let address = String(range.prefix { $0 != "/" })
             XCTAssertNotNil(standard.refusal(host: address.contains(":") ? "[\(address)]" : address), range)
@@ -74,7 +75,8 @@ final class DownloadPolicyTests: XCTestCase {
         XCTAssertNotNil(standard.refusal(host: "169.254.169.254"))
         XCTAssertNotNil(standard.refusal(host: "fe80::1"))
         XCTAssertNotNil(standard.refusal(host: "febf:ffff::1"))
-        XCTAssertNil(standard.refusal(host: "fec0::1"))   // just past fe80::/10
+        XCTAssertEqual(standard.refusal(host: "fec0::1"), "fec0::1 is a reserved address")   // site-local, past fe80::/10
+        XCTAssertNil(standard.refusal(host: "2606:4700::1111"))
         XCTAssertEqual(standard.refusal(host: "fd00:ec2::254"), "fd00:ec2::254 is a cloud metadata address")
         XCTAssertEqual(standard.refusal(host: "0.0.0.0"), "0.0.0.0 is an unspecified address")
         XCTAssertNotNil(standard.refusal(host: "::"))
@@ -131,10 +133,14 @@ final class DownloadPolicyTests: XCTestCase {
             standard.refusal(host: "cdn.example", address: "64:ff9b::a9fe:a9fe"),
             "host cdn.example resolved to 64:ff9b::a9fe:a9fe, which embeds 169.254.169.254, a cloud metadata address")
         XCTAssertNotNil(standard.refusal(host: "[2002:6440:1::]"))   // 100.64.0.1
-        // Embedded private and public addresses are allowed.
-        XCTAssertNil(standard.refusal(host: "[64:ff9b::10.0.0.1]"))
-        XCTAssertNil(standard.refusal(host: "[2002:c000:0201::1]"))
+        // Embedded public addresses are allowed, and private ones where the address leads
+        // straight to them; NAT64 and 6to4 must not carry them.
+        XCTAssertNil(standard.refusal(host: "[64:ff9b::8.8.8.8]"))
+        XCTAssertNil(standard.refusal(host: "[2002:0808:0808::1]"))
         XCTAssertNil(standard.refusal(host: "[::ffff:192.168.1.1]"))
+        XCTAssertEqual(standard.refusal(host: "[2002:a00:1::]"), "2002:a00:1::, which embeds 10.0.0.1, a tunnelled address")
+        XCTAssertEqual(standard.refusal(host: "[64:ff9b:1::a00:1]"), "64:ff9b:1::a00:1 is a tunnelled address")
+        XCTAssertEqual(standard.refusal(host: "cdn.example", address: "2001:db8::1"), "host cdn.example resolved to 2001:db8::1, a documentation address")
     }
 
     func testHostNamePatterns() throws {
@@ -152,9 +158,9 @@ final class DownloadPolicyTests: XCTestCase {
     func testAllowList() throws {
         let names = try DownloadPolicy(allow: ["photos.example", "*.cdn.example"])
         XCTAssertNil(names.refusal(host: "photos.example"))
-        XCTAssertNil(names.refusal(host: "eu.cdn.example", address: "203.0.113.5"))
+        XCTAssertNil(names.refusal(host: "eu.cdn.example", address: "93.184.215.14"))
         XCTAssertEqual(names.refusal(host: "evil.example"), "host evil.example is not in the allow list")
-        XCTAssertEqual(names.refusal(host: "198.51.100.1"), "198.51.100.1 is not in the allow list")
+        XCTAssertEqual(names.refusal(host: "93.184.215.15"), "93.184.215.15 is not in the allow list")
         // Reach refusals win over the allow list.
         XCTAssertEqual(try DownloadPolicy(allow: ["127.0.0.1"]).refusal(host: "127.0.0.1"), "127.0.0.1 is a loopback address")
 

@@ -118,9 +118,11 @@ pc_transfer *pc_request_new(const char *url, const pc_options *options, const pc
 /// into `value`; returns its length, or -1 when the response has no such header.
 long pc_transfer_header(const pc_transfer *t, const char *name, char *value, size_t value_len);
 
-/// Where an address leads, as the reach rules see it. IPv6 forms that embed an IPv4 address
-/// (IPv4-mapped ::ffff:0:0/96, IPv4-translated ::ffff:0:0:0/96, IPv4-compatible ::/96, NAT64
-/// 64:ff9b::/96, 6to4 2002::/16) have the class of the IPv4 address they embed.
+/// Where an address leads, as the reach rules see it: every range of the IANA IPv4 and IPv6
+/// special-purpose registries has a class. IPv6 forms that embed an IPv4 address (IPv4-mapped
+/// ::ffff:0:0/96, IPv4-translated ::ffff:0:0:0/96, IPv4-compatible ::/96, NAT64 64:ff9b::/96,
+/// 6to4 2002::/16) have the class of the IPv4 address they embed, except that NAT64 and 6to4
+/// must not embed a private address (RFC 6052, RFC 3056): those are PC_REACH_TUNNEL.
 typedef enum {
     PC_REACH_PUBLIC = 0,        // anything not below
     PC_REACH_PRIVATE,           // 10/8, 172.16/12, 192.168/16, fc00::/7: allowed
@@ -129,6 +131,13 @@ typedef enum {
     PC_REACH_METADATA,          // cloud metadata: 169.254.169.254, fd00:ec2::254, 100.100.100.200
     PC_REACH_UNSPECIFIED,       // 0/8, ::
     PC_REACH_SHARED,            // carrier-grade NAT, 100.64/10
+    PC_REACH_MULTICAST,         // 224/4, ff00::/8
+    PC_REACH_DOCUMENTATION,     // 192.0.2/24, 198.51.100/24, 203.0.113/24, 2001:db8::/32, 3fff::/20
+    PC_REACH_BENCHMARKING,      // 198.18/15, 2001:2::/48
+    PC_REACH_RESERVED,          // 240/4 and broadcast, 192.0.0/24, 192.88.99/24, 100::/64, 2001::/23,
+                                // 5f00::/16, fec0::/10, and all IPv6 outside 2000::/3 not named here
+    PC_REACH_TUNNEL,            // local-use NAT64 64:ff9b:1::/48, Teredo 2001::/32, NAT64 or 6to4
+                                // embedding a private address: where they lead cannot be checked
     PC_REACH_COUNT
 } pc_reach;
 

@@ -15,9 +15,15 @@ struct CoordinatorLimitOptions: ParsableArguments {
     @Option(name: .customLong("max-open-jobs"), help: ArgumentHelp("Unfinished jobs in all.", valueName: "n"))
     var maxOpenJobs = CoordinatorLimits().maxOpenJobs
 
+    @Option(
+        name: .customLong("max-viewport-changes-per-second"),
+        help: ArgumentHelp("Viewport changes one client key may make a second (and at once); more are refused. Only a job's latest change of a moment is applied.", valueName: "n"))
+    var maxViewportChangesPerSecond = CoordinatorLimits().viewportChangesPerSecond
+
     func validate() throws {
         for (flag, value) in [("--max-photos-per-job", maxPhotosPerJob), ("--max-manifest-mb", maxManifestMB),
-                              ("--max-open-jobs-per-client", maxOpenJobsPerClient), ("--max-open-jobs", maxOpenJobs)] where value < 1 {
+                              ("--max-open-jobs-per-client", maxOpenJobsPerClient), ("--max-open-jobs", maxOpenJobs),
+                              ("--max-viewport-changes-per-second", maxViewportChangesPerSecond)] where value < 1 {
             throw ValidationError("\(flag) must be at least 1, got \(value)")
         }
         guard maxManifestMB <= 4096 else { throw ValidationError("--max-manifest-mb must be at most 4096, got \(maxManifestMB)") }
@@ -26,6 +32,6 @@ struct CoordinatorLimitOptions: ParsableArguments {
     var limits: CoordinatorLimits {
         CoordinatorLimits(
             maxPhotosPerJob: maxPhotosPerJob, maxManifestBytes: maxManifestMB << 20,
-            maxOpenJobsPerClient: maxOpenJobsPerClient, maxOpenJobs: maxOpenJobs)
+            maxOpenJobsPerClient: maxOpenJobsPerClient, maxOpenJobs: maxOpenJobs, viewportChangesPerSecond: maxViewportChangesPerSecond)
     }
 }

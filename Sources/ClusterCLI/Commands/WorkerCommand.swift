@@ -3,6 +3,7 @@ import Foundation
 import PhotoClusterCore
 import PhotoClusterDashboard
 import PhotoClusterDownload
+import PhotoClusterPluginHost
 import PhotoClusterTransport
 import PhotoClusterWorker
 
@@ -38,6 +39,13 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @Flag(name: .customLong("allow-loopback"), help: "Download from loopback addresses (127.0.0.0/8, ::1), refused by default as they reach this host's own services: for photos served on this host. Allows nothing else of what is refused by default.")
     var allowLoopback = false
+
+    @Option(
+        name: .customLong("plugin-env"),
+        help: ArgumentHelp(
+            "Pass this environment variable on to plugin hosts (repeat). They get only PATH, the locale (LANG, LANGUAGE, LC_*), TZ, TMPDIR, LD_LIBRARY_PATH, SWIFT_BACKTRACE, PHOTOCLUSTER_PLUGINS and PHOTOCLUSTER_KERNELS otherwise.",
+            valueName: "name"))
+    var pluginEnv: [String] = []
 
     @Option(name: .customLong("stage-timeout"), help: ArgumentHelp("Seconds a JPEG decode, each filter and an encode of a photo may run before the photo fails (plugin filters that run on are killed with their plugin host).", valueName: "seconds"))
     var stageTimeout = StageTimeLimit.defaultSeconds
@@ -86,6 +94,9 @@ struct WorkerCommand: AsyncParsableCommand {
         guard maxOutputPixels >= 1 else { throw ValidationError("--max-output-pixels must be at least 1") }
         guard (5...5120).contains(s3PartMB) else { throw ValidationError("--s3-part-mb must be between 5 and 5120 (S3's part sizes)") }
         try HTTPListenerOption.validate(metricsBind, flag: "--metrics-bind")
+        for name in pluginEnv where !PluginHostEnvironment.isVariableName(name) {
+            throw ValidationError("--plugin-env: \(PluginHostEnvironment.InvalidName(name: name))")
+        }
         guard ThreadPriority(stagePriority) != nil else {
             throw ValidationError("--stage-priority must be \(ThreadPriority.syntax), got \"\(stagePriority)\"")
         }
@@ -113,6 +124,7 @@ struct WorkerCommand: AsyncParsableCommand {
             storage: WorkerStorage(s3: s3, sharedRoots: sharedRoots), memoryBudget: budget, maxOutputPixels: maxOutputPixels)
         if let concurrency { engine.concurrency = concurrency }
         engine.stagePriority = ThreadPriority(stagePriority)!
+        try PluginHostEnvironment.passAlso(pluginEnv)
         let (filters, report, pluginHosts) = FilterCatalog.load(pluginDirectory: plugins, hosts: engine.concurrency)
         FilterCatalog.logRefusals(report, prefix: "worker")
         let node = WorkerNode(

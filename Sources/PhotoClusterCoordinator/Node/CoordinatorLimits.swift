@@ -11,8 +11,14 @@ public struct CoordinatorLimits: Sendable {
     /// `maxOpenJobs` applies.
     public var maxOpenJobsPerClient: Int
     public var maxOpenJobs: Int
+    /// Viewport changes one client (key) may make per second, and at once (`ViewportInbox`).
+    public var viewportChangesPerSecond: Int
 
-    public init(maxPhotosPerJob: Int = 1_000_000, maxManifestBytes: Int = 64 << 20, maxOpenJobsPerClient: Int = 50, maxOpenJobs: Int = 500) {
+    public init(
+        maxPhotosPerJob: Int = 1_000_000, maxManifestBytes: Int = 64 << 20, maxOpenJobsPerClient: Int = 50, maxOpenJobs: Int = 500,
+        viewportChangesPerSecond: Int = 50
+    ) {
+        self.viewportChangesPerSecond = viewportChangesPerSecond
         self.maxPhotosPerJob = maxPhotosPerJob
         self.maxManifestBytes = maxManifestBytes
         self.maxOpenJobsPerClient = maxOpenJobsPerClient

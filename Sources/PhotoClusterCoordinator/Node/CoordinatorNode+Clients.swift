@@ -19,6 +19,10 @@ extension CoordinatorNode {
         let id = request.requestID
         // A key removed (or made a worker's) since this connection's handshake.
         if let refusal = keyRefusal(key, at: .clients) { return dropClient(client, because: refusal) }
+        // Another key's connection holds the routing id of a client heard from.
+        if let known = clientKeys[client], known.key != key {
+            return refuseImpostor(client, at: .clients, holder: "a client", registeredKey: known.key, key: key)
+        }
         if let key { noteClient(client, key: key) }
         // Requests only: a heartbeat asks for nothing to refuse, and comes every tick.
         let version = request.hasProtocolVersion ? request.protocolVersion : ProtocolVersions.unsaidByClients
@@ -61,8 +65,14 @@ extension CoordinatorNode {
             sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
         case .viewport(let request):
             guard permitted(request.jobID, for: requester, client, id) else { return }
+            guard viewportInbox.admit(key ?? client.base64EncodedString(), now: arrivedAt) else {
+                metrics.refusedRequest(reason: "limit")
+                return refuse(client, id, "too many viewport changes: a client may make \(configuration.limits.viewportChangesPerSecond) a second "
+                    + "(only the latest counts; cluster coordinator --max-viewport-changes-per-second); this one was not taken")
+            }
             if let problem = applyViewport(request.viewport, to: request.jobID, arrivedAt: arrivedAt) { return refuse(client, id, problem.message) }
-            sendToClient(client, requestID: id, .status(statusReply(for: request.jobID, includePhotos: false, for: requester)))
+            // Answered once the turn's latest viewport of the job is applied.
+            viewportReplies.append((client, id, requester, request.jobID))
         case .suspend(let request):
             guard permitted(request.jobID, for: requester, client, id) else { return }
             core.handle(.suspend(job: request.jobID, true, arrivedAt: arrivedAt), now: .now)
@@ -151,6 +161,7 @@ extension CoordinatorNode {
                     try OutputOwnership.claim(directory, claim)
                     return nil
                 }
+                if let root { try OutputTreeTenancy.check(submit.outputDir, under: root, claim) }
                 let directory = try Self.openOutputDirectory(submit.outputDir, root: root)
                 try OutputOwnership.claim(directory, claim)
                 return directory

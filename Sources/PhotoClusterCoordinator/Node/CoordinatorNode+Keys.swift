@@ -78,6 +78,23 @@ extension CoordinatorNode {
         scheduleEviction(of: identity, from: .clients)
     }
 
+    /// Loop thread: a connection holds the routing id `identity` of a registered worker (or a
+    /// client heard from) with another key than the one that registered it. The ROUTER never
+    /// hands a routing id over, so the registered peer's own connection is gone and another
+    /// key's took the free id: nothing it says is believed, it is logged and counted, and its
+    /// connection is detached at once, so it holds the id no longer than one message.
+    func refuseImpostor(_ identity: Data, at endpoint: ServerEndpoint, holder: String, registeredKey: String?, key: String?) {
+        metrics.refusedRequest(reason: "routing_id")
+        impostorsRefused += 1
+        let (shouldLog, unlogged) = rejectionLog.shouldLog(worker: holder)
+        if shouldLog {
+            let earlier = unlogged > 0 ? " (\(unlogged) more since the last line)" : ""
+            log(.warning, "refused a \(endpoint.peerName) connection with key \(key ?? "none") that claims the routing id of \(holder), "
+                + "registered with key \(registeredKey ?? "none"): dropped\(earlier)")
+        }
+        evictions.append((endpoint, identity, Date()))
+    }
+
     /// The notice sent just before has a moment to leave before the connection is detached.
     private func scheduleEviction(of identity: Data, from endpoint: ServerEndpoint) {
         evictions.append((endpoint, identity, Date().addingTimeInterval(0.2)))

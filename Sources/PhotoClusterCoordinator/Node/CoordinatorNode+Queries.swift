@@ -22,6 +22,7 @@ extension CoordinatorNode {
     public func setViewport(_ viewport: Photocluster_V1_Viewport, of jobID: String) async -> Result<Photocluster_V1_JobSummary, JobRequestProblem> {
         await onLoop {
             if let problem = self.applyViewport(viewport, to: jobID) { return .failure(problem) }
+            self.applyPendingViewports()
             return .success(self.statusReply(for: jobID, includePhotos: false).jobs[0])
         }
     }
@@ -48,7 +49,20 @@ extension CoordinatorNode {
                 kind: .invalid,
                 message: "visible range \(viewport.visibleStart)..\(viewport.visibleEnd) is outside the job's photos 0..\(total - 1)")
         }
-        core.handle(.viewport(job: jobID, Viewport(from: viewport, count: total), arrivedAt: arrivedAt), now: .now)
+        viewportInbox.hold(viewport, for: jobID, arrivedAt: arrivedAt)
         return nil
+    }
+
+    /// As a turn ends: the latest viewport of each job changed during it goes to the scheduler.
+    func applyPendingViewports() {
+        for (jobID, pending) in viewportInbox.takePending() {
+            guard let job = jobs[jobID], !job.isFinished else { continue }
+            core.handle(.viewport(job: jobID, Viewport(from: pending.viewport, count: job.total), arrivedAt: pending.arrivedAt), now: .now)
+        }
+        let replies = viewportReplies
+        viewportReplies.removeAll(keepingCapacity: false)
+        for (client, requestID, requester, jobID) in replies {
+            sendToClient(client, requestID: requestID, .status(statusReply(for: jobID, includePhotos: false, for: requester)))
+        }
     }
 }

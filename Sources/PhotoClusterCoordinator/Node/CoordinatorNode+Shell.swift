@@ -26,6 +26,10 @@ extension CoordinatorNode: CoordinatorShell {
         }
         // A key removed (or made a client's) since this connection's handshake.
         if let refusal = keyRefusal(key, at: .workers) { return rejectMessage(from: id, key: key, why: refusal) }
+        // Another key's connection holds a registered worker's routing id.
+        if authorizedKeys != nil, let holder = workers[id], holder.key != key {
+            return refuseImpostor(frames[0], at: .workers, holder: "worker \(id)", registeredKey: holder.key, key: key)
+        }
         core.handle(.fromWorker(id: id, key: key, message: message, photos: frames[2...]), now: .now)
     }
 

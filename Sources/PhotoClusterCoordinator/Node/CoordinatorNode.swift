@@ -53,6 +53,14 @@ public final class CoordinatorNode: @unchecked Sendable {
     /// Connections to drop once the notice sent to them has had a moment to leave.
     var evictions: [(endpoint: ServerEndpoint, identity: Data, due: Date)] = []
     var evictors: [ServerEndpoint: PeerEvictor] = [:]
+    /// Viewport changes waiting for the end of the turn, and clients' allowances (loop thread).
+    lazy var viewportInbox = ViewportInbox(perSecond: configuration.limits.viewportChangesPerSecond)
+    /// Viewport requests answered once their turn's viewports are applied.
+    var viewportReplies: [(client: Data, requestID: UInt64, requester: Requester, job: String)] = []
+    /// A flood of viewport changes was seen in the last second (see `returnMemoryAfterFlood`).
+    var floodSeen = false
+    /// Connections refused for holding a routing id registered with another key (loop thread).
+    var impostorsRefused = 0
     /// Open output directories of unfinished jobs (absent for a job whose directory could not
     /// be opened again after a restart: `outputProblems` says why).
     var outputDirectories: [String: JobDirectory] = [:]
@@ -172,6 +180,7 @@ public final class CoordinatorNode: @unchecked Sendable {
         }
         // What a turn gathered leaves together when it ends: no timer holds it back.
         loop.atEndOfEachTurn { [unowned self] in
+            applyPendingViewports()
             commitJournal()
             flushClientOutbox()
             submitQueuedWrites()
@@ -188,6 +197,7 @@ public final class CoordinatorNode: @unchecked Sendable {
         }
         loop.every(1) { [unowned self] in
             closeSecond()
+            returnMemoryAfterFlood()
             forgetQuietClients()
             expireStuckWrites()
         }
@@ -238,6 +248,9 @@ public final class CoordinatorNode: @unchecked Sendable {
 
     /// Connected workers: their in-flight counts, photos finished, and how many unsettled photos'
     /// intermediate results each holds.
+    /// How many connections were refused for claiming a routing id registered with another key.
+    public var refusedImpostorCount: Int { onLoop { self.impostorsRefused } }
+
     public func workerSnapshot() -> [(id: String, inFlight: Int, completed: UInt64, cached: Int)] {
         onLoop { self.workers.values.map { ($0.id, $0.inFlight.count, $0.completed, $0.cached.count) }.sorted { $0.id < $1.id } }
     }

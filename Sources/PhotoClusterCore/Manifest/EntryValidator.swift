@@ -6,8 +6,10 @@ struct EntryValidator {
     let file: String
     let limits: ManifestLimits
     private(set) var entries: [ManifestEntry] = []
-    /// Where each name was first seen, to name both places of a duplicate.
-    private var seen: [String: String] = [:]
+    /// Where each name was first seen, and how it was spelled, to name both places of a
+    /// duplicate. Swift compares (and hashes) strings by canonical equivalence, so names that
+    /// differ only in Unicode normalisation (NFC/NFD) meet here as one.
+    private var seen: [String: (location: String, spelling: String)] = [:]
 
     init(file: String, limits: ManifestLimits) {
         self.file = file
@@ -25,10 +27,33 @@ struct EntryValidator {
         try checkName(entry.name, at: location)
         try checkURL(entry.url, at: location)
         if let first = seen[entry.name] {
-            throw ManifestError(file: file, entry: location, reason: "the name \"\(entry.name)\" is already used by \(first); names must be unique")
+            throw ManifestError(file: file, entry: location, reason: Self.duplicate(entry.name, of: first.spelling, at: first.location))
         }
-        seen[entry.name] = location
+        seen[entry.name] = (location, entry.name)
         entries.append(entry)
+    }
+
+    /// Refuses the first key of `keys` (a dictionary's, as the file spells them) that repeats an
+    /// earlier one, exactly or after Unicode normalisation.
+    func checkUniqueKeys(_ keys: [String]) throws {
+        var first: [String: String] = [:]
+        for key in keys {
+            if let earlier = first[key] {
+                throw ManifestError(file: file, entry: "key \"\(key)\"", reason: Self.duplicate(key, of: earlier, at: "key \"\(earlier)\""))
+            }
+            first[key] = key
+        }
+    }
+
+    private static func duplicate(_ name: String, of earlier: String, at location: String) -> String {
+        let same = name.unicodeScalars.elementsEqual(earlier.unicodeScalars)
+        let how = same ? "" : " (the same name in another Unicode normalisation: \(Self.scalars(earlier)) and \(Self.scalars(name)))"
+        return "the name \"\(name)\" is already used by \(location)\(how); names must be unique"
+    }
+
+    /// "U+0065 U+0301": how a name is spelled, where two spellings look alike.
+    private static func scalars(_ name: String) -> String {
+        name.unicodeScalars.prefix(16).map { String(format: "U+%04X", $0.value) }.joined(separator: " ") + (name.unicodeScalars.count > 16 ? " …" : "")
     }
 
     private func checkName(_ name: String, at location: String) throws {

@@ -72,6 +72,10 @@ public struct ManifestParser: Sendable {
         } catch {
             throw ManifestError(file: validator.file, reason: "not a valid property list: \(Self.describe(error))")
         }
+        // Keys that the dictionary merged (written twice, or NFC/NFD twins) are refused.
+        if let dictionary = root as? [String: Any], let keys = PropertyListKeys.topLevel(inXML: data), keys.count != dictionary.count {
+            try validator.checkUniqueKeys(keys)
+        }
         try parseTree(root, kind: "property list", validator: &validator)
     }
 
@@ -81,6 +85,10 @@ public struct ManifestParser: Sendable {
             root = try JSONSerialization.jsonObject(with: data, options: [])
         } catch {
             throw ManifestError(file: validator.file, reason: "not valid JSON: \(Self.describeJSONError(error, in: data))")
+        }
+        // Keys that the dictionary merged (written twice, or NFC/NFD twins) are refused.
+        if let dictionary = root as? [String: Any], let keys = JSONObjectKeys.topLevel(in: data), keys.count != dictionary.count {
+            try validator.checkUniqueKeys(keys)
         }
         try parseTree(root, kind: "JSON", validator: &validator)
     }

@@ -17,7 +17,7 @@ extension CoordinatorCore {
     package func reconcile(_ beat: Photocluster_V1_Heartbeat, from id: String) {
         // 0: an older worker that does not report what it holds.
         guard beat.assignSequence > 0, let worker = workers[id] else { return }
-        let held = Set(beat.held.map { PhotoRef(job: $0.jobID, index: $0.photoIndex) })
+        let held = Set(beat.held.prefix(Self.heldClaimLimit(creditLimit: worker.creditLimit)).map { PhotoRef(job: $0.jobID, index: $0.photoIndex) })
         let missing = worker.inFlight.filter { ref in
             !held.contains(ref) && worker.assignedAt[ref].map { $0 <= beat.assignSequence } == true
         }

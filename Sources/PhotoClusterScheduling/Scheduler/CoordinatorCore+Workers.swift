@@ -64,17 +64,25 @@ extension CoordinatorCore {
     }
 
     private func register(_ id: String, _ hello: Photocluster_V1_WorkerHello, key: String?) {
-        if let reason = ProtocolVersions.refusal(of: hello.protocolVersion, peer: "worker \(id)") {
-            return refuseProtocol(of: id, reason: reason, key: key)
-        }
         if let previous = workers[id], previous.key != key {
             // Two keys claiming one id: the one registered keeps it until it is lost.
             return rejectMessage(from: id, key: key, why: "worker \(id) is registered with \(previous.key.map { "key \($0)" } ?? "no key"); "
                 + "its hello is ignored until that worker is lost (give each worker its own --id)")
         }
+        // After the key: a refusal goes to the id, which must be this key's.
+        if let reason = ProtocolVersions.refusal(of: hello.protocolVersion, peer: "worker \(id)") {
+            return refuseProtocol(of: id, reason: reason, key: key)
+        }
         // Photos it says it still holds keep running there (a worker that only lost touch for a
         // moment must not have its work dropped and redone, over and over under load).
-        let stillHeld = Set(hello.inFlight.map { PhotoRef(job: $0.jobID, index: $0.photoIndex) })
+        // Bounded like credit: a worker never holds more than its window, so a hello claiming a
+        // million photos costs the loop no more than an honest one (the rest are not looked at).
+        let claimLimit = Self.heldClaimLimit(creditLimit: settings.workerBudgets.creditLimit(announced: hello.concurrency))
+        if hello.inFlight.count > claimLimit {
+            log(.warning, "worker \(id) claims to hold \(hello.inFlight.count) photos, more than its credit window allows; only the first \(claimLimit) are considered",
+                worker: id)
+        }
+        let stillHeld = Set(hello.inFlight.prefix(claimLimit).map { PhotoRef(job: $0.jobID, index: $0.photoIndex) })
         var kept: Set<PhotoRef> = []
         var previousNumber = WorkerNumber.none
         if let previous = workers[id] {
@@ -131,6 +139,10 @@ extension CoordinatorCore {
         }))
         perform(.refusedProtocol(worker: id, key: key, why: reason))
     }
+
+    /// The most held photos a hello or heartbeat may name that are looked at: twice the credit
+    /// window and some (a reconnected worker may still hold what it kept besides new graphs).
+    package static func heldClaimLimit(creditLimit: Int) -> Int { 2 * creditLimit + 16 }
 
     private func newWorkerNumber() -> WorkerNumber {
         lastWorkerNumber += 1
