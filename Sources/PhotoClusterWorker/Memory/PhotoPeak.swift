@@ -125,6 +125,9 @@ public struct PhotoPeak: Equatable, Sendable {
         case .jpeg: return pixels + band + (1 << 20)
         case .png: return pixels * 4 + band + (1 << 20)
         case .webp: return (lossless ? pixels * 16 : pixels * 4) + band + (1 << 20)
+        // libheif's RGB copy, its YCbCr planes and aom's frame buffers and analysis (measured:
+        // docs/images.md); the other formats are never written.
+        case .avif, .heif, .tiff, .gif: return pixels * 24 + band + (8 << 20)
         }
     }
 
@@ -132,10 +135,24 @@ public struct PhotoPeak: Equatable, Sendable {
     /// whole into ARGB first, a progressive JPEG keeps every DCT coefficient (2 bytes each, up
     /// to 3 per pixel); the others decode row by row.
     public static func decoderBytesPerPixel(_ data: Data, format: ImageFormat) -> Int {
-        switch format {
+        decoderBytesPerPixel(data, header: ImageHeader(format: format, width: 0, height: 0))
+    }
+
+    /// The same, with the header's own figure for the formats whose library reports one (HEIF
+    /// and AVIF decode whole, a grid's tiles put together; TIFF holds a strip or row of tiles;
+    /// GIF a canvas), spread over the source's pixels and rounded up.
+    public static func decoderBytesPerPixel(_ data: Data, header: ImageHeader) -> Int {
+        switch header.format {
+        case .heif, .avif, .tiff, .gif:
+            let pixels = max(1, header.width.multipliedReportingOverflow(by: header.height).partialValue)
+            return header.decoderScratchBytes / pixels + (header.decoderScratchBytes % pixels == 0 ? 0 : 1)
+        case .png, .webp, .jpeg: break
+        }
+        switch header.format {
         case .png: return 0
         case .webp: return isLosslessWebP(data) ? 4 : 0
         case .jpeg: return isProgressiveJPEG(data) ? 6 : 0
+        default: return 0
         }
     }
 

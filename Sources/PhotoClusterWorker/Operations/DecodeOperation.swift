@@ -41,7 +41,7 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
         let header = try? ImageCodec.inspect(bytes)
         if let header, header.width.multipliedReportingOverflow(by: header.height).partialValue <= maxPixels {
             let start = PhotoPeak.Start.encoded(
-                header: header, byteCount: bytes.count, decoderBytesPerPixel: PhotoPeak.decoderBytesPerPixel(bytes, format: header.format),
+                header: header, byteCount: bytes.count, decoderBytesPerPixel: PhotoPeak.decoderBytesPerPixel(bytes, header: header),
                 upright: work.variant.upright)
             guard admission.admit(work, start: start, firstFilter: work.reducesOnLoad ? 1 : 0, stage: .decode, stageName: "decode") else { return }
         }
