@@ -150,10 +150,12 @@ ic_status ic_read_heif_header(const uint8_t *data, size_t size, ic_header *out, 
     out->has_alpha = heif_image_handle_has_alpha_channel(handle);
     int bits = heif_image_handle_get_luma_bits_per_pixel(handle);
     out->bit_depth = (uint16_t)(bits > 0 ? bits : 8);
-    /* libheif holds the decoded planes (assumed 4:4:4, 2 bytes a sample past 8 bits), their 8-bit
-     * copy for deeper sources, and its interleaved RGBA while it is copied out. */
+    /* The codec's own picture and libheif's copy of its planes (assumed 4:4:4, 2 bytes a sample
+     * past 8 bits), their 8-bit copy for deeper sources, and libheif's interleaved RGBA while it
+     * is copied out. Measured on 12-megapixel 8-bit 4:4:4 files: 4.5 bytes a pixel for HEVC,
+     * 8.6 for AV1 (dav1d's padded picture pool); this gives 10. */
     uint64_t samples = 3 + (out->has_alpha ? 1 : 0);
-    uint64_t per_pixel = samples * (out->bit_depth > 8 ? 2 : 1) + (out->bit_depth > 8 ? samples : 0) + 4;
+    uint64_t per_pixel = samples * (out->bit_depth > 8 ? 2 : 1) * 2 + (out->bit_depth > 8 ? samples : 0) + 4;
     out->scratch_bytes = (uint64_t)out->width * out->height * per_pixel;
     read_colour(handle, out);
     out->exif = first_item(handle, "Exif", NULL, &out->exif_size);
