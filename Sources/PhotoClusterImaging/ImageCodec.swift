@@ -43,11 +43,13 @@ public enum ImageCodec {
         }
     }
 
-    /// Decodes a JPEG, PNG or WebP to RGBA8, as stored (no orientation is applied), with its header.
+    /// Decodes any format `sniff` names to RGBA8, as stored (no EXIF or TIFF orientation applied; a
+    /// HEIF's own transformations are), with its header.
     /// The header's size is checked against `options.maxPixels` before any pixel memory is
-    /// allocated. A JPEG decode asks `shouldStop` between scans and bands of rows and, when it
-    /// says so, ends by throwing `DecodeStopped` (a PNG or WebP decode runs to its end: its time is
-    /// linear in its capped size).
+    /// allocated. A JPEG decode asks `shouldStop` between scans and bands of rows, TIFF between
+    /// bands of strips or tiles, GIF every 64 rows, HEIF and AVIF before and after libheif's
+    /// decode, and when it says so ends by throwing `DecodeStopped` (a PNG or WebP decode runs to
+    /// its end: its time is linear in its capped size).
     /// `header`: the data's header when the caller has read it already (`inspect`), so it is not
     /// read twice.
     public static func decode(_ data: Data, header: ImageHeader? = nil, options: DecodeOptions, shouldStop: (() -> Bool)? = nil) throws -> DecodedImage {
@@ -101,7 +103,7 @@ public enum ImageCodec {
         return DecodedImage(image: image, header: header, isGray: decoded.gray != 0, isReduced: decoded.reduced != 0, isConverted: converted)
     }
 
-    /// Decodes a JPEG, PNG or WebP to RGBA8 as stored. `fastDCT` decodes JPEG with libjpeg-turbo's fast
+    /// Decodes any format `sniff` names to RGBA8 as stored. `fastDCT` decodes JPEG with libjpeg-turbo's fast
     /// integer DCT and chroma upsampling by replication: faster, a little less accurate.
     public static func decode(
         _ data: Data, maxPixels: Int = defaultMaxPixels, fastDCT: Bool = false

@@ -14,7 +14,8 @@ avif.avif and avif10.avif (avifenc, 8 and 10 bits), tiff8.tif (Pillow, LZW strip
 (16-bit RGB strips, big-endian, written here), tiled16.tif (tiffcp: 64x64 Deflate tiles of it),
 gray16.tif (Pillow I;16), gif.gif (Pillow, 64 colours, a transparent corner), exif6.jpg (Pillow:
 stored on its side, EXIF orientation 6), irot.heic (pillow-heif: the same, with an irot box),
-p3.heic (heif-enc from a PNG with a Display P3 profile).
+p3.heic (heif-enc from a PNG with a Display P3 profile), nclx-p3.avif (avifenc: the same pixels,
+an nclx box saying P3 instead of the profile).
 """
 import io
 import json
@@ -105,6 +106,8 @@ def make(source, out):
     p3 = display_p3_profile()
     picture.save(path("p3.png"), icc_profile=p3)
     run("heif-enc", "-q", "95", path("p3.png"), "-o", path("p3.heic"))
+    # The same P3 pixels described by an nclx box (primaries 12, sRGB transfer) instead of a profile.
+    run("avifenc", "-s", "8", "--min", "0", "--max", "12", "--cicp", "12/13/6", "--ignore-icc", path("p3.png"), path("nclx-p3.avif"))
 
 
 def read(path):

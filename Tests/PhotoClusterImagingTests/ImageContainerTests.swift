@@ -100,8 +100,19 @@ final class ImageContainerTests: XCTestCase {
     func testADisplayP3HEICCarriesItsProfile() throws {
         let profile = try XCTUnwrap(ImageCodec.inspect(data("p3.png")).metadata.iccProfile)
         XCTAssertEqual(try ImageCodec.inspect(data("p3.heic")).metadata.iccProfile, profile)
-        // An nclx box with P3 primaries becomes a profile that Little CMS converts by.
         XCTAssertEqual(try ImageCodec.inspect(data("avif.avif")).metadata.iccProfile, nil, "sRGB's nclx needs none")
+    }
+
+    func testAnNCLXBoxWithP3PrimariesConvertsAsTheP3ProfileDoes() throws {
+        let nclx = try ImageCodec.inspect(data("nclx-p3.avif"))
+        XCTAssertNotNil(nclx.metadata.iccProfile, "a profile made from the nclx box")
+        let byBox = try ImageCodec.decode(data("nclx-p3.avif"), options: DecodeOptions(toSRGB: true))
+        let byProfile = try ImageCodec.decode(data("p3.heic"), options: DecodeOptions(toSRGB: true))
+        XCTAssertTrue(byBox.isConverted && byProfile.isConverted)
+        let unconverted = try ImageCodec.decode(data("nclx-p3.avif"), options: DecodeOptions())
+        let converted = psnr(byBox.image, byProfile.image), left = psnr(unconverted.image, byProfile.image)
+        XCTAssertGreaterThanOrEqual(converted, 36, "the same colours, two codecs apart")
+        XCTAssertGreaterThan(converted, left + 3, "converted by the box as by the profile, not left as P3 (\(left) dB)")
     }
 
     func testShrinkOnLoadAndStopsBetweenBands() throws {
