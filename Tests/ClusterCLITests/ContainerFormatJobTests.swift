@@ -16,7 +16,7 @@ final class ContainerFormatJobTests: XCTestCase {
     /// The inputs, each the same 384×256 picture (gray16 and gif: gray and 64 colours of it).
     private let inputs = [
         "heic.heic", "heif-av1.avif", "avif.avif", "avif10.avif", "tiff8.tif", "tiff16.tif", "tiled16.tif", "gray16.tif", "gif.gif",
-        "exif6.jpg", "irot.heic", "p3.heic",
+        "exif6.jpg", "orient6.tif", "irot.heic", "p3.heic",
     ]
     /// Never enlarges, so the outputs are the inputs' pixels, upright.
     private let identity = ["--filter", "thumbnail:width=4000,height=4000"]
@@ -77,7 +77,8 @@ final class ContainerFormatJobTests: XCTestCase {
         let source = photos.appendingPathComponent("source.png")
         let written = [
             "heic.heic": "jpg", "heif-av1.avif": "avif", "avif.avif": "avif", "avif10.avif": "avif", "tiff8.tif": "jpg", "tiff16.tif": "jpg",
-            "tiled16.tif": "jpg", "gray16.tif": "jpg", "gif.gif": "png", "exif6.jpg": "jpg", "irot.heic": "jpg", "p3.heic": "jpg",
+            "tiled16.tif": "jpg", "gray16.tif": "jpg", "gif.gif": "png", "exif6.jpg": "jpg", "orient6.tif": "jpg", "irot.heic": "jpg",
+            "p3.heic": "jpg",
         ]
         for input in inputs {
             let output = out.appendingPathComponent("\(name(of: input)).\(written[input]!)")

@@ -13,7 +13,7 @@ Made files: source.png (the picture), heic.heic (heif-enc, x265), heif-av1.avif 
 avif.avif and avif10.avif (avifenc, 8 and 10 bits), tiff8.tif (Pillow, LZW strips), tiff16.tif
 (16-bit RGB strips, big-endian, written here), tiled16.tif (tiffcp: 64x64 Deflate tiles of it),
 gray16.tif (Pillow I;16), gif.gif (Pillow, 64 colours, a transparent corner), exif6.jpg (Pillow:
-stored on its side, EXIF orientation 6), irot.heic (pillow-heif: the same, with an irot box),
+stored on its side, EXIF orientation 6), orient6.tif (Pillow: the same, TIFF Orientation 6), irot.heic (pillow-heif: the same, with an irot box),
 p3.heic (heif-enc from a PNG with a Display P3 profile), nclx-p3.avif (avifenc: the same pixels,
 an nclx box saying P3 instead of the profile).
 """
@@ -101,6 +101,7 @@ def make(source, out):
     exif[0x0112] = 6
     sideways = picture.transpose(Image.Transpose.ROTATE_90)
     sideways.save(path("exif6.jpg"), quality=95, exif=exif.tobytes())
+    sideways.save(path("orient6.tif"), tiffinfo={274: 6})
     pillow_heif.register_heif_opener()
     Image.open(path("exif6.jpg")).save(path("irot.heic"), quality=95, exif=exif.tobytes())
     p3 = display_p3_profile()
