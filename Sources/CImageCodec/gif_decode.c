@@ -113,6 +113,7 @@ ic_status ic_decode_gif(const uint8_t *data, size_t size, const ic_decode_option
     canvas_size(gif, &width, &height);
     size_t byte_count = 0;
     status = ic_check_size(width, height, options->max_pixels, &byte_count, message, message_size);
+    if (status != IC_OK) ic_prefix_message(message, message_size, "GIF", "header");
     const ColorMapObject *colours = gif->Image.ColorMap != NULL ? gif->Image.ColorMap : gif->SColorMap;
     if (status == IC_OK && colours == NULL) {
         ic_set_message(message, message_size, "GIF frame has no colour table");

@@ -69,6 +69,7 @@ ic_status ic_decode_heif(const uint8_t *data, size_t size, const ic_decode_optio
     size_t byte_count = 0;
     /* The size after transformations; a grid's ispe is its whole size, so this bounds every tile put together. */
     status = ic_check_size(width, height, options->max_pixels, &byte_count, message, message_size);
+    if (status != IC_OK) ic_prefix_message(message, message_size, name, "header");
     struct heif_image *image = NULL;
     if (status == IC_OK && options->should_stop != NULL && options->should_stop(options->stop_context)) status = IC_STOPPED;
     if (status == IC_OK) {

@@ -88,7 +88,8 @@ static TIFF *open_tiff(tiff_source *source) {
     TIFFOpenOptionsSetMaxSingleMemAlloc(options, TIFF_MAX_SINGLE_ALLOC);
     TIFFOpenOptionsSetErrorHandlerExtR(options, on_error, source);
     TIFFOpenOptionsSetWarningHandlerExtR(options, on_warning, source);
-    TIFF *tiff = TIFFClientOpenExt("photo", "rm", source, source_read, source_write, source_seek, source_close, source_size,
+    /* "r": read, with the bytes "mapped" (source_map), so strips are read where they lie. */
+    TIFF *tiff = TIFFClientOpenExt("photo", "r", source, source_read, source_write, source_seek, source_close, source_size,
                                    source_map, source_unmap, options);
     TIFFOpenOptionsFree(options);
     return tiff;
@@ -175,6 +176,7 @@ ic_status ic_decode_tiff(const uint8_t *data, size_t size, const ic_decode_optio
     size_t byte_count = 0;
     status = ic_check_size(width, height, options->max_pixels, &byte_count, message, message_size);
     if (status != IC_OK) {
+        ic_prefix_message(message, message_size, "TIFF", "header");
         TIFFClose(tiff);
         return status;
     }
