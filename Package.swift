@@ -59,7 +59,7 @@ let package = Package(
             name: "CImageCodec",
             linkerSettings: [
                 .linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("z"), .linkedLibrary("webp"), .linkedLibrary("webpmux"),
-                .linkedLibrary("lcms2"),
+                .linkedLibrary("lcms2"), .linkedLibrary("heif"), .linkedLibrary("tiff"), .linkedLibrary("gif"),
             ]
         ),
 

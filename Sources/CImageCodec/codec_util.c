@@ -44,6 +44,13 @@ ic_status ic_check_size(uint64_t width, uint64_t height, uint64_t max_pixels,
 
 void ic_free(void *buffer) { free(buffer); }
 
+void ic_prefix_message(char *message, size_t message_size, const char *format, const char *part) {
+    if (message == NULL || message_size == 0) return;
+    char text[IC_MESSAGE_SIZE];
+    snprintf(text, sizeof text, "%s", message);
+    ic_set_message(message, message_size, "%s %s: %s", format, part, text);
+}
+
 void *ic_alloc_pixels(size_t byte_count) {
     void *pixels = malloc(byte_count);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)

@@ -31,6 +31,9 @@ void *ic_alloc_pixels(size_t byte_count);
  */
 ic_status ic_start_decode(const uint8_t *data, size_t size, ic_image *out, char *message, size_t message_size);
 
+/* Puts "`format` `part`: " before the message already in the buffer (a reason from a shared helper). */
+void ic_prefix_message(char *message, size_t message_size, const char *format, const char *part);
+
 /* Whether the options ask to shrink a width × height image (see ic_decode_options). */
 int ic_wants_reduction(const ic_decode_options *options, uint32_t width, uint32_t height);
 

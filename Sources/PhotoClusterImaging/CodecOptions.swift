@@ -60,6 +60,9 @@ public struct EncodeOptions: Sendable, Hashable {
     public var gray: Bool
     /// WebP: lossless, `quality` then setting how hard it tries.
     public var lossless: Bool
+    /// AVIF: the AV1 encoder's speed, 0 (slowest, smallest) to 9 (fastest).
+    public var speed: Int = EncodeOptions.defaultAVIFSpeed
+    public static let defaultAVIFSpeed = 6
     /// The ICC profile, EXIF and XMP to embed (orientation is not read from here: write the EXIF
     /// you mean).
     public var iccProfile: Data?

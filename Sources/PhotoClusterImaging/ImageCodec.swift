@@ -2,8 +2,8 @@ import CImageCodec
 import Foundation
 import PhotoClusterCore
 
-/// JPEG, PNG and WebP decoding to, and encoding from, 8-bit RGBA, backed by libjpeg-turbo, libpng
-/// and libwebp.
+/// Decoding JPEG, PNG, WebP, HEIF, AVIF, TIFF and GIF to, and encoding JPEG, PNG, WebP and AVIF
+/// from, 8-bit RGBA, backed by libjpeg-turbo, libpng, libwebp, libheif, libtiff and giflib.
 public enum ImageCodec {
     /// The default cap on decoded pixels (100 megapixels, 400 MB of RGBA).
     public static let defaultMaxPixels = 100_000_000
@@ -17,6 +17,10 @@ public enum ImageCodec {
         case IC_FORMAT_JPEG: return .jpeg
         case IC_FORMAT_PNG: return .png
         case IC_FORMAT_WEBP: return .webp
+        case IC_FORMAT_HEIF: return .heif
+        case IC_FORMAT_AVIF: return .avif
+        case IC_FORMAT_TIFF: return .tiff
+        case IC_FORMAT_GIF: return .gif
         default: return nil
         }
     }
@@ -27,21 +31,27 @@ public enum ImageCodec {
     /// `DecodeStopped` when `shouldStop`, asked between chunks, says so.
     public static func inspect(_ data: Data, shouldStop: (() -> Bool)? = nil) throws -> ImageHeader {
         let format = try knownFormat(of: data)
+        switch format {
+        case .heif, .avif, .tiff, .gif: return try ContainerHeaders.header(of: data, format: format)
+        case .jpeg, .png, .webp: break
+        }
         var budget = MetadataBudget(shouldStop: shouldStop)
         return try data.withByteWindow { window in
             switch format {
             case .jpeg: return try JPEGSegments.header(of: window, budget: &budget)
             case .png: return try PNGChunks.header(of: window, budget: &budget)
-            case .webp: return try WebPChunks.header(of: window, budget: &budget)
+            default: return try WebPChunks.header(of: window, budget: &budget)
             }
         }
     }
 
-    /// Decodes a JPEG, PNG or WebP to RGBA8, as stored (no orientation is applied), with its header.
+    /// Decodes any format `sniff` names to RGBA8, as stored (no EXIF or TIFF orientation applied; a
+    /// HEIF's own transformations are), with its header.
     /// The header's size is checked against `options.maxPixels` before any pixel memory is
-    /// allocated. A JPEG decode asks `shouldStop` between scans and bands of rows and, when it
-    /// says so, ends by throwing `DecodeStopped` (a PNG or WebP decode runs to its end: its time is
-    /// linear in its capped size).
+    /// allocated. A JPEG decode asks `shouldStop` between scans and bands of rows, TIFF between
+    /// bands of strips or tiles, GIF every 64 rows, HEIF and AVIF before and after libheif's
+    /// decode, and when it says so ends by throwing `DecodeStopped` (a PNG or WebP decode runs to
+    /// its end: its time is linear in its capped size).
     /// `header`: the data's header when the caller has read it already (`inspect`), so it is not
     /// read twice.
     public static func decode(_ data: Data, header: ImageHeader? = nil, options: DecodeOptions, shouldStop: (() -> Bool)? = nil) throws -> DecodedImage {
@@ -73,6 +83,9 @@ public enum ImageCodec {
                             case .jpeg: return ic_decode_jpeg(bytes, raw.count, &c, &decoded, message, messageSize)
                             case .png: return ic_decode_png(bytes, raw.count, &c, &decoded, message, messageSize)
                             case .webp: return ic_decode_webp(bytes, raw.count, &c, &decoded, message, messageSize)
+                            case .heif, .avif: return ic_decode_heif(bytes, raw.count, &c, &decoded, message, messageSize)
+                            case .tiff: return ic_decode_tiff(bytes, raw.count, &c, &decoded, message, messageSize)
+                            case .gif: return ic_decode_gif(bytes, raw.count, &c, &decoded, message, messageSize)
                             }
                         }
                     }
@@ -93,7 +106,7 @@ public enum ImageCodec {
         return DecodedImage(image: image, header: header, isGray: decoded.gray != 0, isReduced: decoded.reduced != 0, isConverted: converted)
     }
 
-    /// Decodes a JPEG, PNG or WebP to RGBA8 as stored. `fastDCT` decodes JPEG with libjpeg-turbo's fast
+    /// Decodes any format `sniff` names to RGBA8 as stored. `fastDCT` decodes JPEG with libjpeg-turbo's fast
     /// integer DCT and chroma upsampling by replication: faster, a little less accurate.
     public static func decode(
         _ data: Data, maxPixels: Int = defaultMaxPixels, fastDCT: Bool = false
@@ -107,7 +120,7 @@ public enum ImageCodec {
         guard let format = sniff(data) else {
             // Nothing of the bytes is quoted: they may be another service's answer, and the
             // message reaches the client that named the URL.
-            throw ImageCodecError(kind: .unsupportedFormat, message: "not an image (not a JPEG, PNG or WebP)")
+            throw ImageCodecError(kind: .unsupportedFormat, message: "not an image (not a JPEG, PNG, WebP, HEIC, AVIF, TIFF or GIF)")
         }
         return format
     }
@@ -131,6 +144,9 @@ public enum ImageCodec {
         _ image: RGBAImage, as format: ImageFormat, options: EncodeOptions,
         transform: PixelTransform? = nil, shouldStop: (() -> Bool)? = nil
     ) throws -> Data {
+        guard format.isWritable else {
+            throw ImageCodecError(kind: .encodeFailed, message: "\(format.rawValue.uppercased()) is read, never written")
+        }
         guard image.width > 0, image.height > 0, image.width <= UInt32.max, image.height <= UInt32.max else {
             throw ImageCodecError(
                 kind: .encodeFailed, message: "cannot encode a \(image.width)x\(image.height) image")
@@ -153,6 +169,11 @@ public enum ImageCodec {
                             status = ic_encode_png(image.pixels, width, height, &c, &hooks, &output, &outputSize, message, messageSize)
                         case .webp:
                             status = ic_encode_webp(image.pixels, width, height, &c, &hooks, &output, &outputSize, message, messageSize)
+                        case .avif:
+                            status = ic_encode_avif(
+                                image.pixels, width, height, &c, Int32(clamping: options.speed), &hooks, &output, &outputSize, message, messageSize)
+                        case .heif, .tiff, .gif:
+                            status = IC_ENCODE_FAILED  // refused above
                         }
                         bandSaidStop = status == IC_STOPPED
                         return bandSaidStop ? IC_OK : status

@@ -5,7 +5,8 @@ public struct ImageCodecError: Error, Sendable, Equatable, CustomStringConvertib
     public enum Kind: String, Sendable {
         /// No bytes at all.
         case empty
-        /// Not JPEG, PNG or WebP, or a variant of them that is not handled (an animated WebP).
+        /// Not a format the codec reads, or a variant of one that is not handled (an animated WebP, a
+        /// floating-point TIFF).
         case unsupportedFormat
         /// Malformed, truncated or failing a checksum.
         case corrupt

@@ -80,6 +80,7 @@ public nonisolated enum Photocluster_V1_OutputFormat: SwiftProtobuf.Enum, Swift.
   case jpeg // = 1
   case png // = 2
   case webp // = 3
+  case avif // = 4
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -92,6 +93,7 @@ public nonisolated enum Photocluster_V1_OutputFormat: SwiftProtobuf.Enum, Swift.
     case 1: self = .jpeg
     case 2: self = .png
     case 3: self = .webp
+    case 4: self = .avif
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -102,6 +104,7 @@ public nonisolated enum Photocluster_V1_OutputFormat: SwiftProtobuf.Enum, Swift.
     case .jpeg: return 1
     case .png: return 2
     case .webp: return 3
+    case .avif: return 4
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -112,6 +115,7 @@ public nonisolated enum Photocluster_V1_OutputFormat: SwiftProtobuf.Enum, Swift.
     .jpeg,
     .png,
     .webp,
+    .avif,
   ]
 
 }
@@ -436,9 +440,21 @@ public nonisolated struct Photocluster_V1_ImageOptions: Sendable {
   /// WebP: lossless instead of lossy at `quality`
   public var lossless: Bool = false
 
+  /// AVIF: the AV1 encoder's speed, 0 (slowest, smallest) to 9 (fastest); absent: 6.
+  public var avifSpeed: UInt32 {
+    get {_avifSpeed ?? 0}
+    set {_avifSpeed = newValue}
+  }
+  /// Returns true if `avifSpeed` has been explicitly set.
+  public var hasAvifSpeed: Bool {self._avifSpeed != nil}
+  /// Clears the value of `avifSpeed`. Subsequent reads from it will return its default value.
+  public mutating func clearAvifSpeed() {self._avifSpeed = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+
+  fileprivate var _avifSpeed: UInt32? = nil
 }
 
 /// What one stage of one photo took: a bar of the task stream (the dashboard's lanes,
@@ -584,7 +600,7 @@ nonisolated extension Photocluster_V1_ProtocolVersion: SwiftProtobuf._ProtoNameP
 }
 
 nonisolated extension Photocluster_V1_OutputFormat: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0OUTPUT_FORMAT_KEEP\0\u{1}OUTPUT_FORMAT_JPEG\0\u{1}OUTPUT_FORMAT_PNG\0\u{1}OUTPUT_FORMAT_WEBP\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0OUTPUT_FORMAT_KEEP\0\u{1}OUTPUT_FORMAT_JPEG\0\u{1}OUTPUT_FORMAT_PNG\0\u{1}OUTPUT_FORMAT_WEBP\0\u{1}OUTPUT_FORMAT_AVIF\0")
 }
 
 nonisolated extension Photocluster_V1_ColourHandling: SwiftProtobuf._ProtoNameProviding {
@@ -683,7 +699,7 @@ nonisolated extension Photocluster_V1_FilterSpec: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Photocluster_V1_ImageOptions: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ImageOptions"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{4}\\\u{3}no_auto_orient\0\u{1}metadata\0\u{1}colour\0\u{1}lossless\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{4}\\\u{3}no_auto_orient\0\u{1}metadata\0\u{1}colour\0\u{1}lossless\0\u{3}avif_speed\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -695,12 +711,17 @@ nonisolated extension Photocluster_V1_ImageOptions: SwiftProtobuf.Message, Swift
       case 221: try { try decoder.decodeSingularEnumField(value: &self.metadata) }()
       case 222: try { try decoder.decodeSingularEnumField(value: &self.colour) }()
       case 223: try { try decoder.decodeSingularBoolField(value: &self.lossless) }()
+      case 224: try { try decoder.decodeSingularUInt32Field(value: &self._avifSpeed) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
     if self.noAutoOrient != false {
       try visitor.visitSingularBoolField(value: self.noAutoOrient, fieldNumber: 220)
     }
@@ -713,6 +734,9 @@ nonisolated extension Photocluster_V1_ImageOptions: SwiftProtobuf.Message, Swift
     if self.lossless != false {
       try visitor.visitSingularBoolField(value: self.lossless, fieldNumber: 223)
     }
+    try { if let v = self._avifSpeed {
+      try visitor.visitSingularUInt32Field(value: v, fieldNumber: 224)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -721,6 +745,7 @@ nonisolated extension Photocluster_V1_ImageOptions: SwiftProtobuf.Message, Swift
     if lhs.metadata != rhs.metadata {return false}
     if lhs.colour != rhs.colour {return false}
     if lhs.lossless != rhs.lossless {return false}
+    if lhs._avifSpeed != rhs._avifSpeed {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

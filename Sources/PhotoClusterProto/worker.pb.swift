@@ -702,7 +702,7 @@ public nonisolated struct Photocluster_V1_PhotoResult: Sendable {
 
   public var encoded: Data = Data()
 
-  /// JPEG or PNG, never KEEP
+  /// JPEG, PNG, WebP or AVIF, never KEEP
   public var format: Photocluster_V1_OutputFormat = .keep
 
   public var width: UInt32 = 0

@@ -71,7 +71,8 @@ final class ExifTests: XCTestCase {
         let profiles: [ImageFormat: Data] = [.jpeg: try fixtureProfile(), .png: try fixture("srgb.icc")]
         let exif = Exif.minimal(orientation: .rightMirrored, artist: "Ada")
         let xmp = Data("<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"/>".utf8)
-        for format in ImageFormat.allCases {
+        // HEIF's own containers are read by libheif: ImageContainerTests covers them.
+        for format in [ImageFormat.jpeg, .png, .webp] {
             let profile = profiles[format]
             let data = try ImageCodec.encode(makeImage(width: 9, height: 5, alpha: false), as: format, options: EncodeOptions(iccProfile: profile, exif: exif, xmp: xmp))
             let header = try ImageCodec.inspect(data)

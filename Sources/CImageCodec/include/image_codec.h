@@ -32,7 +32,11 @@ typedef enum {
     IC_FORMAT_UNKNOWN = 0,
     IC_FORMAT_JPEG,
     IC_FORMAT_PNG,
-    IC_FORMAT_WEBP
+    IC_FORMAT_WEBP,
+    IC_FORMAT_HEIF, /* HEIC and other HEIF files (libheif; HEVC through libde265) */
+    IC_FORMAT_AVIF, /* HEIF with AV1 (libheif; aom or dav1d) */
+    IC_FORMAT_TIFF, /* libtiff */
+    IC_FORMAT_GIF   /* giflib */
 } ic_format;
 
 /* A decoded image; `pixels` holds width * height * 4 bytes. */
@@ -186,6 +190,50 @@ ic_status ic_encode_png(const uint8_t *rgba, uint32_t width, uint32_t height,
  */
 ic_status ic_encode_webp(const uint8_t *rgba, uint32_t width, uint32_t height,
                          const ic_encode_options *options, const ic_encode_hooks *hooks,
+                         uint8_t **out, size_t *out_size, char *message, size_t message_size);
+
+/*
+ * HEIF/AVIF, TIFF and GIF (heif_codec.c, tiff_decode.c, gif_decode.c): what the header says,
+ * read without decoding pixels, for formats whose containers are parsed by their own library.
+ */
+typedef struct {
+    uint32_t width, height; /* as decoded: a HEIF's irot/imir/clap already applied */
+    uint16_t orientation;   /* TIFF's Orientation tag (1 to 8); 0 when absent or applied (HEIF) */
+    uint16_t bit_depth;     /* bits per colour sample as stored */
+    int has_alpha;
+    /* What the decoder allocates besides its RGBA output, at most (planes, strips, a canvas). */
+    uint64_t scratch_bytes;
+    /* malloc'd, or NULL. HEIF: the `colr` ICC profile, else one made from an `nclx` box whose
+     * primaries or transfer are not sRGB's. EXIF is TIFF-structured (from II or MM). */
+    uint8_t *icc, *exif, *xmp;
+    size_t icc_size, exif_size, xmp_size;
+} ic_header;
+
+ic_status ic_read_header(ic_format format, const uint8_t *data, size_t size, ic_header *out,
+                         char *message, size_t message_size);
+void ic_header_free(ic_header *header);
+
+/*
+ * HEIF and AVIF: the primary image (never an embedded thumbnail) with its transformations
+ * applied, any bit depth scaled to 8. Not interruptible inside libheif: `should_stop` is asked
+ * before and after the decode.
+ */
+ic_status ic_decode_heif(const uint8_t *data, size_t size, const ic_decode_options *options,
+                         ic_image *out, char *message, size_t message_size);
+/* TIFF: the first page, strips or tiles, 1 to 16 bits; `should_stop` asked between bands. */
+ic_status ic_decode_tiff(const uint8_t *data, size_t size, const ic_decode_options *options,
+                         ic_image *out, char *message, size_t message_size);
+/* GIF: the first frame on the logical screen (transparent around it); `should_stop` between rows. */
+ic_status ic_decode_gif(const uint8_t *data, size_t size, const ic_decode_options *options,
+                        ic_image *out, char *message, size_t message_size);
+
+/*
+ * AVIF through libheif's AV1 encoder (aom): `quality` 1...100, `speed` 0 (slowest) to 9, alpha
+ * kept when any pixel is not opaque, the ICC profile, EXIF and XMP stored as items. The band
+ * callback runs while the picture is filled; aom's own work is not interruptible.
+ */
+ic_status ic_encode_avif(const uint8_t *rgba, uint32_t width, uint32_t height,
+                         const ic_encode_options *options, int speed, const ic_encode_hooks *hooks,
                          uint8_t **out, size_t *out_size, char *message, size_t message_size);
 
 /* Frees a buffer returned by this library. */

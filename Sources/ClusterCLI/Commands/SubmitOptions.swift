@@ -19,10 +19,10 @@ struct JobOptions: ParsableArguments {
     @Option(name: .customLong("out-shared"), help: ArgumentHelp("A directory of a file system every worker mounts at this path (inside their --shared-root): the workers write the photos there themselves.", valueName: "dir"))
     var outShared: String?
 
-    @Option(help: ArgumentHelp("Output format: jpeg, png or webp (default: the input's format).", valueName: "format"))
+    @Option(help: ArgumentHelp("Output format: jpeg, png, webp or avif (default: the input's format; HEIC and TIFF become jpeg, GIF png).", valueName: "format"))
     var format: String?
 
-    @Option(help: ArgumentHelp("JPEG and WebP quality, 1…100 (for lossless WebP: how hard it compresses).", valueName: "n"))
+    @Option(help: ArgumentHelp("JPEG, WebP and AVIF quality, 1…100 (for lossless WebP: how hard it compresses).", valueName: "n"))
     var quality: Int = 90
 
     @Flag(help: "JPEG: decode, and encode at quality 90 or less, with libjpeg-turbo's fast DCT (faster; pixels differ by a few levels).")
@@ -30,6 +30,9 @@ struct JobOptions: ParsableArguments {
 
     @Flag(help: "WebP: lossless instead of lossy (PNG is always lossless).")
     var lossless = false
+
+    @Option(name: .customLong("avif-speed"), help: ArgumentHelp("AVIF: the AV1 encoder's speed, 0 (slowest, smallest files) to 9 (fastest) (default: 6).", valueName: "n"))
+    var avifSpeed: Int?
 
     @Flag(help: "Keep the stored pixels instead of turning photos upright by their EXIF orientation (the output keeps the orientation tag; filter coordinates are then in stored pixels).")
     var noAutoOrient = false
@@ -71,8 +74,12 @@ struct JobOptions: ParsableArguments {
 
     func validate() throws {
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be between 1 and 100, got \(quality)") }
-        if let format, !["jpeg", "jpg", "png", "webp"].contains(format.lowercased()) {
-            throw ValidationError("--format must be jpeg, png or webp, got \"\(format)\"")
+        if let format, !["jpeg", "jpg", "png", "webp", "avif"].contains(format.lowercased()) {
+            throw ValidationError("--format must be jpeg, png, webp or avif, got \"\(format)\"")
+        }
+        if let avifSpeed {
+            guard (0...9).contains(avifSpeed) else { throw ValidationError("--avif-speed must be between 0 and 9, got \(avifSpeed)") }
+            guard format?.lowercased() == "avif" else { throw ValidationError("--avif-speed is for --format avif") }
         }
         if lossless && format?.lowercased() != "webp" {
             throw ValidationError("--lossless is for --format webp (PNG is always lossless; JPEG never is)")
@@ -109,6 +116,7 @@ struct JobOptions: ParsableArguments {
         case "jpeg", "jpg": return .jpeg
         case "png": return .png
         case "webp": return .webp
+        case "avif": return .avif
         default: return .keep
         }
     }
@@ -118,6 +126,7 @@ struct JobOptions: ParsableArguments {
         .with {
             $0.noAutoOrient = noAutoOrient
             $0.lossless = lossless
+            if let avifSpeed { $0.avifSpeed = UInt32(avifSpeed) }
             $0.colour = colour.lowercased() == "srgb" ? .srgb : .keep
             switch metadata.lowercased() {
             case "keep": $0.metadata = .keep

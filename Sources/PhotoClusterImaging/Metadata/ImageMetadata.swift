@@ -33,6 +33,9 @@ public struct ImageHeader: Sendable, Equatable {
     public var width: Int
     public var height: Int
     public var metadata: ImageMetadata
+    /// What the decoder allocates besides its RGBA output, at most, for the formats whose
+    /// library says (HEIF planes, a TIFF strip, a GIF canvas); 0 for the others.
+    public var decoderScratchBytes = 0
 
     public init(format: ImageFormat, width: Int, height: Int, metadata: ImageMetadata = ImageMetadata()) {
         self.format = format

@@ -56,6 +56,7 @@ extension Photocluster_V1_OutputFormat {
         switch self {
         case .png: return "png"
         case .webp: return "webp"
+        case .avif: return "avif"
         default: return "jpg"
         }
     }

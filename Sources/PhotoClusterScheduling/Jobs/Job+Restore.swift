@@ -96,7 +96,7 @@ extension Job {
             job.photos[index].reason = photo.reason
             // Where it was written is where the job's stem and format put it.
             let path = photo.outputPath
-            job.photos[index].outputFormat = path.hasSuffix(".png") ? .png : path.hasSuffix(".webp") ? .webp : .jpeg
+            job.photos[index].outputFormat = path.hasSuffix(".png") ? .png : path.hasSuffix(".webp") ? .webp : path.hasSuffix(".avif") ? .avif : .jpeg
             job.photos[index].width = photo.width
             job.photos[index].height = photo.height
         }

@@ -64,6 +64,10 @@ extension ImageFormat {
         case .jpeg: return "image/jpeg"
         case .png: return "image/png"
         case .webp: return "image/webp"
+        case .avif: return "image/avif"
+        case .heif: return "image/heic"
+        case .tiff: return "image/tiff"
+        case .gif: return "image/gif"
         }
     }
 }

@@ -68,8 +68,9 @@ final class PhotoAdmission: Sendable {
         case .jpeg: format = .jpeg
         case .png: format = .png
         case .webp: format = .webp
+        case .avif: format = .avif
         default:
-            if case .encoded(let header, _, _, _) = start { format = header.format } else { format = work.read { $0.origin?.format } ?? .png }
+            if case .encoded(let header, _, _, _) = start { format = header.format.keptAs } else { format = work.read { $0.origin?.format.keptAs } ?? .png }
         }
         return PhotoPeak.estimate(
             start: start, filters: work.filters, firstFilter: firstFilter, reducesOnLoad: work.reducesOnLoad,

@@ -158,6 +158,8 @@ extension Photocluster_V1_OutputFormat {
         case .jpeg: self = .jpeg
         case .png: self = .png
         case .webp: self = .webp
+        case .avif: self = .avif
+        case .heif, .tiff, .gif: self.init(format.keptAs)  // never a result's format: kept as these
         }
     }
 }

@@ -39,7 +39,8 @@ final class EncodeOperation: CPUStageOperation, @unchecked Sendable {
         case .jpeg: format = .jpeg
         case .png: format = .png
         case .webp: format = .webp
-        default: format = origin.format
+        case .avif: format = .avif
+        default: format = origin.format.keptAs
         }
         let filterTime = FusedFilterClock(fused)
         let deadline = StageDeadline(limit: limit)
@@ -90,7 +91,7 @@ final class EncodeOperation: CPUStageOperation, @unchecked Sendable {
     private func encodeOptions(for image: RGBAImage, from origin: PixelOrigin, as format: ImageFormat) -> EncodeOptions {
         let graph = work.graph
         let policy = MetadataPolicy(graph.image.metadata)
-        let gray = format != .webp && origin.isGray && fused.allSatisfy(\.keepsGray) && image.isGray
+        let gray = (format == .jpeg || format == .png) && origin.isGray && fused.allSatisfy(\.keepsGray) && image.isGray
         // The profile goes with the pixels it describes: not after a conversion to sRGB, and only
         // onto as many channels as it has (a gray photo made colour by a filter loses it).
         let space = origin.metadata.iccProfile.flatMap(ICCProfile.colourSpace(of:))
@@ -98,9 +99,11 @@ final class EncodeOperation: CPUStageOperation, @unchecked Sendable {
         let metadata = policy.outputMetadata(
             from: origin.metadata, orientationApplied: origin.orientationApplied, profileKept: profileKept,
             width: image.width, height: image.height)
-        return EncodeOptions(
+        var options = EncodeOptions(
             quality: graph.quality == 0 ? 90 : Int(graph.quality), fastDCT: graph.fastDct, gray: gray, lossless: graph.image.lossless,
             iccProfile: metadata.iccProfile, exif: metadata.exif, xmp: metadata.xmp)
+        if graph.image.hasAvifSpeed { options.speed = Int(graph.image.avifSpeed) }
+        return options
     }
 }
 

@@ -1,0 +1,21 @@
+#ifndef IMAGE_CODEC_HEIF_UTIL_H
+#define IMAGE_CODEC_HEIF_UTIL_H
+
+/* What the HEIF decoder and header reader share; not part of the public header. */
+
+#include "codec_util.h"
+
+struct heif_context;
+struct heif_image_handle;
+
+/* Reads a HEIF or AVIF container from memory (not copied: `data` must outlive the context) and
+ * finds its primary image. On IC_OK the caller releases both; otherwise `message` says which
+ * part failed. */
+ic_status ic_heif_open(const uint8_t *data, size_t size, struct heif_context **context,
+                       struct heif_image_handle **handle, char *message, size_t message_size);
+
+/* An RGB ICC profile (malloc'd) for an nclx box's primaries and transfer (ITU-T H.273 codes),
+ * or NULL when they are sRGB's, unspecified, or not representable (PQ, HLG). */
+uint8_t *ic_icc_from_nclx(int primaries, int transfer, size_t *size);
+
+#endif

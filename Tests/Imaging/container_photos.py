@@ -1,0 +1,182 @@
+"""Photos in HEIC, AVIF, TIFF and GIF made by encoders independent of PhotoCluster's codecs, and
+the checks of what PhotoCluster made of them.
+
+    container_photos.py make SOURCE DIR   writes the files below into DIR
+    container_photos.py psnr A B          prints {"psnr": dB, "size": [w, h]} (any two files Pillow,
+                                          pillow-heif or avifdec read; AVIF through avifdec)
+    container_photos.py p3check OUT HEIC  prints {"max": largest level difference} between OUT and
+                                          the HEIC decoded by heif-convert and converted to sRGB by
+                                          Pillow's Little CMS
+    container_photos.py hostile DIR       writes the hostile files
+
+Made files: source.png (the picture), heic.heic (heif-enc, x265), heif-av1.avif (heif-enc, aom),
+avif.avif and avif10.avif (avifenc, 8 and 10 bits), tiff8.tif (Pillow, LZW strips), tiff16.tif
+(16-bit RGB strips, big-endian, written here), tiled16.tif (tiffcp: 64x64 Deflate tiles of it),
+gray16.tif (Pillow I;16), gif.gif (Pillow, 64 colours, a transparent corner), exif6.jpg (Pillow:
+stored on its side, EXIF orientation 6), orient6.tif (Pillow: the same, TIFF Orientation 6), irot.heic (pillow-heif: the same, with an irot box),
+p3.heic (heif-enc from a PNG with a Display P3 profile), nclx-p3.avif (avifenc: the same pixels,
+an nclx box saying P3 instead of the profile).
+"""
+import io
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+
+from PIL import Image, ImageCms
+import pillow_heif
+
+sys.path.insert(0, os.path.dirname(__file__))
+from camera_photos import display_p3_profile  # noqa: E402
+
+
+def run(*command):
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def write_tiff16(image, path):
+    """A baseline 16-bit RGB TIFF, big-endian, 16 rows a strip, uncompressed."""
+    width, height = image.size
+    pixels = image.tobytes()
+    rows_per_strip = 16
+    strips = []
+    for top in range(0, height, rows_per_strip):
+        rows = pixels[top * width * 3:min(height, top + rows_per_strip) * width * 3]
+        strips.append(b"".join(struct.pack(">H", v * 257) for v in rows))
+    header = 8
+    entries = 11
+    ifd_size = 2 + entries * 12 + 4
+    bits_at = header + ifd_size
+    offsets_at = bits_at + 6
+    counts_at = offsets_at + 4 * len(strips)
+    data_at = counts_at + 4 * len(strips)
+    offsets, at = [], data_at
+    for strip in strips:
+        offsets.append(at)
+        at += len(strip)
+
+    def entry(tag, kind, count, value):
+        return struct.pack(">HHI", tag, kind, count) + value
+
+    def short(v):
+        return struct.pack(">HH", v, 0)
+
+    def long_(v):
+        return struct.pack(">I", v)
+
+    ifd = struct.pack(">H", entries) + b"".join([
+        entry(256, 4, 1, long_(width)), entry(257, 4, 1, long_(height)),
+        entry(258, 3, 3, long_(bits_at)), entry(259, 3, 1, short(1)), entry(262, 3, 1, short(2)),
+        entry(273, 4, len(strips), long_(offsets_at)), entry(277, 3, 1, short(3)),
+        entry(278, 4, 1, long_(rows_per_strip)), entry(279, 4, len(strips), long_(counts_at)),
+        entry(284, 3, 1, short(1)), entry(339, 3, 1, short(1)),
+    ]) + struct.pack(">I", 0)
+    with open(path, "wb") as f:
+        f.write(b"MM\x00\x2a" + struct.pack(">I", header) + ifd + struct.pack(">HHH", 16, 16, 16))
+        f.write(b"".join(struct.pack(">I", o) for o in offsets))
+        f.write(b"".join(struct.pack(">I", len(s)) for s in strips))
+        for strip in strips:
+            f.write(strip)
+
+
+def make(source, out):
+    picture = Image.open(source).convert("RGB")
+    picture = picture.resize((384, 256), Image.LANCZOS)
+    path = lambda name: os.path.join(out, name)  # noqa: E731
+    picture.save(path("source.png"))
+    run("heif-enc", "-q", "92", path("source.png"), "-o", path("heic.heic"))
+    run("heif-enc", "-A", "-q", "92", path("source.png"), "-o", path("heif-av1.avif"))
+    run("avifenc", "-s", "8", "--min", "0", "--max", "12", path("source.png"), path("avif.avif"))
+    run("avifenc", "-s", "8", "-d", "10", "--min", "0", "--max", "12", path("source.png"), path("avif10.avif"))
+    picture.save(path("tiff8.tif"), compression="tiff_lzw")
+    write_tiff16(picture, path("tiff16.tif"))
+    run("tiffcp", "-t", "-w", "64", "-l", "64", "-c", "zip", path("tiff16.tif"), path("tiled16.tif"))
+    picture.convert("L").convert("I;16").point(lambda v: v * 257).save(path("gray16.tif"))
+    gif = picture.quantize(64)
+    gif.paste(63, (0, 0, 24, 24))
+    gif.save(path("gif.gif"), transparency=63)
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    sideways = picture.transpose(Image.Transpose.ROTATE_90)
+    sideways.save(path("exif6.jpg"), quality=95, exif=exif.tobytes())
+    sideways.save(path("orient6.tif"), tiffinfo={274: 6})
+    pillow_heif.register_heif_opener()
+    Image.open(path("exif6.jpg")).save(path("irot.heic"), quality=95, exif=exif.tobytes())
+    p3 = display_p3_profile()
+    picture.save(path("p3.png"), icc_profile=p3)
+    run("heif-enc", "-q", "95", path("p3.png"), "-o", path("p3.heic"))
+    # The same P3 pixels described by an nclx box (primaries 12, sRGB transfer) instead of a profile.
+    run("avifenc", "-s", "8", "--min", "0", "--max", "12", "--cicp", "12/13/6", "--ignore-icc", path("p3.png"), path("nclx-p3.avif"))
+
+
+def read(path):
+    if path.endswith(".avif"):
+        png = path + ".avifdec.png"
+        run("avifdec", path, png)
+        return Image.open(png).convert("RGB")
+    if path.endswith(".heic"):
+        pillow_heif.register_heif_opener()
+    return Image.open(path).convert("RGB")
+
+
+def psnr(a, b):
+    first, second = read(a), read(b)
+    if first.size != second.size:
+        return {"psnr": 0, "size": list(first.size), "other": list(second.size)}
+    x, y = first.tobytes(), second.tobytes()
+    error = sum((p - q) ** 2 for p, q in zip(x, y)) / len(x)
+    return {"psnr": 99.0 if error == 0 else 10 * math.log10(255 * 255 / error), "size": list(first.size)}
+
+
+def p3check(output, heic):
+    png = heic + ".decoded.png"
+    run("heif-convert", heic, png)
+    decoded = Image.open(png).convert("RGB")
+    p3 = ImageCms.ImageCmsProfile(io.BytesIO(display_p3_profile()))
+    reference = ImageCms.profileToProfile(decoded, p3, ImageCms.createProfile("sRGB"), renderingIntent=0)
+    ours = Image.open(output).convert("RGB")
+    if ours.size != reference.size:
+        return {"max": 255, "size": list(ours.size)}
+    return {"max": max(abs(p - q) for p, q in zip(ours.tobytes(), reference.tobytes())),
+            "profile": "icc_profile" in Image.open(output).info}
+
+
+def hostile(out):
+    path = lambda name: os.path.join(out, name)  # noqa: E731
+    # A HEIC whose ispe claims 40000x40000 (the picture inside is small).
+    small = Image.new("RGB", (64, 64), (200, 30, 30))
+    small.save(path("small.png"))
+    run("heif-enc", "-q", "50", path("small.png"), "-o", path("small.heic"))
+    data = bytearray(open(path("small.heic"), "rb").read())
+    at = data.find(b"ispe")
+    assert at > 0, "no ispe box"
+    data[at + 8:at + 16] = struct.pack(">II", 40000, 40000)
+    open(path("huge.heic"), "wb").write(data)
+    # An AVIF cut in half.
+    run("avifenc", "-s", "9", path("small.png"), path("whole.avif"))
+    whole = open(path("whole.avif"), "rb").read()
+    open(path("truncated.avif"), "wb").write(whole[:len(whole) * 2 // 3])
+    # A TIFF bomb: 9000x9000 RGB of zeros in one Deflate strip: a few hundred kB claiming 243 MB
+    # of samples and 324 MB of pixels.
+    Image.new("RGB", (9000, 9000)).save(path("bomb.tif"), compression="tiff_adobe_deflate",
+                                         tiffinfo={278: 9000})
+
+
+def main(arguments):
+    command = arguments[0]
+    if command == "make":
+        make(arguments[1], arguments[2])
+    elif command == "psnr":
+        print(json.dumps(psnr(arguments[1], arguments[2])))
+    elif command == "p3check":
+        print(json.dumps(p3check(arguments[1], arguments[2])))
+    elif command == "hostile":
+        hostile(arguments[1])
+    else:
+        raise SystemExit(f"unknown command {command}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
