@@ -7,10 +7,11 @@ import PhotoClusterImaging
 /// it is shown (unless the job keeps the stored pixels). A JPEG decode stops between scans and
 /// bands of rows once the photo is cancelled or the stage has run past its time limit.
 ///
-/// When the chain starts with `resize` or `thumbnail`, the decode applies it: the photo shrinks
-/// while it is decoded (JPEG at a reduced DCT scale, then area averaging as rows arrive; no
-/// full-size image), is turned upright (cheap once small) and cut as the filter says. The result
-/// is the first filter's, cached under its own key.
+/// When the chain starts with `resize` or `thumbnail`, the decode applies it: the photo's box
+/// step happens while it is decoded (JPEG at a reduced DCT scale, then area averaging as rows
+/// arrive; no full-size image), it is turned upright (cheap once small), resampled by the
+/// filter's kernel for the last factor of two to four, and cut as the filter says. The result is
+/// the first filter's, cached under its own key.
 final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
     private let maxPixels: Int
     private let limit: TimeInterval
@@ -62,7 +63,7 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
                 return work.fail(stage: .decode, name: "decode", reason: "no memory to turn a \(decoded.image.width)x\(decoded.image.height) photo upright")
             }
             if let reduction {
-                // Reduced: only the cut is left. Not reduced (a photo smaller than the box): all of it.
+                // Reduced: the kernel and the cut are left. Not reduced (a photo smaller than the box): all of it.
                 let check = { cancelled() }
                 image = try reduction.filter.finish(reduction.plan, from: image, isCancelled: check)
             }
@@ -91,16 +92,16 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
         }
     }
 
-    /// The chain's first filter's plan for this photo, from its header: the size to shrink to
-    /// as stored (before the orientation turns it).
-    private func plan(for bytes: Data, header known: ImageHeader?) throws -> (filter: ReducingFilter, plan: ReductionPlan, storedTarget: ImageSize) {
+    /// The chain's first filter's plan for this photo, from its header: the size the decoder's
+    /// box step shrinks to as stored (before the orientation turns it), nil when the kernel does it all.
+    private func plan(for bytes: Data, header known: ImageHeader?) throws -> (filter: ReducingFilter, plan: ReductionPlan, storedTarget: ImageSize?) {
         let first = work.filters[0]
         let filter = first.stage as! ReducingFilter  // `reducesOnLoad` checked the type
         let header = try known ?? ImageCodec.inspect(bytes)
         let orientation = work.variant.upright ? header.metadata.orientation : .up
         let upright = orientation.uprightSize(width: header.width, height: header.height)
         let plan = filter.plan(for: ImageSize(width: upright.width, height: upright.height), parameters: first.parameters)
-        let target = orientation.swapsAxes ? ImageSize(width: plan.scaled.height, height: plan.scaled.width) : plan.scaled
+        let target = plan.boxed.map { orientation.swapsAxes ? ImageSize(width: $0.height, height: $0.width) : $0 }
         return (filter, plan, target)
     }
 
