@@ -192,12 +192,15 @@ extension ResizeFilterTests {
         XCTAssertEqual(FilterTesting.pixel(output, 89, 4), [255, 255, 255, 255])
     }
 
-    func testLargeReductionsBoxFirstAndLeaveTheKernelAFactorOfTwo() throws {
+    func testLargeReductionsBoxFirstAndLeaveTheKernelAFactorOfTwoAndAHalf() throws {
         let plan = try FilterRegistry.builtIn.resolve("resize:width=512,height=512")
         let reducing = plan.stage as! ReducingFilter
         XCTAssertEqual(reducing.plan(for: ImageSize(width: 4032, height: 3024), parameters: plan.parameters).boxed, ImageSize(width: 1344, height: 1008))
         XCTAssertEqual(reducing.plan(for: ImageSize(width: 4032, height: 3024), parameters: plan.parameters).scaled, ImageSize(width: 512, height: 384))
-        XCTAssertNil(reducing.plan(for: ImageSize(width: 1800, height: 1350), parameters: plan.parameters).boxed, "3.5×: the kernel does it all")
+        XCTAssertNil(reducing.plan(for: ImageSize(width: 2400, height: 1800), parameters: plan.parameters).boxed, "4.7×: the kernel does it all")
+        XCTAssertEqual(
+            reducing.plan(for: ImageSize(width: 4032, height: 3024), parameters: try FilterRegistry.builtIn.resolve("resize:width=504,height=504").parameters).boxed,
+            ImageSize(width: 1344, height: 1008), "8×: a box of 3, not 4")
         let linear = try FilterRegistry.builtIn.resolve("resize:width=512,height=512,linear=1")
         XCTAssertNil((linear.stage as! ReducingFilter).plan(for: ImageSize(width: 4032, height: 3024), parameters: linear.parameters).boxed)
     }
