@@ -128,9 +128,9 @@ static ic_status failure_status(decode_job *job) {
 
 /*
  * The largest DCT scaling (1/2, 1/4 or 1/8) that still leaves at least the target on both sides:
- * decoding at 1/8 skips most of the IDCT and colour work. The caller's target is only the box
- * step of a reduction (see the worker's ReductionPlan): it leaves the resampling kernel at least
- * a factor of two, which also hides the blocks' edges, so the scale needs no margin of its own.
+ * decoding at 1/8 skips most of the IDCT and colour work. The caller's target already leaves the
+ * resampling kernel its margin (at least 1.9x after a DCT scale, which also hides the blocks'
+ * edges; see the worker's ReductionPlan.loadTarget), so the scale needs none of its own.
  */
 static void choose_scale(j_decompress_ptr cinfo, uint32_t target_width, uint32_t target_height) {
     unsigned denominator = 1;

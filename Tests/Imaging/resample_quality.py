@@ -26,13 +26,15 @@ from PIL import Image
 WIDTH, HEIGHT = 4032, 3024
 
 
-def camera_like(sample, out, seed):
-    """The sample upscaled to 12 MP, with luma and a little chroma grain, saved as a camera does."""
-    image = Image.open(sample).convert("RGB").resize((WIDTH, HEIGHT), Image.LANCZOS)
+def camera_like(sample, out, seed, size=(WIDTH, HEIGHT)):
+    """The sample upscaled (12 MP unless told), with luma and a little chroma grain, saved as a
+    camera does."""
+    width, height = size
+    image = Image.open(sample).convert("RGB").resize((width, height), Image.LANCZOS)
     rng = np.random.default_rng(seed)
     pixels = np.asarray(image, dtype=np.float32)
-    pixels += 6.0 * rng.standard_normal((HEIGHT, WIDTH, 1), dtype=np.float32)
-    pixels += 2.0 * rng.standard_normal((HEIGHT, WIDTH, 3), dtype=np.float32)
+    pixels += 6.0 * rng.standard_normal((height, width, 1), dtype=np.float32)
+    pixels += 2.0 * rng.standard_normal((height, width, 3), dtype=np.float32)
     pixels = np.clip(pixels + 0.5, 0, 255).astype(np.uint8)
     Image.fromarray(pixels).save(out, quality=90, subsampling=2)
 

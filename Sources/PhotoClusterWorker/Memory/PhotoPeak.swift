@@ -65,10 +65,11 @@ public struct PhotoPeak: Equatable, Sendable {
             var plan: ReductionPlan?
             if reducesOnLoad, let first = filters.first, let reducing = first.stage as? ReducingFilter {
                 plan = reducing.plan(for: ImageSize(width: uprightSize.width, height: uprightSize.height), parameters: first.parameters)
-                // The decoder makes the box step (see ic_wants_reduction: it only shrinks).
-                if let boxed = plan!.boxed {
-                    let target = orientation.swapsAxes ? ImageSize(width: boxed.height, height: boxed.width) : boxed
-                    if target.width <= source.width && target.height <= source.height && target != source { decoded = target }
+                // The decoder makes the box step or a DCT scale (see ic_wants_reduction: it only shrinks).
+                if let target = plan!.loadTarget(stored: source, format: header.format, swapsAxes: orientation.swapsAxes),
+                    target.width <= source.width && target.height <= source.height && target != source
+                {
+                    decoded = target
                 }
             }
             let pixels = source.width.multipliedReportingOverflow(by: source.height)

@@ -92,8 +92,8 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
         }
     }
 
-    /// The chain's first filter's plan for this photo, from its header: the size the decoder's
-    /// box step shrinks to as stored (before the orientation turns it), nil when the kernel does it all.
+    /// The chain's first filter's plan for this photo, from its header: the size the decoder
+    /// shrinks to as stored (before the orientation turns it), nil when the kernel does it all.
     private func plan(for bytes: Data, header known: ImageHeader?) throws -> (filter: ReducingFilter, plan: ReductionPlan, storedTarget: ImageSize?) {
         let first = work.filters[0]
         let filter = first.stage as! ReducingFilter  // `reducesOnLoad` checked the type
@@ -101,8 +101,8 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
         let orientation = work.variant.upright ? header.metadata.orientation : .up
         let upright = orientation.uprightSize(width: header.width, height: header.height)
         let plan = filter.plan(for: ImageSize(width: upright.width, height: upright.height), parameters: first.parameters)
-        let target = plan.boxed.map { orientation.swapsAxes ? ImageSize(width: $0.height, height: $0.width) : $0 }
-        return (filter, plan, target)
+        let stored = ImageSize(width: header.width, height: header.height)
+        return (filter, plan, plan.loadTarget(stored: stored, format: header.format, swapsAxes: orientation.swapsAxes))
     }
 
     /// A failure of the first filter's part is the filter's, as it would be in its own stage.
