@@ -33,11 +33,20 @@ public enum Resample {
         guard let output = RGBAImage(width: size.width, height: size.height) else {
             throw FilterFailure(filter: filter, reason: "cannot allocate a \(size.width)x\(size.height) image")
         }
-        // One row of vertically combined input, padded for the zero-weight taps past its end.
+        // One row of vertically combined input, padded (with zeros) for the zero-weight taps past its end.
         let sumCount = (image.width + xs.taps) * 4
         let sum = UnsafeMutablePointer<Float>.allocate(capacity: sumCount)
-        defer { sum.deallocate() }
+        sum.initialize(repeating: 0, count: sumCount)
+        // The input rows and weights of one output row's nonzero taps.
+        let tapRows = UnsafeMutablePointer<UnsafePointer<UInt8>>.allocate(capacity: ys.taps)
+        let tapWeights = UnsafeMutablePointer<Float>.allocate(capacity: ys.taps)
+        defer {
+            sum.deallocate()
+            tapRows.deallocate()
+            tapWeights.deallocate()
+        }
         let toLinear = linearLight ? LinearLight.decodeTable : nil
+        let kernels = KernelSet.current
 
         let rowsPerCheck = RowBands.bandHeight(width: max(image.width * ys.taps, size.width * xs.taps))
         var start = 0
@@ -45,11 +54,19 @@ public enum Resample {
             if isCancelled() { throw FilterCancelled() }
             let end = min(size.height, start + rowsPerCheck)
             for y in start..<end {
-                sum.initialize(repeating: 0, count: sumCount)
                 if let toLinear {
+                    sum.update(repeating: 0, count: image.width * 4)
                     toLinear.withUnsafeBufferPointer { Self.combineLinearRows(of: image, y: y, axis: ys, table: $0.baseAddress!, into: sum) }
                 } else {
-                    Self.combineRows(of: image, y: y, axis: ys, into: sum)
+                    var taps = 0
+                    for k in 0..<ys.taps {
+                        let row = ys.first[y] + k, w = ys.weights[y * ys.taps + k]
+                        guard w != 0, row < image.height else { continue }
+                        tapRows[taps] = UnsafePointer(image.pixels + row * image.width * 4)
+                        tapWeights[taps] = w
+                        taps += 1
+                    }
+                    kernels.resampleVertical(tapRows, weights: tapWeights, taps: taps, into: sum, count: image.width * 4)
                 }
                 let target = output.pixels + y * size.width * 4
                 if linearLight {
@@ -65,19 +82,9 @@ public enum Resample {
         return output
     }
 
-    /// sum = Σ weight·(input row) over the input rows that output row y draws on.
-    @inline(__always)
-    static func combineRows(of image: RGBAImage, y: Int, axis: ResampleAxis, into sum: UnsafeMutablePointer<Float>) {
-        let count = image.width * 4
-        for k in 0..<axis.taps {
-            let row = axis.first[y] + k, w = axis.weights[y * axis.taps + k]
-            guard w != 0, row < image.height else { continue }
-            let source = image.pixels + row * count
-            for i in 0..<count { sum[i] += w * Float(source[i]) }
-        }
-    }
-
-    /// The same through `LinearLight.decodeTable` (indexed by channel and value).
+    /// sum += Σ weight·(input row in linear light, through `LinearLight.decodeTable`, indexed by
+    /// channel and value) over the input rows that output row y draws on. (Bytes: the vertical
+    /// pass of `KernelSet.resampleVertical`.)
     @inline(__always)
     static func combineLinearRows(
         of image: RGBAImage, y: Int, axis: ResampleAxis, table: UnsafePointer<Float>, into sum: UnsafeMutablePointer<Float>
