@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Thumbnails in-process, on photos held in memory: pyvips `thumbnail_buffer` or Pillow's
-`draft` + `thumbnail`, each JPEG written at the given quality.
+`draft` + `thumbnail`, each JPEG written at the given quality; or the floor of a JPEG thumbnail,
+the decode alone at the DCT scale PhotoCluster chooses (`decode`: Pillow's libjpeg-turbo,
+`vips-decode`: libvips' `jpegload` with `shrink`).
 
-    thumbnail_inprocess.py --library pyvips|pillow --size N [--quality Q] [--processes P]
-                           [--runs R] [--budget SECONDS] FILE...
+    thumbnail_inprocess.py --library pyvips|pillow|decode|vips-decode --size N [--quality Q]
+                           [--processes P] [--runs R] [--budget SECONDS] FILE...
 
 pyvips shrinks on load as libvips' `thumbnail` does (JPEG at 1/2, 1/4 or 1/8 in the DCT, then
 its reducers); Pillow's `draft` asks libjpeg for the same DCT scaling and `thumbnail` finishes
@@ -27,13 +29,44 @@ _options = {}
 def _init(inputs, options):
     global _inputs, _options
     _inputs, _options = inputs, options
-    if options["library"] == "pyvips":
+    if options["library"] in ("pyvips", "vips-decode"):
         import pyvips
         pyvips.cache_set_max(0)  # every run decodes again, as the other tools do
 
 
+def photocluster_dct_scale(width, height, size):
+    """The JPEG DCT scale PhotoCluster decodes a `thumbnail:width=size,height=size` at: its box
+    step (ReductionPlan.boxed: per axis b = floor(factor / 2.5), the axis to ceil(side / b)),
+    then the largest 1/d that still reaches it (jpeg_decode.c's choose_scale)."""
+    if width * size <= height * size:  # fit: the limiting side takes the box's size
+        scaled = (max(1, (2 * width * size + height) // (2 * height)), size)
+    else:
+        scaled = (size, max(1, (2 * height * size + width) // (2 * width)))
+    if width <= size and height <= size:
+        return 1
+
+    def boxed(side, out):
+        b = int(side / out / 2.5)
+        return -(-side // b) if b >= 2 else side
+    target = (boxed(width, scaled[0]), boxed(height, scaled[1]))
+    for d in (8, 4, 2):
+        if -(-width // d) >= target[0] and -(-height // d) >= target[1]:
+            return d
+    return 1
+
+
 def thumbnail(index):
     size, quality = _options["size"], _options["quality"]
+    if _options["library"] in ("decode", "vips-decode"):
+        from PIL import Image
+        image = Image.open(io.BytesIO(_inputs[index]))
+        d = photocluster_dct_scale(image.width, image.height, size)
+        if _options["library"] == "vips-decode":
+            import pyvips
+            return pyvips.Image.jpegload_buffer(_inputs[index], shrink=d).copy_memory().width
+        image.draft("RGB", (-(-image.width // d), -(-image.height // d)))
+        image.load()
+        return image.width
     if _options["library"] == "pyvips":
         import pyvips
         image = pyvips.Image.thumbnail_buffer(_inputs[index], size, height=size)
@@ -50,7 +83,7 @@ def thumbnail(index):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--library", choices=["pyvips", "pillow"], required=True)
+    parser.add_argument("--library", choices=["pyvips", "pillow", "decode", "vips-decode"], required=True)
     parser.add_argument("--size", type=int, default=512)
     parser.add_argument("--quality", type=int, default=85)
     parser.add_argument("--processes", type=int, default=1)

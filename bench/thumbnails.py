@@ -7,7 +7,7 @@ and on all cores. Writes bench/results/thumbnails.{json,md,png}. Figures only: n
 passes or fails on a threshold.
 
     thumbnails.py --cluster BIN --pipeline BIN [--vips BIN] [--magick BIN] [--runs N] [--photos N]
-                  [--tools a,b] [--works thumb-256,thumb-512] [--scratch DIR]
+                  [--tools a,b] [--works thumb-256,thumb-512] [--sets 12mp,24mp] [--cores 1] [--scratch DIR]
 """
 import argparse
 
@@ -24,6 +24,8 @@ def main():
     parser.add_argument("--photos", type=int, default=4, help="samples upscaled to each size")
     parser.add_argument("--tools", default="", help="subset of: " + ",".join(t for t, _ in TOOLS))
     parser.add_argument("--works", default="", help="subset of: " + ",".join(WORKS))
+    parser.add_argument("--sets", default="", help="subset of: 12mp,24mp")
+    parser.add_argument("--cores", type=int, default=0, help="only this many cores (default: one and all)")
     parser.add_argument("--scratch", default="")
     Thumbnails(parser.parse_args()).run()
 

@@ -147,15 +147,16 @@ static ic_status failure_status(decode_job *job) {
 }
 
 /*
- * The largest DCT scaling (1/2, 1/4 or 1/8, as libvips picks) that still leaves at least twice the
- * target on both sides: decoding at 1/8 skips most of the IDCT and colour work, and the factor of
- * two left for the area reduction keeps the blocks' edges from showing.
+ * The largest DCT scaling (1/2, 1/4 or 1/8) that still leaves at least the target on both sides:
+ * decoding at 1/8 skips most of the IDCT and colour work. The caller's target already leaves the
+ * resampling kernel its margin (at least 1.9x after a DCT scale, which also hides the blocks'
+ * edges; see the worker's ReductionPlan.loadTarget), so the scale needs none of its own.
  */
 static void choose_scale(j_decompress_ptr cinfo, uint32_t target_width, uint32_t target_height) {
     unsigned denominator = 1;
     for (unsigned d = 8; d >= 2; d /= 2) {
         uint64_t w = (cinfo->image_width + d - 1) / d, h = (cinfo->image_height + d - 1) / d;
-        if (w >= 2 * (uint64_t)target_width && h >= 2 * (uint64_t)target_height) {
+        if (w >= (uint64_t)target_width && h >= (uint64_t)target_height) {
             denominator = d;
             break;
         }
@@ -266,12 +267,15 @@ static ic_status decode(decode_job *job, const uint8_t *data, size_t size,
         ic_set_message(job->message, job->message_size, "JPEG decoder produced an unexpected layout");
         return IC_CORRUPT;
     }
-    if (reducing) {
+    /* A DCT scale that makes the target exactly leaves nothing to average. */
+    int exact = reducing && cinfo->output_width == options->reduce_width && cinfo->output_height == options->reduce_height;
+    if (reducing && !exact) {
         status = read_reduced(job, options, cmyk, out);
         if (status != IC_OK) return status;
         out->gray = cinfo->jpeg_color_space == JCS_GRAYSCALE;
         return IC_OK;
     }
+    byte_count = (size_t)cinfo->output_width * cinfo->output_height * 4; /* scaled when exact */
     job->pixels = ic_alloc_pixels(byte_count);
     if (job->pixels == NULL) {
         ic_set_message(job->message, job->message_size, "no memory for %zu bytes of pixels", byte_count);
@@ -302,6 +306,7 @@ static ic_status decode(decode_job *job, const uint8_t *data, size_t size,
     out->width = cinfo->output_width;
     out->height = cinfo->output_height;
     out->gray = cinfo->jpeg_color_space == JCS_GRAYSCALE;
+    out->reduced = exact;
     job->pixels = NULL;
     return IC_OK;
 }

@@ -224,6 +224,18 @@ final class MemoryBudgetTests: XCTestCase {
         XCTAssertEqual(thumbnail.output, ImageSize(width: 400, height: 300))
     }
 
+    /// The decoder's target is what the peak counts: a JPEG at its DCT scale, a PNG boxed to
+    /// 2.5× the output, a linear-light resize decoded whole.
+    func testThePeakCountsWhatTheDecoderIsAskedToMake() throws {
+        let jpeg = ImageHeader(format: .jpeg, width: 4032, height: 3024)
+        XCTAssertEqual(peak(jpeg, try chain("thumbnail:width=512,height=512")).largestImage, ImageSize(width: 1008, height: 756))
+        let png = ImageHeader(format: .png, width: 4032, height: 3024)
+        XCTAssertEqual(peak(png, try chain("thumbnail:width=512,height=512")).largestImage, ImageSize(width: 1344, height: 1008))
+        let linear = peak(jpeg, try chain("thumbnail:width=512,height=512,linear=1"))
+        XCTAssertEqual(linear.largestImage, ImageSize(width: 4032, height: 3024))
+        XCTAssertGreaterThan(linear.bytes, 4032 * 3024 * 4)
+    }
+
     // MARK: - Limits
 
     private func fakeRoot(cgroup: String, files: [String: String]) throws -> String {

@@ -61,4 +61,26 @@ final class KernelSetTests: XCTestCase {
             XCTAssertEqual(sum, plainSum, "\(kernels) vertical")
         }
     }
+
+    func testBothBuildsOfTheResizeVerticalPassGiveTheSameFloatsAsThePlainSum() throws {
+        let taps = 13, count = 4 * 101  // a tail after the blocks of 32
+        var generator = SeededRandom(seed: 98)
+        let weights = (0..<taps).map { _ in Float(UInt8.random(in: 0...255, using: &generator)) / 3000 - 0.02 }
+        let rows = (0..<taps).map { _ in (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+        var plain = [Float](repeating: 0, count: count)
+        for k in 0..<taps {
+            for i in 0..<count { plain[i] = plain[i] + weights[k] * Float(rows[k][i]) }
+        }
+        for kernels in KernelSet.cpuHasAVX2 ? [KernelSet.baseline, .avx2] : [.baseline] {
+            var sum = [Float](repeating: -1, count: count)
+            let pointers = rows.map { _ in UnsafeMutablePointer<UInt8>.allocate(capacity: count) }
+            defer { pointers.forEach { $0.deallocate() } }
+            for (pointer, values) in zip(pointers, rows) { pointer.initialize(from: values, count: count) }
+            let sources: [UnsafePointer<UInt8>] = pointers.map { UnsafePointer<UInt8>($0) }
+            sources.withUnsafeBufferPointer { buffer in
+                kernels.resampleVertical(buffer.baseAddress!, weights: weights, taps: taps, into: &sum, count: count)
+            }
+            XCTAssertEqual(sum, plain, "\(kernels)")
+        }
+    }
 }

@@ -3,8 +3,8 @@ and a plot (thumbnails.png, with matplotlib when it is installed)."""
 import json
 import os
 
-LABELS = {"embedded": "PhotoCluster (whole command)", "pyvips": "pyvips in-process", "vips": "vips command",
-          "pillow": "Pillow in-process", "magick": "ImageMagick"}
+LABELS = {"embedded": "PhotoCluster (whole command)", "pyvips": "pyvips in-process", "decode": "decode alone (Pillow)",
+          "vips-decode": "decode alone (libvips)", "vips": "vips command", "pillow": "Pillow in-process", "magick": "ImageMagick"}
 
 
 def find(bench, work, set_key, tool, cores):
@@ -47,12 +47,27 @@ def write(bench, results_dir):
         md += [f"- {r['set']} → {r['work'].split('-')[1]} px, {r['cores']} core{'s' if r['cores'] > 1 else ''}: "
                f"{r['photocluster_photos_per_s']:.1f} / {r['pyvips_photos_per_s']:.1f} photos/s = {r['ratio']:.2f}×" for r in comparison]
         md.append("")
+    floors = [(r, find(bench, r["work"], r["set"], "decode", r["cores"])) for r in comparison]
+    md += [f"- {r['set']} → {r['work'].split('-')[1]} px, {r['cores']} core{'s' if r['cores'] > 1 else ''}: "
+           f"{r['photocluster_photos_per_s']:.1f} photos/s = {r['photocluster_photos_per_s'] / f['photos_per_s']:.2f}× the decode-alone floor "
+           f"({f['photos_per_s']:.1f})" for r, f in floors if f]
+    if floors:
+        md.append("")
+    if bench.psnr:
+        md += ["Quality: PSNR (dB) of each thumbnail against Pillow's exact Lanczos-3 of the whole decoded photo "
+               "(`resize(LANCZOS, reducing_gap=None)`), outputs written as PNG:", "",
+               "| photo → size | " + " | ".join(LABELS[t] for t in ("embedded", "pyvips", "pillow")) + " |", "|---|---|---|---|"]
+        for key in sorted({(q["set"], q["work"], q["photo"]) for q in bench.psnr}):
+            cells = [next((f"{q['psnr']:.2f}" for q in bench.psnr if (q["set"], q["work"], q["photo"], q["tool"]) == key + (t,)), "–")
+                     for t in ("embedded", "pyvips", "pillow")]
+            md.append(f"| {key[2]} → {key[1].split('-')[1]} px | " + " | ".join(cells) + " |")
+        md.append("")
     md += [f"- {n}" for n in bench.notes]
     with open(os.path.join(results_dir, "thumbnails.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     with open(os.path.join(results_dir, "thumbnails.json"), "w") as f:
         json.dump({"cores": bench.cores, "load_average": [bench.load_before, bench.load_after], "elapsed_seconds": bench.elapsed,
-                   "results": bench.results, "against_pyvips": comparison, "notes": bench.notes}, f, indent=2)
+                   "results": bench.results, "against_pyvips": comparison, "psnr": bench.psnr, "notes": bench.notes}, f, indent=2)
     print("\n".join(md))
     plotted = plot(bench, tools, cores, os.path.join(results_dir, "thumbnails.png"))
     print(f"wrote bench/results/thumbnails.json, thumbnails.md{', thumbnails.png' if plotted else ''}")

@@ -1,5 +1,7 @@
-"""The thumbnail benchmark's measuring: the photo sets (samples upscaled to 12 and 24 MP), and
-each tool run on one core (taskset) and on all cores. bench/thumbnails.py reads the options;
+"""The thumbnail benchmark's measuring: the photo sets (camera-like photos of 12 and 24 MP made
+from the samples: grain, quality 90), each tool run on one core (taskset) and on all cores, and
+the quality of each tool's thumbnails (PSNR per photo against Pillow's exact Lanczos-3 of the
+whole decoded photo, on lossless outputs). bench/thumbnails.py reads the options;
 thumbnail_report.py writes the results."""
 import json
 import math
@@ -17,10 +19,12 @@ from photobench.machine import loadavg, log
 
 QUALITY = 85
 WORKS = {"thumb-256": 256, "thumb-512": 512}
-SETS = {"12mp": 12e6, "24mp": 24e6}
+SETS = {"12mp": (4032, 3024), "24mp": (6000, 4000)}
 TOOLS = [
     ("embedded", "PhotoCluster `cluster submit` (whole command, downloads included)"),
     ("pyvips", "pyvips `thumbnail` in-process"),
+    ("decode", "the floor: Pillow's libjpeg-turbo decode alone at PhotoCluster's DCT scale"),
+    ("vips-decode", "libvips' `jpegload` alone at the same DCT scale"),
     ("vips", "`vips thumbnail` command"),
     ("pillow", "Pillow `draft` + `thumbnail` in-process"),
     ("magick", "ImageMagick `-thumbnail`"),
@@ -40,23 +44,26 @@ class Thumbnails:
     # ---------- photos ----------
 
     def make_sets(self):
-        """The first N JPEG samples upscaled with Lanczos to 12 and 24 MP, saved at quality 90."""
-        from PIL import Image
+        """The first N JPEG samples made camera-like at 12 and 24 MP (Tests/Imaging/resample_quality.py:
+        upscaled, film-like grain, quality 90, about 2 bits per pixel)."""
+        sys.path.insert(0, os.path.join(self.root, "Tests", "Imaging"))
+        from resample_quality import camera_like
         photos = os.path.join(self.root, "samples", "photos")
         names = sorted(f for f in os.listdir(photos) if f.endswith(".jpg"))[: self.args.photos]
         self.serve = os.path.join(self.tmp, "serve")
         os.makedirs(self.serve)
         self.sets = {}
-        for key, pixels in SETS.items():
+        for key, size in SETS.items():
+            if self.args.sets and key not in self.args.sets.split(","):
+                continue
             files = []
-            for name in names:
-                image = Image.open(os.path.join(photos, name)).convert("RGB")
-                scale = math.sqrt(pixels / (image.width * image.height))
+            for index, name in enumerate(names):
                 target = os.path.join(self.serve, f"{key}-{name}")
-                image.resize((round(image.width * scale), round(image.height * scale)), Image.LANCZOS).save(target, quality=90)
+                camera_like(os.path.join(photos, name), target, seed=index + 1, size=size)
                 files.append(target)
             self.sets[key] = files
-            log(f"  set {key}: {len(files)} photos, {self.megapixels(files):.1f} MP")
+            bits = sum(os.path.getsize(f) * 8 for f in files) / (self.megapixels(files) * 1e6)
+            log(f"  set {key}: {len(files)} photos, {self.megapixels(files):.1f} MP, {bits:.2f} bits per pixel")
 
     def megapixels(self, files):
         from PIL import Image
@@ -144,7 +151,7 @@ class Thumbnails:
         try:
             if tool == "embedded":
                 return self.embedded(work, set_key, files, cores, round_)
-            if tool in ("pyvips", "pillow"):
+            if tool in ("pyvips", "pillow", "decode", "vips-decode"):
                 return self.in_process(work, set_key, files, tool, cores, round_)
             if tool == "vips" and self.args.vips or tool == "magick" and self.args.magick:
                 return self.per_photo(work, set_key, files, tool, cores, round_)
@@ -172,7 +179,52 @@ class Thumbnails:
                 seconds, photos, megapixels = gathered[tool]
                 self.record(work, set_key, tool, cores, seconds, photos, megapixels)
 
+    def quality(self, work, set_key, files):
+        """PSNR per photo of each tool's thumbnail against the exact reference, written losslessly
+        (PNG), so the JPEG encode at QUALITY is left out of the figure."""
+        sys.path.insert(0, os.path.join(self.root, "Tests", "Imaging"))
+        import numpy as np
+        from PIL import Image
+        from resample_quality import psnr
+        size = WORKS[work]
+        out = os.path.join(self.tmp, "out-quality")
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+        entries = [{"name": os.path.basename(p)[:-4], "url": f"{self.base_url}/{os.path.basename(p)}?quality={work}"} for p in files]
+        manifest = os.path.join(self.tmp, "manifest-quality.json")
+        with open(manifest, "w") as f:
+            json.dump(entries, f)
+        self.timed([self.args.cluster, "submit", manifest, "--filter", f"thumbnail:width={size},height={size}", "--format", "png",
+                    "--out", out, "--json", "--workers", "1"])
+        made = {"embedded": lambda p: Image.open(os.path.join(out, os.path.basename(p)[:-4] + ".png"))}
+        try:
+            import pyvips
+            made["pyvips"] = lambda p: Image.fromarray(pyvips.Image.thumbnail(p, size, height=size).numpy())
+        except ImportError:
+            self.notes.append("no pyvips quality figures: pyvips is not installed")
+
+        def pillow(p):
+            image = Image.open(p)
+            image.draft("RGB", (size, size))
+            image = image.convert("RGB")
+            image.thumbnail((size, size))
+            return image
+        made["pillow"] = pillow
+        for path in files:
+            whole = Image.open(path).convert("RGB")
+            for tool, make in made.items():
+                try:
+                    output = make(path).convert("RGB")
+                except Exception as error:
+                    self.notes.append(f"{tool} quality on {os.path.basename(path)}: {error}")
+                    continue
+                reference = whole.resize(output.size, Image.LANCZOS, reducing_gap=None)
+                value = psnr(np.asarray(output, dtype=np.float64), np.asarray(reference, dtype=np.float64))
+                self.psnr.append({"work": work, "set": set_key, "tool": tool, "photo": os.path.basename(path), "psnr": round(value, 2)})
+                log(f"    quality {tool:9} {os.path.basename(path):24} PSNR {value:5.2f} dB")
+
     def run(self):
+        self.psnr = []
         self.load_before = loadavg()
         started = time.time()
         log(f"PhotoCluster thumbnail benchmark: {self.cores} cores, load average {self.load_before:.2f}")
@@ -184,8 +236,9 @@ class Thumbnails:
             for set_key, files in self.sets.items():
                 for work in works:
                     log(f"• {set_key} → {WORKS[work]} px  [{time.time() - started:.0f} s]")
-                    for cores in sorted({1, self.cores}):
+                    for cores in [self.args.cores] if self.args.cores else sorted({1, self.cores}):
                         self.row(work, set_key, files, tools, cores)
+                    self.quality(work, set_key, files)
         finally:
             if self.server:
                 self.server.kill()

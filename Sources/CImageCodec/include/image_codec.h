@@ -85,12 +85,16 @@ typedef struct {
  * coefficient of the frame, and real files have about ten. */
 #define IC_MAX_JPEG_SCANS 100
 
+/* JPEG chroma subsampling. */
+enum { IC_CHROMA_AUTO = 0, IC_CHROMA_420 = 1, IC_CHROMA_444 = 2 };
+
 /* What an encoder writes besides the pixels. */
 typedef struct {
     int quality;  /* JPEG and lossy WebP: 1...100 (clamped) */
     int fast_dct; /* JPEG: the fast integer DCT at quality 90 or less */
     int gray;     /* JPEG and PNG: one colour channel, taken from red (the caller checked r = g = b) */
     int lossless; /* WebP: lossless (quality then sets the effort) */
+    int chroma;   /* JPEG: IC_CHROMA_AUTO (4:4:4 above quality 90, else 4:2:0), IC_CHROMA_420, IC_CHROMA_444 */
     ic_blob icc;  /* an ICC profile: JPEG APP2 chunks, PNG iCCP */
     ic_blob exif; /* TIFF-structured EXIF (starting II or MM): JPEG APP1, PNG eXIf */
     ic_blob xmp;  /* an XMP packet: JPEG APP1, PNG iTXt XML:com.adobe.xmp */
@@ -173,7 +177,7 @@ typedef struct {
  * On IC_OK `*out` is a malloc'd buffer of `*out_size` bytes; otherwise `*out` is NULL and
  * `message` says why. Metadata too large for its container (EXIF or XMP over one JPEG
  * segment) is left out.
- * JPEG: chroma is subsampled 4:2:0, alpha is dropped.
+ * JPEG: chroma subsampled 4:2:0 (or 4:4:4, see `chroma`), alpha is dropped.
  * PNG: RGB (or gray) when every alpha is 255, else with alpha; fast compression.
  */
 ic_status ic_encode_jpeg(const uint8_t *rgba, uint32_t width, uint32_t height,

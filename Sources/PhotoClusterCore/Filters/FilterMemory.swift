@@ -38,14 +38,19 @@ extension PointFilter {
 }
 
 extension ReducingFilter {
-    /// A scaled image, and a cut of it when the plan cuts.
+    /// A boxed image, a scaled image, and a cut of it when the plan cuts.
     public func memory(for input: ImageSize, parameters: FilterParameters) -> FilterMemory {
         let plan = plan(for: input, parameters: parameters)
-        let scaled = plan.scaled == input ? 0 : FilterMemory.imageBytes(plan.scaled)
+        guard plan.scaled != input else { return FilterMemory(output: plan.output, inPlace: false) }
+        let scaled = FilterMemory.imageBytes(plan.scaled)
         let cut = plan.crop.map { $0.size == plan.scaled ? 0 : FilterMemory.imageBytes($0.size) } ?? 0
+        // The box step's image lives while the kernel reads it; its own rows and tables are
+        // smaller than the kernel's.
+        let boxed = plan.boxed ?? input
+        let boxStep = boxed == input ? 0 : FilterMemory.imageBytes(boxed) + (input.width + 64) * 16
         // The scaled image is scratch once cut; without a cut it is the output itself.
-        let scratch = cut > 0 ? scaled : 0
-        return FilterMemory(output: plan.output, inPlace: false, scratchBytes: scratch + (input.width + 64) * 16)
+        let scratch = (cut > 0 ? scaled : 0) + boxStep + plan.kernelScratchBytes(from: boxed)
+        return FilterMemory(output: plan.output, inPlace: false, scratchBytes: scratch)
     }
 }
 

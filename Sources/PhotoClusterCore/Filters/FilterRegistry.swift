@@ -50,11 +50,15 @@ public struct FilterRegistry: Sendable {
     }
 
     private static func value(of text: String, for parameter: FilterParameter, in spec: FilterSpec) throws -> Double {
-        let range = "\(ConfiguredFilter.format(parameter.range.lowerBound))…\(ConfiguredFilter.format(parameter.range.upperBound))"
+        let range = parameter.choices.isEmpty
+            ? "\(ConfiguredFilter.format(parameter.range.lowerBound))…\(ConfiguredFilter.format(parameter.range.upperBound))"
+            : parameter.choices.joined(separator: ", ")
         let parsed: Double?
         switch parameter.kind {
         case .double: parsed = Double(text).flatMap { $0.isFinite ? $0 : nil }
-        case .int: parsed = Int(text).map(Double.init)
+        case .int:
+            parsed = Int(text).map(Double.init)
+                ?? parameter.choices.firstIndex(of: text.lowercased()).map { parameter.range.lowerBound + Double($0) }
         case .bool: parsed = ["true": 1, "1": 1, "false": 0, "0": 0][text.lowercased()]
         }
         guard let value = parsed else {

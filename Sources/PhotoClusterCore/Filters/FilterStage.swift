@@ -47,13 +47,17 @@ public struct FilterParameter: Sendable, Equatable {
     public var range: ClosedRange<Double>
     public var defaultValue: Double
     public var summary: String
+    /// Names an `.int` parameter's values may be written as, from the range's lower bound up
+    /// (`kernel=lanczos3` for 3); a resolved spec carries the number.
+    public var choices: [String]
 
-    public init(key: String, kind: Kind = .double, range: ClosedRange<Double>, defaultValue: Double, summary: String) {
+    public init(key: String, kind: Kind = .double, range: ClosedRange<Double>, defaultValue: Double, summary: String, choices: [String] = []) {
         self.key = key
         self.kind = kind
         self.range = range
         self.defaultValue = defaultValue
         self.summary = summary
+        self.choices = choices
     }
 }
 

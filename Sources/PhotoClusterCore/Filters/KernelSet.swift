@@ -48,6 +48,16 @@ public enum KernelSet: String, Sendable {
         }
     }
 
+    /// A resize's vertical pass over `taps` rows of bytes (see `ResampleLoops.vertical`).
+    public func resampleVertical(
+        _ rows: UnsafePointer<UnsafePointer<UInt8>>, weights: UnsafePointer<Float>, taps: Int, into sum: UnsafeMutablePointer<Float>, count: Int
+    ) {
+        switch self {
+        case .baseline: PhotoClusterKernels.ResampleLoops.vertical(rows, weights: weights, taps: taps, into: sum, count: count)
+        case .avx2: PhotoClusterKernelsAVX2.ResampleLoops.vertical(rows, weights: weights, taps: taps, into: sum, count: count)
+        }
+    }
+
     /// Rec. 709 grayscale of `count` pixels (see `GrayscaleKernel.gray`).
     public func grayscale(_ source: UnsafePointer<UInt8>, into destination: UnsafeMutablePointer<UInt8>, count: Int, amount: Float) {
         switch self {

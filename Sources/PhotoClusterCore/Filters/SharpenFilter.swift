@@ -14,12 +14,16 @@ public struct SharpenFilter: FilterStage {
     }
 
     public func apply(to image: RGBAImage, parameters: FilterParameters, isCancelled: () -> Bool) throws -> RGBAImage {
-        let amount = Float(parameters["amount"])
+        try Self.sharpen(image, amount: Float(parameters["amount"]), sigma: parameters["sigma"], isCancelled: isCancelled)
+        return image
+    }
+
+    /// Sharpens `image` in place (also after `resize` and `thumbnail` reductions).
+    static func sharpen(_ image: RGBAImage, amount: Float, sigma: Double, isCancelled: () -> Bool) throws {
         let width = image.width
-        try BlurFilter.convolve(image, sigma: parameters["sigma"], isCancelled: isCancelled) { y, blurred in
+        try BlurFilter.convolve(image, sigma: sigma, isCancelled: isCancelled) { y, blurred in
             Self.unsharp(image.pixels + y * width * 4, blurred: blurred, count: width, amount: amount)
         }
-        return image
     }
 
     /// Every byte of the row is computed, alpha too, and alpha is then chosen back: with no

@@ -65,9 +65,12 @@ public struct PhotoPeak: Equatable, Sendable {
             var plan: ReductionPlan?
             if reducesOnLoad, let first = filters.first, let reducing = first.stage as? ReducingFilter {
                 plan = reducing.plan(for: ImageSize(width: uprightSize.width, height: uprightSize.height), parameters: first.parameters)
-                let target = orientation.swapsAxes ? ImageSize(width: plan!.scaled.height, height: plan!.scaled.width) : plan!.scaled
-                // The decoder only shrinks (see ic_wants_reduction).
-                if target.width <= source.width && target.height <= source.height && target != source { decoded = target }
+                // The decoder makes the box step or a DCT scale (see ic_wants_reduction: it only shrinks).
+                if let target = plan!.loadTarget(stored: source, format: header.format, swapsAxes: orientation.swapsAxes),
+                    target.width <= source.width && target.height <= source.height && target != source
+                {
+                    decoded = target
+                }
             }
             let pixels = source.width.multipliedReportingOverflow(by: source.height)
             let decoderOwn = pixels.overflow ? Int.max / 4 : pixels.partialValue.multipliedReportingOverflow(by: perPixel).partialValue
@@ -81,8 +84,16 @@ public struct PhotoPeak: Equatable, Sendable {
             }
             if let plan {
                 if image != plan.scaled {
+                    // What the decoder did not box (a photo it could not shrink) is boxed first.
+                    var kernelInput = image
+                    if let boxed = plan.boxed, image != boxed, image.width >= boxed.width, image.height >= boxed.height {
+                        made(boxed)
+                        note(byteCount + size(image) + size(boxed) + (image.width + 64) * 16, "decode")
+                        kernelInput = boxed
+                    }
                     made(plan.scaled)
-                    note(byteCount + size(image) + size(plan.scaled), "decode")
+                    let boxedBytes = kernelInput == image ? 0 : size(kernelInput)
+                    note(byteCount + size(image) + boxedBytes + size(plan.scaled) + plan.kernelScratchBytes(from: kernelInput), "decode")
                     image = plan.scaled
                 }
                 if let crop = plan.crop, crop.size != plan.scaled {

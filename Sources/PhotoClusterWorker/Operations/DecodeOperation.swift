@@ -9,10 +9,11 @@ import PhotoClusterImaging
 /// past its time limit (the time waiting for memory not counted); the decoder may allocate no
 /// more than the photo's grant leaves it.
 ///
-/// When the chain starts with `resize` or `thumbnail`, the decode applies it: the photo shrinks
-/// while it is decoded (JPEG at a reduced DCT scale, then area averaging as rows arrive; no
-/// full-size image), is turned upright (cheap once small) and cut as the filter says. The result
-/// is the first filter's, cached under its own key.
+/// When the chain starts with `resize` or `thumbnail`, the decode applies it: the photo's box
+/// step happens while it is decoded (JPEG at a reduced DCT scale, then area averaging as rows
+/// arrive; no full-size image), it is turned upright (cheap once small), resampled by the
+/// filter's kernel for the last factor of two to four, and cut as the filter says. The result is
+/// the first filter's, cached under its own key.
 final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
     private let maxPixels: Int
     private let limit: TimeInterval
@@ -83,7 +84,7 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
                 return work.fail(stage: .decode, name: "decode", reason: "no memory to turn a \(decoded.image.width)x\(decoded.image.height) photo upright")
             }
             if let reduction {
-                // Reduced: only the cut is left. Not reduced (a photo smaller than the box): all of it.
+                // Reduced: the kernel and the cut are left. Not reduced (a photo smaller than the box): all of it.
                 let check = { cancelled() }
                 image = try reduction.filter.finish(reduction.plan, from: image, isCancelled: check)
             }
@@ -131,17 +132,17 @@ final class DecodeOperation: CPUStageOperation, @unchecked Sendable {
     /// What a decoder always gets: its tables and row buffers.
     static let leastDecoderMemory = 16 << 20
 
-    /// The chain's first filter's plan for this photo, from its header: the size to shrink to
-    /// as stored (before the orientation turns it).
-    private func plan(for bytes: Data, header known: ImageHeader?) throws -> (filter: ReducingFilter, plan: ReductionPlan, storedTarget: ImageSize) {
+    /// The chain's first filter's plan for this photo, from its header: the size the decoder
+    /// shrinks to as stored (before the orientation turns it), nil when the kernel does it all.
+    private func plan(for bytes: Data, header known: ImageHeader?) throws -> (filter: ReducingFilter, plan: ReductionPlan, storedTarget: ImageSize?) {
         let first = work.filters[0]
         let filter = first.stage as! ReducingFilter  // `reducesOnLoad` checked the type
         let header = try known ?? ImageCodec.inspect(bytes)
         let orientation = work.variant.upright ? header.metadata.orientation : .up
         let upright = orientation.uprightSize(width: header.width, height: header.height)
         let plan = filter.plan(for: ImageSize(width: upright.width, height: upright.height), parameters: first.parameters)
-        let target = orientation.swapsAxes ? ImageSize(width: plan.scaled.height, height: plan.scaled.width) : plan.scaled
-        return (filter, plan, target)
+        let stored = ImageSize(width: header.width, height: header.height)
+        return (filter, plan, plan.loadTarget(stored: stored, format: header.format, swapsAxes: orientation.swapsAxes))
     }
 
     /// A failure of the first filter's part is the filter's, as it would be in its own stage.

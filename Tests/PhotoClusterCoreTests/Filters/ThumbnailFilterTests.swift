@@ -8,7 +8,11 @@ final class ThumbnailFilterTests: XCTestCase {
     }
 
     func testFitKeepsTheAspectRatioAndNeverEnlarges() throws {
-        XCTAssertEqual(try plan("thumbnail:width=512,height=512", 4000, 3000), ReductionPlan(scaled: ImageSize(width: 512, height: 384)))
+        let large = try plan("thumbnail:width=512,height=512", 4000, 3000)
+        XCTAssertEqual(large.scaled, ImageSize(width: 512, height: 384))
+        XCTAssertNil(large.crop)
+        XCTAssertEqual(large.boxed, ImageSize(width: 1334, height: 1000), "a box shrink by 3, then Lanczos-3 by 2.6")
+        XCTAssertEqual(large.kernel, .lanczos3)
         XCTAssertEqual(try plan("thumbnail:width=512,height=512", 3000, 4000).output, ImageSize(width: 384, height: 512))
         XCTAssertEqual(try plan("thumbnail:width=512,height=512", 300, 200).output, ImageSize(width: 300, height: 200))
         XCTAssertEqual(try plan("thumbnail:width=100,height=512", 300, 200).output, ImageSize(width: 100, height: 67))

@@ -1,0 +1,1 @@
+../PhotoClusterKernels/ResampleLoops.swift
