@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Targets are layered by purity: `PhotoClusterCore` does no I/O; the C shims and their Swift
+/// Targets are layered by purity: `PhotoClusterCore` opens no socket and reads no clock (its only
+/// I/O: durable output files, cgroup reads for the default concurrency); the C shims and their Swift
 /// wrappers sit above it; worker, coordinator and client build on those; `cluster` is on top.
 let swiftSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
 
@@ -87,7 +88,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // Pure model: manifests, names, filters, pixels. No I/O.
+        // The model: manifests, names, filters, pixels; no network, no clock (DurableFile and
+        // UsableCores are its only file access).
         .target(name: "PhotoClusterCore", dependencies: ["PhotoClusterKernels", "PhotoClusterKernelsAVX2"], swiftSettings: swiftSettings),
         // The pixel loops, built for the baseline CPU and again for AVX2 (same source, a link).
         .target(name: "PhotoClusterKernels", swiftSettings: kernelSettings),
