@@ -11,34 +11,13 @@ import XCTest
 /// holding the id is refused, logged and counted.
 final class HostilePeerTests: XCTestCase {
     func testAnotherKeyClaimingAWorkersRoutingIDIsSentNothing() async throws {
-        guard FileManager.default.isExecutableFile(atPath: Repository.clusterBinary.path) else {
-            throw XCTSkip("\(Repository.clusterBinary.path) is missing: `make test` builds it first")
-        }
-        let work = Repository.temporaryDirectory("hostile-peer")
-        defer { try? FileManager.default.removeItem(at: work) }
-        let keys = work.appendingPathComponent("keys"), trusted = work.appendingPathComponent("trusted"), root = work.appendingPathComponent("root")
-        let pairs = try ["coordinator", "wc", "mallory", "client"].reduce(into: [String: CurveKeyPair]()) { pairs, name in
-            pairs[name] = try CurveKeyPair.generate()
-            try pairs[name]!.write(to: keys, name: name)
-        }
-        for (name, role) in [("wc", "worker"), ("mallory", "worker"), ("client", "client")] {
-            try FileManager.default.createDirectory(at: trusted.appendingPathComponent(role), withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: keys.appendingPathComponent("\(name).pub"), to: trusted.appendingPathComponent("\(role)/\(name).pub"))
-        }
-        let port = LoopbackPorts.consecutive(3)
-        let workerEndpoint = "tcp://127.0.0.1:\(port)", clientEndpoint = "tcp://127.0.0.1:\(port + 1)", metrics = "http://127.0.0.1:\(port + 2)/metrics"
-        let log = work.appendingPathComponent("coordinator.log")
-        let coordinator = try ChildProcess(Repository.clusterBinary.path, [
-            "coordinator", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--http", "off", "--metrics-bind", "127.0.0.1:\(port + 2)",
-            "--curve-secret", keys.appendingPathComponent("coordinator.key").path, "--authorized-keys", trusted.path, "--output-root", root.path,
-        ], output: log)
-        defer { coordinator.send(signal: SIGINT); if !coordinator.waitForExit(timeout: 5) { coordinator.killAndReap() } }
-        let logText = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-        XCTAssertTrue(eventually(timeout: 20) { logText().contains("workers connect to") }, logText())
-
+        let coordinator = try CurveCoordinatorProcess(name: "hostile-peer", peers: [("wc", "worker"), ("mallory", "worker"), ("client", "client")])
+        defer { coordinator.stop() }
+        let (pairs, workerEndpoint, clientEndpoint, metrics) = (coordinator.pairs, coordinator.workerEndpoint, coordinator.clientEndpoint, coordinator.metrics)
+        let logText = { coordinator.logText }
+        let curve = coordinator.curve
         let context = try ZMQContext()
         defer { context.terminate() }
-        func curve(_ name: String) -> CurveClientSettings { CurveClientSettings(keys: pairs[name]!, serverPublicKey: pairs["coordinator"]!.publicKey) }
         let wc = try ScriptedWorker(id: "wc", context: context, endpoint: workerEndpoint, curve: curve("wc"))
         defer { wc.close() }
         XCTAssertTrue(eventually(timeout: 10) { logText().contains("worker wc joined") }, logText())
