@@ -73,7 +73,8 @@ public struct ManifestParser: Sendable {
             throw ManifestError(file: validator.file, reason: "not a valid property list: \(Self.describe(error))")
         }
         // Keys that the dictionary merged (written twice, or NFC/NFD twins) are refused.
-        if let dictionary = root as? [String: Any], let keys = PropertyListKeys.topLevel(inXML: data), keys.count != dictionary.count {
+        if let dictionary = root as? [String: Any],
+            let keys = BinaryPropertyListKeys.topLevel(in: data) ?? PropertyListKeys.topLevel(inXML: data), keys.count != dictionary.count {
             try validator.checkUniqueKeys(keys)
         }
         try parseTree(root, kind: "property list", validator: &validator)
