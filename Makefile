@@ -53,6 +53,7 @@ bench: deps
 	$(SWIFT) build -c release --product ViewportBenchmark
 	$(SWIFT) build -c release --product FilterBenchmark
 	$(SWIFT) build -c release --product DispatchBenchmark
+	$(SWIFT) build -c release --product ViewportFloodBenchmark
 	$(SWIFT) build -c release --product PipelineBenchmark
 	$(SWIFT) build -c release --product PluginHostBenchmark
 	$(SWIFT) build -c release --product PhotoClusterExamplePluginC
@@ -62,6 +63,7 @@ bench: deps
 	.build/release/ViewportBenchmark --workers 16 --name viewport-16
 	.build/release/ViewportBenchmark --workers 4 --state --job-photos 100000 --name viewport-100k
 	bench/wakeup-floor 10
+	.build/release/ViewportFloodBenchmark --cluster $(RELEASE_CLUSTER)
 	.build/release/DispatchBenchmark
 	.build/release/DispatchBenchmark --photos 100000 --state /tmp
 	.build/release/cluster simulate --seeds 10000
