@@ -42,6 +42,12 @@ extension CoordinatorCore {
             receiveReports(batch, photos: photos, from: id)
         case .goodbye:
             loseWorker(id, .left)
+        case .draining(let drain):
+            guard workers[id]?.draining == nil else { break }
+            workers[id]?.draining = drain
+            workers[id]?.credits = 0
+            log("worker \(id) is draining\(drain.stays ? " (asked by an admin; it stays idle afterwards)" : ""): \(drain.running) photos running, "
+                + "\(drain.handedBack) handed back; up to \(drain.timeoutMs / 1000) s", worker: id)
         case .heartbeat(let beat):
             workers[id]?.stages = beat.stages
             workers[id]?.memory = (beat.memoryLimitBytes, beat.memoryBudgetBytes, beat.memoryInUseBytes, beat.photosWaitingForMemory)

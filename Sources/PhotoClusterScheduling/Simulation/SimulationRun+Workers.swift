@@ -85,6 +85,8 @@ extension SimulationRun {
                 break
             case .refused:
                 break  // simulated workers speak this build's protocol: never refused
+            case .drain:
+                break  // the simulation's coordinator never asks a worker to drain
             }
         }
         guard !ended.isEmpty else { return }

@@ -438,6 +438,27 @@ public final class WorkerEngine: @unchecked Sendable {
     /// thread with it, to show what the loop's calls do without it).
     func onQueueThread(_ body: @escaping () -> Void) { queueThread.submit(body) }
 
+    /// Starts a drain: graphs submitted from now on end at once as cancelled (handed back, as
+    /// after `shutdown`), and so do the photos none of whose stages has started; the others run
+    /// on and end as usual. Answers how many run on and how many were handed back. Does not wait.
+    func beginDrain() -> (running: Int, handedBack: Int) {
+        let (unstarted, running) = inFlight.withLock { map -> ([PhotoWork.Key], Int) in
+            closed = true
+            let live = map.values.filter { !$0.work.isCancelled }
+            let unstarted = live.filter { !Self.hasStarted($0) }.map(\.work.key)
+            return (unstarted, live.count - unstarted.count)
+        }
+        for (job, keys) in Dictionary(grouping: unstarted, by: \.job) { cancel(job: job, photos: Set(keys.map(\.photo))) }
+        return (running, unstarted.count)
+    }
+
+    /// Whether some stage of the photo ran (or it resumed from stages cached here): work a
+    /// hand-back would throw away.
+    private static func hasStarted(_ running: Running) -> Bool {
+        running.work.read { $0.lastFinished } != .unspecified
+            || running.operations.dropLast().contains { $0.isExecuting || $0.isFinished }
+    }
+
     /// Cancels everything and waits for it to end; then stops the transfers' thread. Graphs
     /// submitted from now on end at once as cancelled (handed back to the coordinator).
     func shutdown() {
