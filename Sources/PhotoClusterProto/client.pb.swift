@@ -150,6 +150,46 @@ public nonisolated enum Photocluster_V1_JobPhase: SwiftProtobuf.Enum, Swift.Case
 
 }
 
+/// Whether a worker takes work. Draining: it finishes what runs and takes nothing (SIGTERM, or
+/// `cluster drain`); drained: an admin's drain ended and it stays idle until it restarts.
+public nonisolated enum Photocluster_V1_WorkerState: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case working // = 0
+  case draining // = 1
+  case drained // = 2
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .working
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .working
+    case 1: self = .draining
+    case 2: self = .drained
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .working: return 0
+    case .draining: return 1
+    case .drained: return 2
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Photocluster_V1_WorkerState] = [
+    .working,
+    .draining,
+    .drained,
+  ]
+
+}
+
 /// Why the coordinator refused a request, for clients that act on the kind (the CLI's exit status).
 public nonisolated enum Photocluster_V1_Refusal: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
@@ -880,6 +920,8 @@ public nonisolated struct Photocluster_V1_WorkerStatus: Sendable {
 
   public var photosWaitingForMemory: UInt32 = 0
 
+  public var state: Photocluster_V1_WorkerState = .working
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1122,6 +1164,10 @@ nonisolated extension Photocluster_V1_SummaryDetail: SwiftProtobuf._ProtoNamePro
 
 nonisolated extension Photocluster_V1_JobPhase: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0JOB_PHASE_PREPARATION\0\u{1}JOB_PHASE_IN_PROGRESS\0\u{1}JOB_PHASE_WILL_FINISH\0\u{1}JOB_PHASE_DID_FINISH\0\u{1}JOB_PHASE_CANCELLED\0")
+}
+
+nonisolated extension Photocluster_V1_WorkerState: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0WORKER_STATE_WORKING\0\u{1}WORKER_STATE_DRAINING\0\u{1}WORKER_STATE_DRAINED\0")
 }
 
 nonisolated extension Photocluster_V1_Refusal: SwiftProtobuf._ProtoNameProviding {
@@ -2273,7 +2319,7 @@ nonisolated extension Photocluster_V1_Throughput: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WorkerStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}worker_id\0\u{1}host\0\u{1}concurrency\0\u{3}in_flight\0\u{1}completed\0\u{1}throughput\0\u{1}stages\0\u{4}e\u{4}memory_limit_bytes\0\u{3}memory_budget_bytes\0\u{3}memory_in_use_bytes\0\u{3}photos_waiting_for_memory\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}worker_id\0\u{1}host\0\u{1}concurrency\0\u{3}in_flight\0\u{1}completed\0\u{1}throughput\0\u{1}stages\0\u{4}e\u{4}memory_limit_bytes\0\u{3}memory_budget_bytes\0\u{3}memory_in_use_bytes\0\u{3}photos_waiting_for_memory\0\u{2}9state\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2292,6 +2338,7 @@ nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, Swift
       case 301: try { try decoder.decodeSingularUInt64Field(value: &self.memoryBudgetBytes) }()
       case 302: try { try decoder.decodeSingularUInt64Field(value: &self.memoryInUseBytes) }()
       case 303: try { try decoder.decodeSingularUInt32Field(value: &self.photosWaitingForMemory) }()
+      case 360: try { try decoder.decodeSingularEnumField(value: &self.state) }()
       default: break
       }
     }
@@ -2335,6 +2382,9 @@ nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, Swift
     if self.photosWaitingForMemory != 0 {
       try visitor.visitSingularUInt32Field(value: self.photosWaitingForMemory, fieldNumber: 303)
     }
+    if self.state != .working {
+      try visitor.visitSingularEnumField(value: self.state, fieldNumber: 360)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2350,6 +2400,7 @@ nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, Swift
     if lhs.memoryBudgetBytes != rhs.memoryBudgetBytes {return false}
     if lhs.memoryInUseBytes != rhs.memoryInUseBytes {return false}
     if lhs.photosWaitingForMemory != rhs.photosWaitingForMemory {return false}
+    if lhs.state != rhs.state {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

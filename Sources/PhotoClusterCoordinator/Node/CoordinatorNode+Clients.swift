@@ -274,6 +274,7 @@ extension CoordinatorNode {
             status.memoryBudgetBytes = worker.memory.budget
             status.memoryInUseBytes = worker.memory.inUse
             status.photosWaitingForMemory = worker.memory.waiting
+            status.state = worker.isDrained ? .drained : worker.draining != nil ? .draining : .working
             return status
         }
         return reply
