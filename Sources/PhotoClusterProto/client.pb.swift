@@ -505,6 +505,23 @@ public nonisolated struct Photocluster_V1_TraceRequest: Sendable {
   public init() {}
 }
 
+/// An admin key (any client without CURVE) asks a worker to drain (`cluster drain`): it finishes
+/// what runs within `timeout_ms` (0: the worker's own --drain-timeout), takes nothing more, and
+/// stays connected and idle until its process restarts. Answered with an Ack once it is asked.
+public nonisolated struct Photocluster_V1_DrainRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var workerID: String = String()
+
+  public var timeoutMs: UInt32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 public nonisolated struct Photocluster_V1_ClientToCoordinator: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -597,6 +614,14 @@ public nonisolated struct Photocluster_V1_ClientToCoordinator: Sendable {
     set {body = .trace(newValue)}
   }
 
+  public var drain: Photocluster_V1_DrainRequest {
+    get {
+      if case .drain(let v)? = body {return v}
+      return Photocluster_V1_DrainRequest()
+    }
+    set {body = .drain(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -609,6 +634,7 @@ public nonisolated struct Photocluster_V1_ClientToCoordinator: Sendable {
     case watch(Photocluster_V1_WatchJob)
     case heartbeat(Photocluster_V1_Heartbeat)
     case trace(Photocluster_V1_TraceRequest)
+    case drain(Photocluster_V1_DrainRequest)
 
   }
 
@@ -1614,9 +1640,44 @@ nonisolated extension Photocluster_V1_TraceRequest: SwiftProtobuf.Message, Swift
   }
 }
 
+nonisolated extension Photocluster_V1_DrainRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".DrainRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}worker_id\0\u{3}timeout_ms\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.workerID) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.timeoutMs) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.workerID.isEmpty {
+      try visitor.visitSingularStringField(value: self.workerID, fieldNumber: 1)
+    }
+    if self.timeoutMs != 0 {
+      try visitor.visitSingularUInt32Field(value: self.timeoutMs, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_DrainRequest, rhs: Photocluster_V1_DrainRequest) -> Bool {
+    if lhs.workerID != rhs.workerID {return false}
+    if lhs.timeoutMs != rhs.timeoutMs {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Photocluster_V1_ClientToCoordinator: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ClientToCoordinator"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}submit\0\u{1}viewport\0\u{1}cancel\0\u{1}suspend\0\u{1}resume\0\u{1}status\0\u{1}watch\0\u{1}heartbeat\0\u{1}trace\0\u{4}T\u{5}protocol_version\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}submit\0\u{1}viewport\0\u{1}cancel\0\u{1}suspend\0\u{1}resume\0\u{1}status\0\u{1}watch\0\u{1}heartbeat\0\u{1}trace\0\u{4}T\u{5}protocol_version\0\u{2}\u{a}drain\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1743,6 +1804,19 @@ nonisolated extension Photocluster_V1_ClientToCoordinator: SwiftProtobuf.Message
         }
       }()
       case 350: try { try decoder.decodeSingularUInt32Field(value: &self._protocolVersion) }()
+      case 360: try {
+        var v: Photocluster_V1_DrainRequest?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .drain(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .drain(v)
+        }
+      }()
       default: break
       }
     }
@@ -1793,10 +1867,13 @@ nonisolated extension Photocluster_V1_ClientToCoordinator: SwiftProtobuf.Message
       guard case .trace(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
     }()
-    case nil: break
+    default: break
     }
     try { if let v = self._protocolVersion {
       try visitor.visitSingularUInt32Field(value: v, fieldNumber: 350)
+    } }()
+    try { if case .drain(let v)? = self.body {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 360)
     } }()
     try unknownFields.traverse(visitor: &visitor)
   }

@@ -43,7 +43,8 @@ extension CoordinatorCore {
         case .goodbye:
             loseWorker(id, .left)
         case .draining(let drain):
-            guard workers[id]?.draining == nil else { break }
+            // Once: a worker that says it again (after a reconnect) is still draining the same way.
+            guard workers[id]?.draining?.timeoutMs ?? 0 == 0 else { break }
             workers[id]?.draining = drain
             workers[id]?.credits = 0
             log("worker \(id) is draining\(drain.stays ? " (asked by an admin; it stays idle afterwards)" : ""): \(drain.running) photos running, "
@@ -56,6 +57,16 @@ extension CoordinatorCore {
         case .hello, .none:
             break
         }
+    }
+
+    /// An admin's drain: the worker is given nothing from now on (before it answers, with its
+    /// own `WorkerDraining`), and told to drain and stay.
+    package func askToDrain(_ id: String, timeoutMs: UInt32) {
+        guard let worker = workers[id], worker.draining == nil else { return }
+        worker.draining = .with { $0.stays = true }
+        worker.credits = 0
+        log("worker \(id): asked to drain (cluster drain)", worker: id)
+        sendToWorker(id, .drain(.with { $0.timeoutMs = timeoutMs }))
     }
 
     /// A message from a worker whose connection is not the key it registered with: nothing it
