@@ -14,6 +14,7 @@ final class DrainTests: XCTestCase {
     func testAWorkerSIGTERMedFinishesItsRunningPhotosAndNothingIsRedoneElsewhere() throws {
         let run = try DrainRun(secondsPerPhoto: 2.5, drainTimeout: 20)
         defer { run.stop() }
+        try run.startSteady()
         try run.startJobAndTermLeavingWorker()
 
         let leaving = run.leaving.finish(timeout: 20)
@@ -21,8 +22,8 @@ final class DrainTests: XCTestCase {
         XCTAssertTrue(leaving.stderr.contains("draining: 2 photos running, 0 handed back; up to 20 s"), leaving.stderr)
         XCTAssertTrue(leaving.stderr.contains("drained: 2 photos finished here, 0 handed back"), leaving.stderr)
         let report = try run.finishJob()
-        XCTAssertEqual(report["succeeded"] as? Int, DrainRun.count, "\(report)")
-        XCTAssertEqual(run.server.requestCount, DrainRun.count, "a photo of the draining worker was downloaded again elsewhere")
+        XCTAssertEqual(report["succeeded"] as? Int, 4, "\(report)")
+        XCTAssertEqual(run.server.requestCount, 4, "a photo of the draining worker was downloaded again elsewhere")
         XCTAssertEqual(try run.requeues(), 0, "a photo of the draining worker was queued again")
         XCTAssertTrue(run.coordinator.stderrSoFar.contains("worker leaving is draining: 2 photos running, 0 handed back"), run.coordinator.stderrSoFar)
     }
@@ -32,22 +33,54 @@ final class DrainTests: XCTestCase {
     func testAWorkerWhosePhotosOutlastTheDrainTimeoutHandsThemBackThenAndAnotherFinishesThem() throws {
         let run = try DrainRun(secondsPerPhoto: 3, drainTimeout: 0.5)
         defer { run.stop() }
+        try run.startSteady()
         try run.startJobAndTermLeavingWorker()
 
         let leaving = run.leaving.finish(timeout: 20)
         XCTAssertEqual(leaving.status, 0, leaving.stderr)
         XCTAssertTrue(leaving.stderr.contains("drained: 0 photos finished here, 2 handed back"), leaving.stderr)
         let report = try run.finishJob()
-        XCTAssertEqual(report["succeeded"] as? Int, DrainRun.count, "\(report)")
-        XCTAssertEqual(run.server.requestCount, DrainRun.count + 2, "the two photos handed back were downloaded again by the other worker")
+        XCTAssertEqual(report["succeeded"] as? Int, 4, "\(report)")
+        XCTAssertEqual(run.server.requestCount, 4 + 2, "the two photos handed back were downloaded again by the other worker")
         XCTAssertEqual(try run.requeues(), 2, "the photos handed back at the timeout were queued again")
+    }
+
+    /// `leaving` alone holds more photos (its window, 18 at concurrency 6) than it downloads at
+    /// once (16): those not started go to `steady`, which joins later, as soon as the drain
+    /// begins, while `leaving` still runs its own.
+    func testPhotosNotStartedAreHandedBackAtOnceAndTheOtherWorkerGetsThemBeforeTheDrainEnds() throws {
+        let run = try DrainRun(secondsPerPhoto: 2.5, drainTimeout: 20, leavingConcurrency: 6, count: 18)
+        defer { run.stop() }
+        try run.startJob(joined: 1)
+        XCTAssertTrue(eventually(timeout: 15) { (try? run.worker("leaving")?["inFlight"] as? Int) == 18 }, "leaving holds the whole job")
+        try run.startSteady()
+        XCTAssertTrue(eventually(timeout: 15) { run.coordinator.stderrSoFar.components(separatedBy: "joined").count == 3 }, run.coordinator.stderrSoFar)
+        run.leaving.process.send(signal: SIGTERM)
+
+        let line = #/draining: (\d+) photos running, (\d+) handed back/#
+        var counts: (running: Int, handedBack: Int)?
+        XCTAssertTrue(eventually(timeout: 10) {
+            counts = run.leaving.stderrSoFar.firstMatch(of: line).map { (Int($0.1)!, Int($0.2)!) }
+            return counts != nil
+        }, run.leaving.stderrSoFar)
+        let handedBack = try XCTUnwrap(counts).handedBack
+        XCTAssertGreaterThanOrEqual(handedBack, 2, "the photos beyond its 16 downloads had not started")
+        XCTAssertEqual(try XCTUnwrap(counts).running + handedBack, 18)
+        // Every photo went to leaving before steady joined: any photo steady holds was handed back.
+        XCTAssertTrue(eventually(timeout: 10) { ((try? run.worker("steady")?["inFlight"] as? Int) ?? 0) > 0 }, "steady got the photos handed back")
+        XCTAssertTrue(run.leaving.process.isRunning, "steady got the photos handed back while leaving still drained")
+        let leaving = run.leaving.finish(timeout: 20)
+        XCTAssertEqual(leaving.status, 0, leaving.stderr)
+        let report = try run.finishJob()
+        XCTAssertEqual(report["succeeded"] as? Int, 18, "\(report)")
+        XCTAssertEqual(run.server.requestCount, 18, "no photo was downloaded twice")
     }
 }
 
 /// A coordinator, the workers `leaving` and `steady` (concurrency 1 each) and a job of four
 /// photos whose downloads take `secondsPerPhoto`.
 private final class DrainRun {
-    static let count = 4
+    let count: Int
     let server: LoopbackHTTPServer
     let work = Repository.temporaryDirectory("drain")
     let clientEndpoint: String
@@ -56,13 +89,16 @@ private final class DrainRun {
     private var processes: [RunningCommand] = []
     private var submit: RunningCommand?
 
-    init(secondsPerPhoto: Double, drainTimeout: Double) throws {
+    private let workerEndpoint: String
+
+    init(secondsPerPhoto: Double, drainTimeout: Double, leavingConcurrency: Int = 1, count: Int = 4) throws {
+        self.count = count
         let clock = try Data(contentsOf: Repository.samplePhotos.appendingPathComponent("clock.jpg"))
         let chunk = 200
         let interval = secondsPerPhoto / Double((clock.count + chunk - 1) / chunk)
         server = try LoopbackHTTPServer { _ in HTTPResponse(body: clock, trickle: (chunk: chunk, interval: interval)) }
         let base = LoopbackPorts.consecutive(2)
-        let workerEndpoint = "tcp://127.0.0.1:\(base)"
+        workerEndpoint = "tcp://127.0.0.1:\(base)"
         clientEndpoint = "tcp://127.0.0.1:\(base + 1)"
         coordinator = try CommandRunner.start([
             "coordinator", "--insecure", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--metrics-bind", "off", "--http", "off",
@@ -70,10 +106,13 @@ private final class DrainRun {
         ])
         processes.append(coordinator)
         leaving = try CommandRunner.start([
-            "worker", "--insecure", "--coordinator", workerEndpoint, "--concurrency", "1", "--id", "leaving", "--metrics-bind", "off",
+            "worker", "--insecure", "--coordinator", workerEndpoint, "--concurrency", "\(leavingConcurrency)", "--id", "leaving", "--metrics-bind", "off",
             "--drain-timeout", "\(drainTimeout)",
         ])
         processes.append(leaving)
+    }
+
+    func startSteady() throws {
         processes.append(try CommandRunner.start([
             "worker", "--insecure", "--coordinator", workerEndpoint, "--concurrency", "1", "--id", "steady", "--metrics-bind", "off",
         ]))
@@ -82,13 +121,18 @@ private final class DrainRun {
     /// Submits the job once both workers joined, and sends SIGTERM to `leaving` once every
     /// photo's download has started (two on each worker).
     func startJobAndTermLeavingWorker() throws {
-        XCTAssertTrue(eventually(timeout: 15) { self.coordinator.stderrSoFar.components(separatedBy: "joined").count == 3 }, coordinator.stderrSoFar)
+        try startJob(joined: 2)
+        XCTAssertTrue(eventually(timeout: 15) { self.server.requestCount >= self.count }, "every photo's download started")
+        leaving.process.send(signal: SIGTERM)
+    }
+
+    /// Submits the job once `joined` workers have.
+    func startJob(joined: Int) throws {
+        XCTAssertTrue(eventually(timeout: 15) { self.coordinator.stderrSoFar.components(separatedBy: "joined").count == joined + 1 }, coordinator.stderrSoFar)
         let manifest = work.appendingPathComponent("photos.txt")
-        try (0..<Self.count).map { "\(server.baseURL)/p\($0).jpg" }.joined(separator: "\n").write(to: manifest, atomically: true, encoding: .utf8)
+        try (0..<count).map { "\(server.baseURL)/p\($0).jpg" }.joined(separator: "\n").write(to: manifest, atomically: true, encoding: .utf8)
         submit = try CommandRunner.start(["submit", manifest.path, "--coordinator", clientEndpoint, "--out", work.appendingPathComponent("out").path, "--json"])
         processes.append(submit!)
-        XCTAssertTrue(eventually(timeout: 15) { self.server.requestCount >= Self.count }, "every photo's download started")
-        leaving.process.send(signal: SIGTERM)
     }
 
     /// The job's report, once `submit` ended (it must exit 0).
@@ -98,12 +142,21 @@ private final class DrainRun {
         return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.stdout)
     }
 
+    func status() throws -> [String: Any] {
+        let status = try CommandRunner.run(["status", "--coordinator", clientEndpoint, "--json"])
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any], status.stdout)
+    }
+
+    /// A worker's entry in `cluster status --json` (nil: not connected).
+    func worker(_ id: String) throws -> [String: Any]? {
+        (try status()["workers"] as? [[String: Any]])?.first { $0["workerId"] as? String == id }
+    }
+
     /// Photos of the job queued again, as `cluster status` counts them.
     func requeues() throws -> Int {
-        let status = try CommandRunner.run(["status", "--coordinator", clientEndpoint, "--json"])
-        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any], status.stdout)
-        let jobs = try XCTUnwrap(object["jobs"] as? [[String: Any]], status.stdout)
-        XCTAssertEqual(jobs.count, 1, status.stdout)
+        let object = try status()
+        let jobs = try XCTUnwrap(object["jobs"] as? [[String: Any]], "\(object)")
+        XCTAssertEqual(jobs.count, 1, "\(object)")
         return jobs.first?["requeues"] as? Int ?? 0
     }
 
