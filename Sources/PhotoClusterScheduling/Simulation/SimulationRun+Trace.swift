@@ -194,6 +194,7 @@ extension SimulationRun {
         case .pleaseRegister: return "please register"
         case .refused(let refused): return "refused: \(refused.reason)"
         case .heartbeat(let beat): return "heartbeat (sequence \(beat.assignSequence))"
+        case .drain: return "drain"
         default: return "other"
         }
     }
