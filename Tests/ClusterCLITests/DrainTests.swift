@@ -28,6 +28,12 @@ final class DrainTests: XCTestCase {
         XCTAssertTrue(run.coordinator.stderrSoFar.contains("worker leaving is draining: 2 photos running, 0 handed back"), run.coordinator.stderrSoFar)
     }
 
+    /// Photos a worker holds or finished, from its entry in `cluster status --json` (protobuf's
+    /// JSON writes a 64-bit count as a string).
+    private static func photosTaken(_ worker: [String: Any]) -> Int {
+        (worker["inFlight"] as? Int ?? 0) + (Int(worker["completed"] as? String ?? "") ?? 0)
+    }
+
     /// The same with photos that need longer than the drain timeout: handed back at the timeout,
     /// finished by the other worker.
     func testAWorkerWhosePhotosOutlastTheDrainTimeoutHandsThemBackThenAndAnotherFinishesThem() throws {
@@ -49,7 +55,8 @@ final class DrainTests: XCTestCase {
     /// once (16): those not started go to `steady`, which joins later, as soon as the drain
     /// begins, while `leaving` still runs its own.
     func testPhotosNotStartedAreHandedBackAtOnceAndTheOtherWorkerGetsThemBeforeTheDrainEnds() throws {
-        let run = try DrainRun(secondsPerPhoto: 2.5, drainTimeout: 20, leavingConcurrency: 6, count: 18)
+        // leaving's downloads take 4 s; those it hands back take 0.2 s on steady.
+        let run = try DrainRun(secondsPerPhoto: 4, drainTimeout: 20, leavingConcurrency: 6, count: 18, slowRequests: 16, fastSeconds: 0.2)
         defer { run.stop() }
         try run.startJob(joined: 1)
         XCTAssertTrue(eventually(timeout: 15) { (try? run.worker("leaving")?["inFlight"] as? Int) == 18 }, "leaving holds the whole job")
@@ -67,8 +74,8 @@ final class DrainTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(handedBack, 2, "the photos beyond its 16 downloads had not started")
         XCTAssertEqual(try XCTUnwrap(counts).running + handedBack, 18)
         // Every photo went to leaving before steady joined: any photo steady holds was handed back.
-        XCTAssertTrue(eventually(timeout: 10) { ((try? run.worker("steady")?["inFlight"] as? Int) ?? 0) > 0 }, "steady got the photos handed back")
-        XCTAssertTrue(run.leaving.process.isRunning, "steady got the photos handed back while leaving still drained")
+        XCTAssertTrue(eventually(timeout: 10) { ((try? run.worker("steady")).flatMap { $0 }.map(Self.photosTaken) ?? 0) > 0 }, "steady got the photos handed back")
+        XCTAssertTrue(run.leaving.process.isRunning, "steady got the photos handed back while leaving still drained: \(run.leaving.stderrSoFar) \(run.coordinator.stderrSoFar.suffix(3000))")
         let leaving = run.leaving.finish(timeout: 20)
         XCTAssertEqual(leaving.status, 0, leaving.stderr)
         let report = try run.finishJob()
@@ -91,12 +98,17 @@ private final class DrainRun {
 
     private let workerEndpoint: String
 
-    init(secondsPerPhoto: Double, drainTimeout: Double, leavingConcurrency: Int = 1, count: Int = 4) throws {
+    /// `slowRequests`: only the first so many downloads take `secondsPerPhoto`, later ones `fastSeconds`.
+    init(secondsPerPhoto: Double, drainTimeout: Double, leavingConcurrency: Int = 1, count: Int = 4, slowRequests: Int = .max, fastSeconds: Double = 0) throws {
         self.count = count
         let clock = try Data(contentsOf: Repository.samplePhotos.appendingPathComponent("clock.jpg"))
         let chunk = 200
-        let interval = secondsPerPhoto / Double((clock.count + chunk - 1) / chunk)
-        server = try LoopbackHTTPServer { _ in HTTPResponse(body: clock, trickle: (chunk: chunk, interval: interval)) }
+        let chunks = Double((clock.count + chunk - 1) / chunk)
+        let served = LockedCounter()
+        server = try LoopbackHTTPServer { _ in
+            let seconds = served.next() <= slowRequests ? secondsPerPhoto : fastSeconds
+            return HTTPResponse(body: clock, trickle: (chunk: chunk, interval: seconds / chunks))
+        }
         let base = LoopbackPorts.consecutive(2)
         workerEndpoint = "tcp://127.0.0.1:\(base)"
         clientEndpoint = "tcp://127.0.0.1:\(base + 1)"
@@ -165,4 +177,12 @@ private final class DrainRun {
         server.stop()
         try? FileManager.default.removeItem(at: work)
     }
+}
+
+/// Counts the requests a server answered (its handler runs on a thread per connection).
+private final class LockedCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0  // guarded by lock
+
+    func next() -> Int { lock.withLock { count += 1; return count } }
 }

@@ -33,7 +33,9 @@ extension CoordinatorCore {
 
     /// Spends the credit of one worker (the common case: it just finished photos).
     package func dispatch(to id: String) {
-        if capabilitiesChanged || reservedForSuspects != nil { return dispatch() }
+        // A draining worker's reports free photos it hands back, not credit it will spend: they
+        // go to the other workers at once.
+        if capabilitiesChanged || reservedForSuspects != nil || workers[id]?.draining != nil { return dispatch() }
         guard !writesBacklogged else { return }
         assign(upTo: .max, to: id)
     }

@@ -88,6 +88,7 @@ extension WorkerNode {
         state.ended = true
         drain = state
         let end = DrainEnd(running: state.running, handedBack: state.handedBack, handedBackAtTimeout: state.handedBackAtTimeout ?? 0)
+        metrics.drained(finished: end.running - end.handedBackAtTimeout, handedBack: end.handedBack + end.handedBackAtTimeout)
         let idle = state.stays ? "; idle until this worker is restarted" : ""
         logger.notice("drained: \(end.running - end.handedBackAtTimeout) photos finished here, \(end.handedBack + end.handedBackAtTimeout) handed back\(idle)")
         state.onEnd?(end)
