@@ -13,7 +13,7 @@ struct Cluster: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             DemoCommand.self, SubmitCommand.self, CoordinatorCommand.self, WorkerCommand.self, StatusCommand.self,
-            ViewportCommand.self, CancelCommand.self, SuspendCommand.self, ResumeCommand.self, WatchCommand.self,
+            ViewportCommand.self, CancelCommand.self, SuspendCommand.self, ResumeCommand.self, DrainCommand.self, WatchCommand.self,
             ScrollCommand.self, TopCommand.self, TraceCommand.self, SimulateCommand.self, PluginsCommand.self, KeygenCommand.self, PluginHostCommand.self,
         ]
     )

@@ -295,6 +295,17 @@ public final class ClusterClient: @unchecked Sendable {
         _ = try await request(.resume(.with { $0.jobID = job }), timeout: timeout)
     }
 
+    /// Asks a worker to drain and stay idle (an admin key's action): it finishes what runs within
+    /// `drainTimeout` seconds (nil: its own --drain-timeout) and takes nothing more.
+    ///
+    /// - Throws: ``ClusterClientError`` for a key that is not an admin's, an unknown worker, or no answer.
+    public func drain(worker: String, drainTimeout: TimeInterval? = nil, timeout: TimeInterval = 15) async throws {
+        _ = try await request(.drain(.with {
+            $0.workerID = worker
+            $0.timeoutMs = UInt32(clamping: Int(((drainTimeout ?? 0) * 1000).rounded()))
+        }), timeout: timeout)
+    }
+
     /// Said on every message: a coordinator refuses a version it does not accept, with a reason.
     private static let protocolVersion = UInt32(Photocluster_V1_ProtocolVersion.current.rawValue)
 

@@ -26,6 +26,8 @@ enum DashboardJSON {
         let stages: [String: UInt32]
         /// Its memory budget (nil when it reports none).
         let memory: Memory?
+        /// "working", "draining" (finishing what runs, taking nothing) or "drained".
+        let state: String
 
         struct Memory: Encodable {
             let limitBytes, budgetBytes, inUseBytes: UInt64
@@ -33,6 +35,7 @@ enum DashboardJSON {
         }
 
         init(_ proto: Photocluster_V1_WorkerStatus) {
+            state = proto.state == .draining ? "draining" : proto.state == .drained ? "drained" : "working"
             id = proto.workerID
             host = proto.host
             concurrency = proto.concurrency

@@ -84,6 +84,10 @@ public enum MetricCatalog {
     public static let memoryRefusals = MetricDefinition(
         "photocluster_memory_refusals_total", "Photos failed at once because their peak alone is over the memory budget.")
 
+    public static let drainedPhotos = MetricDefinition(
+        "photocluster_drained_photos_total",
+        "Photos a draining worker held, by outcome: finished there, or handed back (not started, or still running at the drain timeout).")
+
     public static let coordinator: [MetricDefinition] = [
         photos, stageDuration, workerStageDuration, downloadedBytes, processedPixels, queueDepth, photosInFlight, cancellations,
         wastedBytes, wastedPixels, requeues, retries, poisonPhotos, heartbeatMisses, workersConnected, jobPhotos, jobs, droppedFrames,
@@ -93,6 +97,6 @@ public enum MetricCatalog {
     public static let worker: [MetricDefinition] = [
         photos, stageDuration, downloadedBytes, processedPixels, queueDepth, operationsRunning, photosInFlight, heartbeatMisses,
         pluginCrashes, stageTimeouts, memoryLimit, memoryBudget, memoryInUse, memoryInUsePeak, photosWaitingForMemory, memoryWaits,
-        memoryRefusals,
+        memoryRefusals, drainedPhotos,
     ]
 }

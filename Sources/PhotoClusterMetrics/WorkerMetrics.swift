@@ -76,6 +76,13 @@ public final class WorkerMetrics: Sendable {
 
     public func coordinatorSilent() { heartbeatMisses.increment() }
 
+    /// A drain ended: photos that finished on this worker, and photos it handed back.
+    public func drained(finished: Int, handedBack: Int) {
+        for (outcome, count) in [("finished", finished), ("handed_back", handedBack)] {
+            Counter(label: MetricCatalog.drainedPhotos.name, dimensions: [("outcome", outcome)], factory: exporter).increment(by: Int64(count))
+        }
+    }
+
     /// Operations per stage, queued and running, and the photos held.
     public func load(_ stages: [String: (queued: Int, running: Int)], photosInFlight: Int) {
         for stage in MetricLabels.stages {

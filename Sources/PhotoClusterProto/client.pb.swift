@@ -150,6 +150,46 @@ public nonisolated enum Photocluster_V1_JobPhase: SwiftProtobuf.Enum, Swift.Case
 
 }
 
+/// Whether a worker takes work. Draining: it finishes what runs and takes nothing (SIGTERM, or
+/// `cluster drain`); drained: an admin's drain ended and it stays idle until it restarts.
+public nonisolated enum Photocluster_V1_WorkerState: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case working // = 0
+  case draining // = 1
+  case drained // = 2
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .working
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .working
+    case 1: self = .draining
+    case 2: self = .drained
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .working: return 0
+    case .draining: return 1
+    case .drained: return 2
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Photocluster_V1_WorkerState] = [
+    .working,
+    .draining,
+    .drained,
+  ]
+
+}
+
 /// Why the coordinator refused a request, for clients that act on the kind (the CLI's exit status).
 public nonisolated enum Photocluster_V1_Refusal: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
@@ -465,6 +505,23 @@ public nonisolated struct Photocluster_V1_TraceRequest: Sendable {
   public init() {}
 }
 
+/// An admin key (any client without CURVE) asks a worker to drain (`cluster drain`): it finishes
+/// what runs within `timeout_ms` (0: the worker's own --drain-timeout), takes nothing more, and
+/// stays connected and idle until its process restarts. Answered with an Ack once it is asked.
+public nonisolated struct Photocluster_V1_DrainRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var workerID: String = String()
+
+  public var timeoutMs: UInt32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 public nonisolated struct Photocluster_V1_ClientToCoordinator: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -557,6 +614,14 @@ public nonisolated struct Photocluster_V1_ClientToCoordinator: Sendable {
     set {body = .trace(newValue)}
   }
 
+  public var drain: Photocluster_V1_DrainRequest {
+    get {
+      if case .drain(let v)? = body {return v}
+      return Photocluster_V1_DrainRequest()
+    }
+    set {body = .drain(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -569,6 +634,7 @@ public nonisolated struct Photocluster_V1_ClientToCoordinator: Sendable {
     case watch(Photocluster_V1_WatchJob)
     case heartbeat(Photocluster_V1_Heartbeat)
     case trace(Photocluster_V1_TraceRequest)
+    case drain(Photocluster_V1_DrainRequest)
 
   }
 
@@ -880,6 +946,8 @@ public nonisolated struct Photocluster_V1_WorkerStatus: Sendable {
 
   public var photosWaitingForMemory: UInt32 = 0
 
+  public var state: Photocluster_V1_WorkerState = .working
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1122,6 +1190,10 @@ nonisolated extension Photocluster_V1_SummaryDetail: SwiftProtobuf._ProtoNamePro
 
 nonisolated extension Photocluster_V1_JobPhase: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0JOB_PHASE_PREPARATION\0\u{1}JOB_PHASE_IN_PROGRESS\0\u{1}JOB_PHASE_WILL_FINISH\0\u{1}JOB_PHASE_DID_FINISH\0\u{1}JOB_PHASE_CANCELLED\0")
+}
+
+nonisolated extension Photocluster_V1_WorkerState: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0WORKER_STATE_WORKING\0\u{1}WORKER_STATE_DRAINING\0\u{1}WORKER_STATE_DRAINED\0")
 }
 
 nonisolated extension Photocluster_V1_Refusal: SwiftProtobuf._ProtoNameProviding {
@@ -1568,9 +1640,44 @@ nonisolated extension Photocluster_V1_TraceRequest: SwiftProtobuf.Message, Swift
   }
 }
 
+nonisolated extension Photocluster_V1_DrainRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".DrainRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}worker_id\0\u{3}timeout_ms\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.workerID) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.timeoutMs) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.workerID.isEmpty {
+      try visitor.visitSingularStringField(value: self.workerID, fieldNumber: 1)
+    }
+    if self.timeoutMs != 0 {
+      try visitor.visitSingularUInt32Field(value: self.timeoutMs, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_DrainRequest, rhs: Photocluster_V1_DrainRequest) -> Bool {
+    if lhs.workerID != rhs.workerID {return false}
+    if lhs.timeoutMs != rhs.timeoutMs {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Photocluster_V1_ClientToCoordinator: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ClientToCoordinator"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}submit\0\u{1}viewport\0\u{1}cancel\0\u{1}suspend\0\u{1}resume\0\u{1}status\0\u{1}watch\0\u{1}heartbeat\0\u{1}trace\0\u{4}T\u{5}protocol_version\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}submit\0\u{1}viewport\0\u{1}cancel\0\u{1}suspend\0\u{1}resume\0\u{1}status\0\u{1}watch\0\u{1}heartbeat\0\u{1}trace\0\u{4}T\u{5}protocol_version\0\u{2}\u{a}drain\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1697,6 +1804,19 @@ nonisolated extension Photocluster_V1_ClientToCoordinator: SwiftProtobuf.Message
         }
       }()
       case 350: try { try decoder.decodeSingularUInt32Field(value: &self._protocolVersion) }()
+      case 360: try {
+        var v: Photocluster_V1_DrainRequest?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .drain(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .drain(v)
+        }
+      }()
       default: break
       }
     }
@@ -1747,10 +1867,13 @@ nonisolated extension Photocluster_V1_ClientToCoordinator: SwiftProtobuf.Message
       guard case .trace(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
     }()
-    case nil: break
+    default: break
     }
     try { if let v = self._protocolVersion {
       try visitor.visitSingularUInt32Field(value: v, fieldNumber: 350)
+    } }()
+    try { if case .drain(let v)? = self.body {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 360)
     } }()
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -2273,7 +2396,7 @@ nonisolated extension Photocluster_V1_Throughput: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WorkerStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}worker_id\0\u{1}host\0\u{1}concurrency\0\u{3}in_flight\0\u{1}completed\0\u{1}throughput\0\u{1}stages\0\u{4}e\u{4}memory_limit_bytes\0\u{3}memory_budget_bytes\0\u{3}memory_in_use_bytes\0\u{3}photos_waiting_for_memory\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}worker_id\0\u{1}host\0\u{1}concurrency\0\u{3}in_flight\0\u{1}completed\0\u{1}throughput\0\u{1}stages\0\u{4}e\u{4}memory_limit_bytes\0\u{3}memory_budget_bytes\0\u{3}memory_in_use_bytes\0\u{3}photos_waiting_for_memory\0\u{2}9state\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2292,6 +2415,7 @@ nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, Swift
       case 301: try { try decoder.decodeSingularUInt64Field(value: &self.memoryBudgetBytes) }()
       case 302: try { try decoder.decodeSingularUInt64Field(value: &self.memoryInUseBytes) }()
       case 303: try { try decoder.decodeSingularUInt32Field(value: &self.photosWaitingForMemory) }()
+      case 360: try { try decoder.decodeSingularEnumField(value: &self.state) }()
       default: break
       }
     }
@@ -2335,6 +2459,9 @@ nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, Swift
     if self.photosWaitingForMemory != 0 {
       try visitor.visitSingularUInt32Field(value: self.photosWaitingForMemory, fieldNumber: 303)
     }
+    if self.state != .working {
+      try visitor.visitSingularEnumField(value: self.state, fieldNumber: 360)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2350,6 +2477,7 @@ nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, Swift
     if lhs.memoryBudgetBytes != rhs.memoryBudgetBytes {return false}
     if lhs.memoryInUseBytes != rhs.memoryInUseBytes {return false}
     if lhs.photosWaitingForMemory != rhs.photosWaitingForMemory {return false}
+    if lhs.state != rhs.state {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

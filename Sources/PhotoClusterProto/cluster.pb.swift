@@ -37,7 +37,9 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
 ///   1: the first release. Workers say it in their hello; its clients say no version at all.
 ///   2: the coordinator refuses versions it does not accept (`ProtocolRefused`, REFUSAL_PROTOCOL_VERSION)
 ///      and says its own in its welcome; clients say theirs; workers report each photo's memory
-///      grant (`PhotoAdmitted`).
+///      grant (`PhotoAdmitted`). Additive within 2: a draining worker says so (`WorkerDraining`), and
+///      an admin's coordinator may ask a worker to drain (`DrainWorker`); a peer that does not
+///      know them ignores them.
 public nonisolated enum Photocluster_V1_ProtocolVersion: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
   case unspecified // = 0

@@ -462,6 +462,22 @@ public nonisolated struct Photocluster_V1_JobClosed: Sendable {
   public init() {}
 }
 
+/// An admin asked (`cluster drain`): the worker drains as on SIGTERM (see WorkerDraining) but stays
+/// connected and idle afterwards until its process is restarted. Protocol 2 carries it; a worker
+/// that does not know it ignores it.
+public nonisolated struct Photocluster_V1_DrainWorker: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// how long running photos may take before they are handed back (0: the worker's own)
+  public var timeoutMs: UInt32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 public nonisolated struct Photocluster_V1_CoordinatorToWorker: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -573,6 +589,14 @@ public nonisolated struct Photocluster_V1_CoordinatorToWorker: Sendable {
     set {body = .refused(newValue)}
   }
 
+  public var drain: Photocluster_V1_DrainWorker {
+    get {
+      if case .drain(let v)? = body {return v}
+      return Photocluster_V1_DrainWorker()
+    }
+    set {body = .drain(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -589,6 +613,7 @@ public nonisolated struct Photocluster_V1_CoordinatorToWorker: Sendable {
     case control(Photocluster_V1_JobControl)
     case assignBatch(Photocluster_V1_AssignGraphs)
     case refused(Photocluster_V1_ProtocolRefused)
+    case drain(Photocluster_V1_DrainWorker)
 
   }
 
@@ -931,6 +956,30 @@ public nonisolated struct Photocluster_V1_WorkerReports: Sendable {
   public init() {}
 }
 
+/// The worker is draining (SIGTERM, or DrainWorker): it takes no new graph (one that arrives is
+/// handed back at once), hands back at once the photos none of whose stages has started, and lets
+/// the `running` ones finish and report as usual for at most `timeout_ms`; then it hands back what
+/// is left and says goodbye (or, with `stays`, stays connected and idle). Sent before the photos
+/// handed back, so the coordinator gives it nothing more. Protocol 2 carries it; a coordinator
+/// that does not know it ignores it.
+public nonisolated struct Photocluster_V1_WorkerDraining: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var running: UInt32 = 0
+
+  public var handedBack: UInt32 = 0
+
+  public var timeoutMs: UInt32 = 0
+
+  public var stays: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 public nonisolated struct Photocluster_V1_WorkerToCoordinator: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -1018,6 +1067,14 @@ public nonisolated struct Photocluster_V1_WorkerToCoordinator: Sendable {
     set {body = .reports(newValue)}
   }
 
+  public var draining: Photocluster_V1_WorkerDraining {
+    get {
+      if case .draining(let v)? = body {return v}
+      return Photocluster_V1_WorkerDraining()
+    }
+    set {body = .draining(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -1031,6 +1088,7 @@ public nonisolated struct Photocluster_V1_WorkerToCoordinator: Sendable {
     case heartbeat(Photocluster_V1_Heartbeat)
     case goodbye(Photocluster_V1_WorkerGoodbye)
     case reports(Photocluster_V1_WorkerReports)
+    case draining(Photocluster_V1_WorkerDraining)
 
   }
 
@@ -1898,9 +1956,39 @@ nonisolated extension Photocluster_V1_JobClosed: SwiftProtobuf.Message, SwiftPro
   }
 }
 
+nonisolated extension Photocluster_V1_DrainWorker: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".DrainWorker"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}timeout_ms\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.timeoutMs) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.timeoutMs != 0 {
+      try visitor.visitSingularUInt32Field(value: self.timeoutMs, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_DrainWorker, rhs: Photocluster_V1_DrainWorker) -> Bool {
+    if lhs.timeoutMs != rhs.timeoutMs {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Photocluster_V1_CoordinatorToWorker: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".CoordinatorToWorker"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}welcome\0\u{1}assign\0\u{1}cancel\0\u{1}suspend\0\u{1}resume\0\u{1}reprioritise\0\u{3}please_register\0\u{3}drop_stale\0\u{1}heartbeat\0\u{3}job_closed\0\u{2}V\u{2}control\0\u{4}\u{14}assign_batch\0\u{2}j\u{2}refused\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}welcome\0\u{1}assign\0\u{1}cancel\0\u{1}suspend\0\u{1}resume\0\u{1}reprioritise\0\u{3}please_register\0\u{3}drop_stale\0\u{1}heartbeat\0\u{3}job_closed\0\u{2}V\u{2}control\0\u{4}\u{14}assign_batch\0\u{2}j\u{2}refused\0\u{2}\u{a}drain\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2077,6 +2165,19 @@ nonisolated extension Photocluster_V1_CoordinatorToWorker: SwiftProtobuf.Message
           self.body = .refused(v)
         }
       }()
+      case 360: try {
+        var v: Photocluster_V1_DrainWorker?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .drain(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .drain(v)
+        }
+      }()
       default: break
       }
     }
@@ -2139,6 +2240,10 @@ nonisolated extension Photocluster_V1_CoordinatorToWorker: SwiftProtobuf.Message
     case .refused?: try {
       guard case .refused(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 350)
+    }()
+    case .drain?: try {
+      guard case .drain(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 360)
     }()
     case nil: break
     }
@@ -2869,9 +2974,54 @@ nonisolated extension Photocluster_V1_WorkerReports: SwiftProtobuf.Message, Swif
   }
 }
 
+nonisolated extension Photocluster_V1_WorkerDraining: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".WorkerDraining"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}running\0\u{3}handed_back\0\u{3}timeout_ms\0\u{1}stays\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.running) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.handedBack) }()
+      case 3: try { try decoder.decodeSingularUInt32Field(value: &self.timeoutMs) }()
+      case 4: try { try decoder.decodeSingularBoolField(value: &self.stays) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.running != 0 {
+      try visitor.visitSingularUInt32Field(value: self.running, fieldNumber: 1)
+    }
+    if self.handedBack != 0 {
+      try visitor.visitSingularUInt32Field(value: self.handedBack, fieldNumber: 2)
+    }
+    if self.timeoutMs != 0 {
+      try visitor.visitSingularUInt32Field(value: self.timeoutMs, fieldNumber: 3)
+    }
+    if self.stays != false {
+      try visitor.visitSingularBoolField(value: self.stays, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_WorkerDraining, rhs: Photocluster_V1_WorkerDraining) -> Bool {
+    if lhs.running != rhs.running {return false}
+    if lhs.handedBack != rhs.handedBack {return false}
+    if lhs.timeoutMs != rhs.timeoutMs {return false}
+    if lhs.stays != rhs.stays {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Photocluster_V1_WorkerToCoordinator: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WorkerToCoordinator"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{1}credit\0\u{1}progress\0\u{1}result\0\u{1}failure\0\u{1}cancelled\0\u{1}ack\0\u{1}heartbeat\0\u{1}goodbye\0\u{2}k\u{2}reports\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{1}credit\0\u{1}progress\0\u{1}result\0\u{1}failure\0\u{1}cancelled\0\u{1}ack\0\u{1}heartbeat\0\u{1}goodbye\0\u{2}k\u{2}reports\0\u{2}t\u{2}draining\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3009,6 +3159,19 @@ nonisolated extension Photocluster_V1_WorkerToCoordinator: SwiftProtobuf.Message
           self.body = .reports(v)
         }
       }()
+      case 360: try {
+        var v: Photocluster_V1_WorkerDraining?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .draining(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .draining(v)
+        }
+      }()
       default: break
       }
     }
@@ -3059,6 +3222,10 @@ nonisolated extension Photocluster_V1_WorkerToCoordinator: SwiftProtobuf.Message
     case .reports?: try {
       guard case .reports(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 180)
+    }()
+    case .draining?: try {
+      guard case .draining(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 360)
     }()
     case nil: break
     }

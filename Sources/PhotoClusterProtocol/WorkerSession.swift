@@ -38,6 +38,8 @@ package struct WorkerSession {
         /// again only after `retryAfter` seconds (the coordinator's requests to register are
         /// ignored meanwhile, so a refused worker never spins).
         case refused(reason: String, retryAfter: TimeInterval)
+        /// An admin asked this worker to drain and stay idle; 0: its own drain timeout.
+        case drain(timeout: TimeInterval)
     }
 
     /// The longest a refused worker waits before saying hello again.
@@ -171,6 +173,8 @@ package struct WorkerSession {
             commands.append(.close(job: closed.jobID))
         case .heartbeat(let beat):
             assignSequenceSeen = max(assignSequenceSeen, beat.assignSequence)
+        case .drain(let drain):
+            commands.append(.drain(timeout: Double(drain.timeoutMs) / 1000))
         case .none:
             break
         case .cancel, .suspend, .resume, .reprioritise, .control:

@@ -62,3 +62,35 @@ struct ResumeCommand: AsyncParsableCommand {
         Terminal.write("job \(job) resumed\n")
     }
 }
+
+/// `cluster drain WORKER`: an admin's drain (see `DrainRequest`).
+struct DrainCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "drain",
+        abstract: "Drain a worker: it finishes what runs, takes nothing more and stays idle until it restarts (admin keys only).")
+
+    @Argument(help: "The worker's id (cluster status lists them).") var worker: String
+    @Option(
+        name: .customLong("drain-timeout"),
+        help: ArgumentHelp("Seconds its running photos may take before they are handed back (default: the worker's own --drain-timeout).", valueName: "seconds"))
+    var drainTimeout: Double?
+    @OptionGroup var connection: CoordinatorOption
+
+    func validate() throws {
+        if let drainTimeout, !(drainTimeout.isFinite && (0...3600).contains(drainTimeout)) {
+            throw ValidationError("--drain-timeout must be between 0 and 3600 seconds")
+        }
+    }
+
+    func run() async throws {
+        let client = try connection.connect()
+        defer { client.close() }
+        do {
+            try await client.drain(worker: worker, drainTimeout: drainTimeout)
+        } catch let error as ClusterClientError {
+            // A key that is not an admin's is refused again whatever it tries (exit 2).
+            CommandFailure(message: error.message, status: error.refusal == .notPermitted ? ExitStatus.usage : 1).exit()
+        }
+        Terminal.write("worker \(worker) draining: it finishes what runs, then stays idle until it restarts (cluster status shows it drained)\n")
+    }
+}

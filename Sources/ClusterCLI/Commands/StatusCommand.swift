@@ -43,7 +43,7 @@ struct StatusCommand: AsyncParsableCommand {
         for worker in reply.workers {
             Terminal.write(
                 "  \(worker.workerID)  host \(worker.host)  concurrency \(worker.concurrency)  in flight \(worker.inFlight)  completed \(worker.completed)"
-                    + String(format: "  %.1f photos/s", worker.throughput.photosPerSecond10S) + TopScreen.memoryText(worker) + "\n")
+                    + String(format: "  %.1f photos/s", worker.throughput.photosPerSecond10S) + TopScreen.memoryText(worker) + TopScreen.stateText(worker) + "\n")
         }
         Terminal.write("jobs: \(reply.jobs.count)\n")
         for summary in reply.jobs {

@@ -7,7 +7,8 @@ import PhotoClusterPluginHost
 import PhotoClusterTransport
 import PhotoClusterWorker
 
-/// `cluster worker`: run photo graphs for a coordinator until SIGINT or SIGTERM.
+/// `cluster worker`: run photo graphs for a coordinator until SIGINT or SIGTERM, then drain
+/// (running photos finish within `--drain-timeout`, the rest is handed back) and leave.
 struct WorkerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "worker",
@@ -50,6 +51,13 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .customLong("stage-timeout"), help: ArgumentHelp("Seconds a JPEG decode, each filter and an encode of a photo may run before the photo fails (plugin filters that run on are killed with their plugin host).", valueName: "seconds"))
     var stageTimeout = StageTimeLimit.defaultSeconds
 
+    @Option(
+        name: .customLong("drain-timeout"),
+        help: ArgumentHelp(
+            "Seconds running photos may take to finish after SIGTERM or SIGINT (or `cluster drain`) before they are handed back (0: hand everything back at once). The default stays below the 30 s grace that Kubernetes, compose and systemd give, leaving time to hand back and leave.",
+            valueName: "seconds"))
+    var drainTimeout = WorkerConfiguration.defaultDrainTimeout
+
     @Option(name: .customLong("cache-mb"), help: ArgumentHelp("Megabytes of intermediate results kept for photos that come back.", valueName: "n"))
     var cacheMB = 256
 
@@ -84,6 +92,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let concurrency, !(1...1024).contains(concurrency) { throw ValidationError("--concurrency must be between 1 and 1024") }
+        guard drainTimeout.isFinite, (0...3600).contains(drainTimeout) else { throw ValidationError("--drain-timeout must be between 0 and 3600 seconds") }
         guard (0...1_048_576).contains(cacheMB) else { throw ValidationError("--cache-mb must be between 0 and 1048576") }
         guard stageTimeout.isFinite, stageTimeout > 0, stageTimeout <= 86_400 else {
             throw ValidationError("--stage-timeout must be more than 0 and at most 86400 seconds")
@@ -127,11 +136,11 @@ struct WorkerCommand: AsyncParsableCommand {
         try PluginHostEnvironment.passAlso(pluginEnv)
         let (filters, report, pluginHosts) = FilterCatalog.load(pluginDirectory: plugins, hosts: engine.concurrency)
         FilterCatalog.logRefusals(report, prefix: "worker")
-        let node = WorkerNode(
-            configuration: WorkerConfiguration(
-                coordinatorEndpoint: coordinator, workerID: id ?? WorkerConfiguration.defaultWorkerID(), engine: engine, filters: filters,
-                curve: try security.settings()),
-            context: context)
+        var configuration = WorkerConfiguration(
+            coordinatorEndpoint: coordinator, workerID: id ?? WorkerConfiguration.defaultWorkerID(), engine: engine, filters: filters,
+            curve: try security.settings())
+        configuration.drainTimeout = drainTimeout
+        let node = WorkerNode(configuration: configuration, context: context)
         node.logger = logger
         do {
             try node.start()
@@ -147,7 +156,12 @@ struct WorkerCommand: AsyncParsableCommand {
         let metrics = await HTTPListenerOption(flag: "--metrics-bind", given: metricsBind, defaultAddress: "127.0.0.1:9465")
             .start(what: "metrics", router: MetricsRoutes.router { node.metrics.exporter.exposition() }, logger: logger)
         let signal = await SignalWaiter.waitForTermination()
-        Terminal.error("worker: signal \(signal), handing back work and leaving")
+        // A second signal ends the process at once (SignalWaiter restores their default action).
+        let timeout = drainTimeout
+        let end = await node.drain(timeout: timeout) { running, handedBack in
+            Terminal.error("worker: signal \(signal); draining: \(running) photos running, \(handedBack) handed back; up to \(Int(timeout.rounded(.up))) s (a second signal stops at once)")
+        }
+        Terminal.error("worker: drained: \(end.running - end.handedBackAtTimeout) photos finished here, \(end.handedBack + end.handedBackAtTimeout) handed back; leaving")
         await metrics?.stop()
         node.stop()
         pluginHosts?.shutdown()

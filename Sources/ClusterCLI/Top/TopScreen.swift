@@ -26,7 +26,7 @@ enum TopScreen {
         for worker in reply.workers {
             let loads = Dictionary(worker.stages.map { ($0.stage, $0.queued + $0.running) }, uniquingKeysWith: +)
             lines.append(columns([
-                worker.workerID, worker.host, "\(worker.concurrency)", "\(worker.inFlight)", "\(worker.completed)",
+                worker.workerID, worker.host, "\(worker.concurrency)", "\(worker.inFlight)\(stateText(worker))", "\(worker.completed)",
                 rate(worker.throughput.photosPerSecond10S), rate(worker.throughput.megapixelsPerSecond10S),
             ] + stageOrder.map { "\(loads[$0.0] ?? 0)" } + [memoryColumn(worker)], widths: workerWidths))
         }
@@ -52,6 +52,15 @@ enum TopScreen {
 
     /// A worker's memory budget as `held/budget GiB` and the photos waiting for it (`+2 waiting`);
     /// `-` for a worker that reports none.
+    /// " draining" or " drained" after a worker that takes no work; nothing for one that does.
+    static func stateText(_ worker: Photocluster_V1_WorkerStatus) -> String {
+        switch worker.state {
+        case .draining: return " draining"
+        case .drained: return " drained"
+        default: return ""
+        }
+    }
+
     static func memoryColumn(_ worker: Photocluster_V1_WorkerStatus) -> String {
         guard worker.memoryBudgetBytes > 0 else { return "-" }
         let gib = { (bytes: UInt64) in String(format: "%.1f", Double(bytes) / Double(1 << 30)) }
@@ -91,7 +100,7 @@ enum TopScreen {
     // MARK: - Pieces
 
     static let stageOrder: [(Photocluster_V1_Stage, String)] = [(.download, "download"), (.decode, "decode"), (.filter, "filter"), (.encode, "encode")]
-    static let workerWidths = [24, 16, 5, 10, 8, 9, 8, 4, 4, 5, 4, 18]
+    static let workerWidths = [24, 16, 5, 12, 8, 9, 8, 4, 4, 5, 4, 18]
     static let jobWidths = [14, 18, 22, 30, 12, 7, 9]
 
     static func visibleJobs(_ jobs: [JobSummary]) -> [JobSummary] {

@@ -86,6 +86,18 @@ extension CoordinatorNode {
         case .trace(let request):
             guard permitted(request.jobID, for: requester, client, id) else { return }
             sendToClient(client, requestID: id, .trace(traceReply(for: request.jobID)))
+        case .drain(let request):
+            // An admin action: admin keys only (with CURVE), as for other clients' jobs.
+            guard may(requester, accessJobOwnedBy: nil) else {
+                metrics.refusedRequest(reason: "not_permitted")
+                log(.warning, "refused to drain worker \(request.workerID) for \(requester.description(authorizedKeys)): not an admin key")
+                return refuse(client, id, "draining a worker takes an admin key; this client's key is not one", .notPermitted)
+            }
+            guard workers[request.workerID] != nil else {
+                return refuse(client, id, "no worker \(request.workerID) is connected (cluster status lists them)")
+            }
+            core.handle(.drainWorker(request.workerID, timeoutMs: request.timeoutMs), now: .now)
+            sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
         case .none:
             refuse(client, id, "empty request")
         }
@@ -274,6 +286,7 @@ extension CoordinatorNode {
             status.memoryBudgetBytes = worker.memory.budget
             status.memoryInUseBytes = worker.memory.inUse
             status.photosWaitingForMemory = worker.memory.waiting
+            status.state = worker.isDrained ? .drained : worker.draining != nil ? .draining : .working
             return status
         }
         return reply

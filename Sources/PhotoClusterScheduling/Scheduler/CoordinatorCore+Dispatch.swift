@@ -23,7 +23,7 @@ extension CoordinatorCore {
         guard !writesBacklogged else { return }
         reserveWorkerForSuspects()
         // One graph per worker per round, most credit first, so work spreads evenly.
-        let order = workers.values.filter { $0.credits > 0 && !$0.unreachable }.sorted { ($0.credits, $0.id) > ($1.credits, $1.id) }.map(\.id)
+        let order = workers.values.filter { $0.credits > 0 && !$0.unreachable && $0.draining == nil }.sorted { ($0.credits, $0.id) > ($1.credits, $1.id) }.map(\.id)
         var progressed = true
         while progressed {
             progressed = false
@@ -33,7 +33,9 @@ extension CoordinatorCore {
 
     /// Spends the credit of one worker (the common case: it just finished photos).
     package func dispatch(to id: String) {
-        if capabilitiesChanged || reservedForSuspects != nil { return dispatch() }
+        // A draining worker's reports free photos it hands back, not credit it will spend: they
+        // go to the other workers at once.
+        if capabilitiesChanged || reservedForSuspects != nil || workers[id]?.draining != nil { return dispatch() }
         guard !writesBacklogged else { return }
         assign(upTo: .max, to: id)
     }
@@ -44,7 +46,7 @@ extension CoordinatorCore {
     private func assign(upTo limit: Int, to id: String) -> Int {
         // Read once for the batch; the record is changed only after, so no copy of it is alive
         // while it changes.
-        guard let worker = workers[id], !worker.unreachable, worker.credits > 0, !holdsSuspect(worker) else { return 0 }
+        guard let worker = workers[id], !worker.unreachable, worker.draining == nil, worker.credits > 0, !holdsSuspect(worker) else { return 0 }
         var batch = graphsToSend.removeValue(forKey: id) ?? GraphBatch()
         var refs: [PhotoRef] = []
         while refs.count < min(limit, worker.credits),
@@ -79,9 +81,11 @@ extension CoordinatorCore {
                 return (id, photo, losses[photo.index] != nil)
             }
             // A suspect is not left for the worker holding its stages: that worker may be one
-            // it was lost on, which takes it only when no other can.
+            // it was lost on, which takes it only when no other can. Nor is any photo left for
+            // a draining worker, which takes nothing more.
             let elsewhere = { (photo: PhotoRecord) in
-                photo.cachedOn != .none && photo.cachedOn != worker.number && self.workerIDs[photo.cachedOn] != nil && losses[photo.index] == nil
+                photo.cachedOn != .none && photo.cachedOn != worker.number && losses[photo.index] == nil
+                    && self.workerIDs[photo.cachedOn].flatMap { self.workers[$0] }.map { $0.draining == nil } == true
             }
             if let photo = job.takeNext(where: { !elsewhere($0) && mayRun($0) }) {
                 return (id, photo, losses[photo.index] != nil)

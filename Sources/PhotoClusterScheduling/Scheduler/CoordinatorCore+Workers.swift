@@ -42,6 +42,13 @@ extension CoordinatorCore {
             receiveReports(batch, photos: photos, from: id)
         case .goodbye:
             loseWorker(id, .left)
+        case .draining(let drain):
+            // Once: a worker that says it again (after a reconnect) is still draining the same way.
+            guard workers[id]?.draining?.timeoutMs ?? 0 == 0 else { break }
+            workers[id]?.draining = drain
+            workers[id]?.credits = 0
+            log("worker \(id) is draining\(drain.stays ? " (asked by an admin; it stays idle afterwards)" : ""): \(drain.running) photos running, "
+                + "\(drain.handedBack) handed back; up to \(drain.timeoutMs / 1000) s", worker: id)
         case .heartbeat(let beat):
             workers[id]?.stages = beat.stages
             workers[id]?.memory = (beat.memoryLimitBytes, beat.memoryBudgetBytes, beat.memoryInUseBytes, beat.photosWaitingForMemory)
@@ -50,6 +57,16 @@ extension CoordinatorCore {
         case .hello, .none:
             break
         }
+    }
+
+    /// An admin's drain: the worker is given nothing from now on (before it answers, with its
+    /// own `WorkerDraining`), and told to drain and stay.
+    package func askToDrain(_ id: String, timeoutMs: UInt32) {
+        guard let worker = workers[id], worker.draining == nil else { return }
+        worker.draining = .with { $0.stays = true }
+        worker.credits = 0
+        log("worker \(id): asked to drain (cluster drain)", worker: id)
+        sendToWorker(id, .drain(.with { $0.timeoutMs = timeoutMs }))
     }
 
     /// A message from a worker whose connection is not the key it registered with: nothing it

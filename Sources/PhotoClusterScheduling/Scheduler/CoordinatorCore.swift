@@ -118,6 +118,8 @@ package final class CoordinatorCore {
         case .cancel(let jobID, let names):
             if names.isEmpty { jobs[jobID]?.cancelledWhole = true }
             cancelPhotos(of: jobID, names: names)
+        case .drainWorker(let id, let timeoutMs):
+            askToDrain(id, timeoutMs: timeoutMs)
         case .jobEnded(let jobID):
             openJobs.removeAll { $0 == jobID }
             for worker in workers.keys { sendToWorker(worker, .jobClosed(.with { $0.jobID = jobID })) }

@@ -23,6 +23,8 @@ package enum CoordinatorEvent {
     case suspend(job: String, Bool, arrivedAt: MonotonicInstant)
     /// Photos cancelled by name; every photo (and the job) when `names` is empty.
     case cancel(job: String, names: Set<String>)
+    /// An admin asked a worker to drain (see `DrainRequest`); 0: the worker's own timeout.
+    case drainWorker(String, timeoutMs: UInt32)
     /// The job's index is written (or given up): it is closed on the workers.
     case jobEnded(String)
     /// Finished jobs forgotten by retention.

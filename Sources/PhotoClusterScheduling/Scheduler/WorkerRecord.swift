@@ -60,6 +60,12 @@ package final class WorkerRecord {
     /// Its memory budget from its latest heartbeat: limit, budget, bytes held, photos waiting
     /// (all 0 when it reports none).
     package var memory = (limit: UInt64(0), budget: UInt64(0), inUse: UInt64(0), waiting: UInt32(0))
+    /// It said it is draining (`WorkerDraining`): it is given no work, and photos whose stages it
+    /// holds are not left for it. Never cleared: a worker that drained stays so until its process
+    /// restarts (a new hello makes a new record).
+    package var draining: Photocluster_V1_WorkerDraining?
+    /// Draining and holding nothing any more: an admin's drain has ended (the worker stays idle).
+    package var isDrained: Bool { draining != nil && inFlight.isEmpty }
     /// The newest control epoch it acknowledged, per job.
     package var ackedEpoch: [String: UInt64] = [:]
 

@@ -35,6 +35,9 @@ package struct SimulatedWorker {
     package var held: [HeldPhoto] = []
     package var session = WorkerSession(heartbeatInterval: 1, heartbeatLiveness: 3)
     package var suspendedJobs: Set<String> = []
+    /// It said it is draining: graphs that reach it are handed back, and it leaves when it holds
+    /// nothing or at its drain timeout.
+    package var draining = false
     /// When it last heard from the coordinator: silent past its liveness, it says hello again.
     package var lastHeard: Int64 = 0
     /// Messages that reached it while it was stopped, read when it resumes (if its connection lived).
@@ -72,6 +75,7 @@ package struct SimulatedWorker {
         held = []
         session = WorkerSession(heartbeatInterval: 1, heartbeatLiveness: 3)
         suspendedJobs = []
+        draining = false
         inbox = []
         lastHeard = time
     }

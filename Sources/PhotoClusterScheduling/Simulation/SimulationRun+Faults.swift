@@ -31,14 +31,10 @@ extension SimulationRun {
             workers[slot].connection = openConnection()
             tally.cutOff += 1
         case 35..<40:
-            // SIGTERM: the worker says goodbye and leaves; its connection closes a moment later.
-            guard workers[slot].process == .running else { return }
-            send(.goodbye(.with { $0.handedBack = workers[slot].heldRefs }), from: slot)
-            agenda.schedule(.connectionClosed(workers[slot].connection), at: time + 100_000)
-            workers[slot].process = .dead
-            workers[slot].held = []
-            workers[slot].connection = 0
-            agenda.schedule(.workerStart(slot: slot), at: time + random.millis(500...3000))
+            // SIGTERM: every other incarnation drains first (the default, --drain-timeout);
+            // the rest leave at once (--drain-timeout 0).
+            guard workers[slot].process == .running, !workers[slot].draining else { return }
+            if workers[slot].incarnation % 2 == 0 { drain(slot) } else { leave(slot) }
         case 40..<70:
             moveViewport()
         case 70..<80:
@@ -143,7 +139,7 @@ extension SimulationRun {
             for photo in job.photos { states[photo.state, default: 0] += 1 }
         }
         return "\(jobIDs.count) jobs: \(states[.done] ?? 0) done, \(states[.failed] ?? 0) failed, \(states[.cancelled] ?? 0) cancelled; "
-            + "workers killed \(tally.killed), stopped \(tally.paused), cut off \(tally.cutOff); coordinator killed \(tally.coordinatorKilled); "
+            + "workers killed \(tally.killed), stopped \(tally.paused), cut off \(tally.cutOff), drained \(tally.drained); coordinator killed \(tally.coordinatorKilled); "
             + "\(tally.forged) forged results"
     }
 }

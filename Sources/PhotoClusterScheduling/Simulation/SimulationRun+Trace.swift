@@ -21,6 +21,7 @@ extension SimulationRun {
         case .workerStart(let slot): line = "\(workers[slot].id) starts"
         case .workerResume(let slot, _): line = "\(workers[slot].id) resumes"
         case .workerDies(let slot, _): line = "\(workers[slot].id) dies of a poison photo"
+        case .drainTimeout(let slot, _): line = "\(workers[slot].id)'s drain timeout ends"
         case .connectionTimeout(let slot, _): line = "\(workers[slot].id)'s connection times out"
         case .connectionClosed(let connection): line = "connection \(connection) closes"
         case .coordinatorHeartbeat: line = "coordinator heartbeat"
@@ -118,6 +119,7 @@ extension SimulationRun {
         case .workerStart(let slot): return 5 | UInt64(slot) << 8
         case .workerResume(let slot, _): return 6 | UInt64(slot) << 8
         case .workerDies(let slot, _): return 7 | UInt64(slot) << 8
+        case .drainTimeout(let slot, _): return 19 | UInt64(slot) << 8
         case .connectionTimeout(let slot, _): return 8 | UInt64(slot) << 8
         case .connectionClosed(let connection): return 9 | UInt64(connection) << 8
         case .coordinatorHeartbeat: return 10
@@ -141,6 +143,7 @@ extension SimulationRun {
         case .heartbeat(let beat): return 5 | UInt64(beat.held.count) << 8
         case .ack(let ack): return 6 | ack.epoch << 8
         case .goodbye: return 7
+        case .draining: return 9
         default: return 0
         }
     }
@@ -175,6 +178,7 @@ extension SimulationRun {
         case .heartbeat(let beat): return "heartbeat (sequence \(beat.assignSequence), holding \(beat.held.count))"
         case .ack(let ack): return "ack \(ack.jobID) epoch \(ack.epoch)"
         case .goodbye: return "goodbye"
+        case .draining: return "draining"
         default: return "other"
         }
     }
@@ -190,6 +194,7 @@ extension SimulationRun {
         case .pleaseRegister: return "please register"
         case .refused(let refused): return "refused: \(refused.reason)"
         case .heartbeat(let beat): return "heartbeat (sequence \(beat.assignSequence))"
+        case .drain: return "drain"
         default: return "other"
         }
     }

@@ -69,6 +69,8 @@ extension SimulationRun {
                 if suspended { workers[slot].suspendedJobs.insert(job) } else { workers[slot].suspendedJobs.remove(job) }
             case .acknowledge(let job, let epoch):
                 send(.ack(.with { $0.jobID = job; $0.epoch = epoch }), from: slot)
+            case .start(let graph) where workers[slot].draining:
+                ended.append(.init(job: graph.jobID, index: graph.photoIndex, attempt: graph.attempt, url: graph.url))
             case .start(let graph):
                 take(graph, slot)
             case .handBack(let graph):
@@ -85,6 +87,8 @@ extension SimulationRun {
                 break
             case .refused:
                 break  // simulated workers speak this build's protocol: never refused
+            case .drain:
+                break  // the simulation's coordinator never asks a worker to drain
             }
         }
         guard !ended.isEmpty else { return }
@@ -157,6 +161,48 @@ extension SimulationRun {
         // The photo's outcome returns its credit.
         reports.credit = 1
         send(.reports(reports), from: slot, photos: photos)
+        if workers[slot].draining && workers[slot].held.isEmpty { leave(slot) }
+    }
+
+    /// SIGTERM with a drain: the worker says so, hands back the photos not started (their
+    /// download not reported), takes nothing more, and leaves once the rest ended or at the
+    /// drain timeout (2 s here).
+    package func drain(_ slot: Int) {
+        send(.draining(.with { $0.timeoutMs = 2000 }), from: slot)
+        workers[slot].draining = true
+        tally.drained += 1
+        let unstarted = workers[slot].remove { !$0.progressed }
+        if !unstarted.isEmpty {
+            var reports = Photocluster_V1_WorkerReports()
+            reports.reports = unstarted.map { photo in
+                .with { $0.cancelled = .with { $0.jobID = photo.job; $0.photoIndex = photo.index; $0.attempt = photo.attempt } }
+            }
+            reports.credit = UInt32(unstarted.count)
+            send(.reports(reports), from: slot)
+        }
+        if workers[slot].held.isEmpty { return leave(slot) }
+        agenda.schedule(.drainTimeout(slot: slot, incarnation: workers[slot].incarnation), at: time + 2_000_000)
+    }
+
+    /// The drain timeout: what still runs is handed back with the goodbye.
+    package func drainTimedOut(_ slot: Int, _ incarnation: Int) {
+        guard workers[slot].incarnation == incarnation, workers[slot].draining else { return }
+        switch workers[slot].process {
+        case .dead: return
+        case .paused(let until): return agenda.schedule(.drainTimeout(slot: slot, incarnation: incarnation), at: until + 1)
+        case .running: leave(slot)
+        }
+    }
+
+    /// SIGTERM's end: the worker says goodbye, handing back what it holds, and leaves; its
+    /// connection closes a moment later, and a new process starts in its slot after a while.
+    package func leave(_ slot: Int) {
+        send(.goodbye(.with { $0.handedBack = workers[slot].heldRefs }), from: slot)
+        agenda.schedule(.connectionClosed(workers[slot].connection), at: time + 100_000)
+        workers[slot].process = .dead
+        workers[slot].held = []
+        workers[slot].connection = 0
+        agenda.schedule(.workerStart(slot: slot), at: time + random.millis(500...3000))
     }
 
     private func result(job: String, index: UInt32, attempt: UInt32) -> Photocluster_V1_PhotoResult {

@@ -13,6 +13,8 @@ package enum SimulationEvent {
     case workerResume(slot: Int, incarnation: Int)
     /// A poison photo kills the process that runs it.
     case workerDies(slot: Int, incarnation: Int)
+    /// A draining worker's --drain-timeout ends: it hands back what still runs and leaves.
+    case drainTimeout(slot: Int, incarnation: Int)
     /// A stopped worker's connection times out (ZMTP heartbeats): what was on it is lost.
     case connectionTimeout(slot: Int, connection: Int)
     case connectionClosed(Int)
@@ -66,7 +68,7 @@ package final class SimulationRun: CoordinatorShell {
     package var steps = 0
     package var digest: UInt64 = 0xCBF2_9CE4_8422_2325
     package var trace: [String] = []
-    package var tally = (killed: 0, paused: 0, cutOff: 0, forged: 0, coordinatorKilled: 0)
+    package var tally = (killed: 0, paused: 0, cutOff: 0, forged: 0, coordinatorKilled: 0, drained: 0)
 
     package struct SentAttempt: Hashable {
         package let ref: PhotoRef
@@ -136,6 +138,8 @@ package final class SimulationRun: CoordinatorShell {
             startWorker(slot)
         case .workerResume(let slot, let incarnation):
             resumeWorker(slot, incarnation)
+        case .drainTimeout(let slot, let incarnation):
+            drainTimedOut(slot, incarnation)
         case .workerDies(let slot, let incarnation):
             guard workers[slot].incarnation == incarnation, workers[slot].process != .dead else { return }
             kill(slot)

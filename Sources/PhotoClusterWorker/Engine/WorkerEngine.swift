@@ -314,11 +314,20 @@ public final class WorkerEngine: @unchecked Sendable {
 
     /// Runs last, always: turns whatever the stages left into exactly one outcome.
     private func complete(_ work: PhotoWork) {
-        let successor = inFlight.withLock { $0.removeValue(forKey: work.key)?.successor }
+        let (held, successor) = inFlight.withLock { map -> (Bool, Photocluster_V1_PhotoGraph?) in
+            // Gone only when a drain handed the photo back before it started (`beginDrain`).
+            guard let running = map[work.key], running.work === work else { return (false, nil) }
+            map.removeValue(forKey: work.key)
+            return (true, running.successor)
+        }
         defer { if let successor { submit(successor) } }
         // After the outcome is handed on: its output is still held until then.
         defer { admission.release(work) }
         let (outcome, lastFinished) = work.read { ($0.outcome, $0.lastFinished) }
+        guard held else {
+            queueThread.submit { [self] in jobs.withLock { $0.release(work.graph.jobID) } }
+            return
+        }
         if case .encoded = outcome, work.graph.hasOutputPlace, work.read({ $0.storedAt }) == nil {
             // Encoded, never stored: the coordinator expects the output in its place, not here.
             onOutcome(work, work.isCancelled
@@ -437,6 +446,41 @@ public final class WorkerEngine: @unchecked Sendable {
     /// Runs `body` on the queue thread after what was handed to it before (tests hold the
     /// thread with it, to show what the loop's calls do without it).
     func onQueueThread(_ body: @escaping () -> Void) { queueThread.submit(body) }
+
+    /// Starts a drain: graphs submitted from now on end at once as cancelled (handed back, as
+    /// after `shutdown`), and so do the photos none of whose stages has started; the others run
+    /// on and end as usual. Answers how many run on and how many were handed back. Does not wait.
+    ///
+    /// The photos not started leave the in-flight map and end here and now: a cancelled operation
+    /// ends only once its queue starts it, which may wait for every running download. Their
+    /// operations still run (cancelled) later; `complete` then finds them gone and says nothing.
+    func beginDrain() -> (running: Int, handedBack: Int) {
+        let (unstarted, running) = inFlight.withLock { map -> ([Running], Int) in
+            closed = true
+            let live = map.values.filter { !$0.work.isCancelled }
+            let unstarted = live.filter { !Self.hasStarted($0) }
+            for photo in unstarted { map.removeValue(forKey: photo.work.key) }
+            return (unstarted, live.count - unstarted.count)
+        }
+        for photo in unstarted {
+            photo.work.markCancelled()
+            onOutcome(photo.work, .cancelled(lastFinished: .unspecified))
+            if let successor = photo.successor { endUnstarted(successor) }
+        }
+        // As `cancel` does, on the queue thread; the last operation must run (it releases the queues).
+        guard !unstarted.isEmpty else { return (running, 0) }
+        queueThread.submit {
+            for photo in unstarted { for operation in photo.operations.dropLast() { operation.cancel() } }
+        }
+        return (running, unstarted.count)
+    }
+
+    /// Whether some stage of the photo ran (or it resumed from stages cached here): work a
+    /// hand-back would throw away.
+    private static func hasStarted(_ running: Running) -> Bool {
+        running.work.read { $0.lastFinished } != .unspecified
+            || running.operations.dropLast().contains { $0.isExecuting || $0.isFinished }
+    }
 
     /// Cancels everything and waits for it to end; then stops the transfers' thread. Graphs
     /// submitted from now on end at once as cancelled (handed back to the coordinator).

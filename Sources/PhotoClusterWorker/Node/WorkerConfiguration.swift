@@ -16,6 +16,11 @@ public struct WorkerConfiguration: Sendable {
     public var filters: FilterRegistry
     /// CURVE keys for the connection to the coordinator; nil: plain.
     public var curve: CurveClientSettings?
+    /// Seconds a drain lets running photos finish before it hands them back (`--drain-timeout`).
+    public var drainTimeout: TimeInterval = WorkerConfiguration.defaultDrainTimeout
+    /// Below the 30 s that Kubernetes, compose and systemd give a process after SIGTERM, leaving
+    /// time to hand back what is left and leave before they kill it.
+    public static let defaultDrainTimeout: TimeInterval = 20
 
     public init(
         coordinatorEndpoint: String,

@@ -26,6 +26,8 @@ extension WorkerNode {
         // cancelled photo too.
         credit.grant = UInt32(max(0, configuration.window - engine.heldGraphCount))
         send(.credit(credit))
+        // A coordinator that registers this worker afresh must not give it work while it drains.
+        if let drain { send(.draining(drain.message)) }
         lastHeardFromCoordinator = .now
     }
 
@@ -67,6 +69,9 @@ extension WorkerNode {
                 lastRefusal = reason
             }
             helloAfterRefusal = MonotonicInstant.now.adding(seconds: retryAfter)
+        case .drain(let timeout):
+            guard drain == nil else { return }
+            startDrain(timeout: timeout > 0 ? timeout : configuration.drainTimeout, stays: true) { _ in }
         }
     }
 

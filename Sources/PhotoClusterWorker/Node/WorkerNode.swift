@@ -50,6 +50,8 @@ public final class WorkerNode: @unchecked Sendable {
     var helloAfterRefusal: MonotonicInstant?
     var lastRefusal: String?
     var selfConnection = SelfConnectionGuard()
+    /// The drain under way or ended (nil: none asked for); loop thread.
+    var drain: DrainState?
 
     /// Stage progress from operation threads, sent in one batch by the loop.
     let pendingProgress = MPSCQueue<Photocluster_V1_StageProgress>()
@@ -95,6 +97,7 @@ public final class WorkerNode: @unchecked Sendable {
                 sayHello()
             }
             sendPendingProgress()
+            checkDrain()
             if lastHeartbeatSent.map({ MonotonicInstant.now.seconds(since: $0) >= session.heartbeatInterval }) ?? true { heartbeat() }
         }
         loop.post { [unowned self] in sayHello() }
