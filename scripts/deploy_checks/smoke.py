@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import signal
+import random
 import socket
 import subprocess
 import tempfile
@@ -21,7 +22,28 @@ from report import check, fail, note, section
 from smoke_http import live_http, print_logs
 
 
+def ephemeral_range_start():
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port():
+    """A free port below the kernel's ephemeral range: one the kernel hands out (bind to port 0)
+    may be taken as the source port of an outgoing connection, such as the worker's to the
+    coordinator, between this check and the listener binding it."""
+    ceiling = ephemeral_range_start() - 1
+    for _ in range(200):
+        port = random.randint(20000, max(20001, ceiling))
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    note("no free port found on 127.0.0.1 below the ephemeral range: taking one the kernel picks")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
