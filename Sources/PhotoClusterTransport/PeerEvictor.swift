@@ -4,10 +4,8 @@ import Foundation
 /// Drops one peer's connection from a ROUTER, which libzmq 4.3 has no call for.
 ///
 /// The ROUTER also listens on a private inproc endpoint. To evict a peer, a throwaway DEALER
-/// connects there announcing the peer's routing id, with `ZMQ_ROUTER_HANDOVER` turned on for
-/// just that attach (the ROUTER otherwise keeps it off, so no peer can take another's id): the
-/// ROUTER hands the id to the newcomer and detaches the peer's connection, which then delivers
-/// nothing more.
+/// connects there announcing the peer's routing id: with `ZMQ_ROUTER_HANDOVER` the ROUTER hands
+/// the id to the newcomer and detaches the peer's connection, which then delivers nothing more.
 /// The detached connection reads nothing either, so the ROUTER's ZMTP heartbeat
 /// (`ZMQ_HEARTBEAT_TIMEOUT`) closes it: within about interval + timeout on loopback, measured
 /// with libzmq 4.3.4. The peer's reconnection then goes through the ZAP handler again, which
@@ -17,7 +15,6 @@ import Foundation
 /// Like `ZMQSocket`, it belongs to the thread that owns the ROUTER.
 public final class PeerEvictor {
     private let context: ZMQContext
-    private let router: ZMQSocket
     private let endpoint = "inproc://photocluster.evict.\(UUID().uuidString)"
     private var throwaways: [(socket: ZMQSocket, closeAt: Date)] = []
 
@@ -25,24 +22,13 @@ public final class PeerEvictor {
     /// private endpoint as well.
     public init(router: ZMQSocket, context: ZMQContext) throws {
         self.context = context
-        self.router = router
         try router.bind(endpoint)
     }
 
     /// Detaches the connection whose routing id is `routingID`.
     public func evict(_ routingID: Data) throws {
         let socket = try ZMQSocket(context: context, kind: .dealer)
-        // Connections accepted before now attach without handover; an inproc connect queues
-        // its routing id and its attach at once, so the ROUTER attaches the throwaway while
-        // handover is on. Only a connection whose attach lands in that same batch of commands
-        // (microseconds) could be attached with handover too.
-        router.attachPendingConnections()
         do {
-            try router.setOption(ZMQ_ROUTER_HANDOVER, Int32(1))
-            defer {
-                router.attachPendingConnections()
-                try? router.setOption(ZMQ_ROUTER_HANDOVER, Int32(0))
-            }
             try socket.setOption(ZMQ_ROUTING_ID, [UInt8](routingID))
             try socket.connect(endpoint)
         } catch {

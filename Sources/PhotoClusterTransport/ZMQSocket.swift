@@ -65,23 +65,16 @@ public final class ZMQSocket {
     }
 
     /// ROUTER only: report unroutable sends as EHOSTUNREACH instead of dropping them silently,
-    /// and keep each routing id with the connection that holds it.
+    /// and let a reconnecting peer take over its identity from a stale connection.
     ///
-    /// Without `ZMQ_ROUTER_HANDOVER` a connection that announces a routing id another live
-    /// connection holds is never identified: libzmq neither reads from it nor routes to it. With
-    /// handover, whoever connected last would take the id, and with it every frame meant for its
-    /// holder, whatever its key (libzmq cannot tell the ROUTER which key a routing id belongs to).
-    /// A peer whose old connection lingers half-open reconnects once the ROUTER's ZMTP heartbeat
-    /// has closed that connection (`WorkerNode` opens a new socket when the coordinator falls
-    /// silent). `PeerEvictor` turns handover on only for its own throwaway connection.
+    /// Handover stays on: with it off, libzmq 4.3.4 aborted the coordinator
+    /// (`!_io_error` in stream_engine_base.cpp) after `PeerEvictor` had detached a removed key's
+    /// connection and the key came back. A connection of another key that takes a registered
+    /// peer's id is refused at its first message (`CoordinatorNode.refuseImpostor`).
     public func makeStrictRouter() throws {
         try setOption(ZMQ_ROUTER_MANDATORY, Int32(1))
-        try setOption(ZMQ_ROUTER_HANDOVER, Int32(0))
+        try setOption(ZMQ_ROUTER_HANDOVER, Int32(1))
     }
-
-    /// ROUTER only: attaches the connections libzmq has accepted so far (it does so while it
-    /// processes its commands, which a `ZMQ_EVENTS` query makes it do).
-    func attachPendingConnections() { _ = hasMessageWaiting }
 
     public func setMaxMessageSize(_ bytes: Int64) throws { try setOption(ZMQ_MAXMSGSIZE, bytes) }
 

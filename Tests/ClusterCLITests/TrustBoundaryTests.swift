@@ -102,7 +102,8 @@ final class TrustBoundaryTests: XCTestCase {
         XCTAssertTrue(eventually(timeout: 10) { cluster.coordinator.stderrSoFar.contains("reloading the authorized keys (a key file changed)") },
                       cluster.coordinator.stderrSoFar)
         XCTAssertTrue(eventually(timeout: 5) { cluster.coordinator.stderrSoFar.contains("authorized keys reloaded: 1 added, 0 removed") })
-        XCTAssertEqual(try cluster.run(["status"], as: "alice").status, 0)
+        let readmitted = try cluster.run(["status"], as: "alice")
+        XCTAssertEqual(readmitted.status, 0, readmitted.stderr + "\n--- coordinator ---\n" + cluster.coordinator.stderrSoFar)
     }
 
     func testOutputsStayUnderTheOutputRoot() throws {

@@ -60,18 +60,8 @@ extension WorkerNode {
                 metrics.coordinatorSilent()
                 logger.warning("no word from the coordinator for \(String(format: "%.1f", silence)) s; saying hello again")
             }
-            // The coordinator may have restarted and forgotten us: introduce ourselves again. Its
-            // ROUTER never hands a routing id over, so a connection made while an old one of ours
-            // still lingered half-open there is never heard: once per liveness period of silence
-            // the worker connects afresh, which succeeds once the ROUTER has closed the old one.
-            let liveness = session.heartbeatInterval * Double(session.heartbeatLiveness)
-            if lastReopened.map({ MonotonicInstant.now.seconds(since: $0) >= liveness }) ?? true {
-                lastReopened = .now
-                closeSocket()
-                reconnect()
-            } else {
-                sayHello()
-            }
+            // The coordinator may have restarted and forgotten us: introduce ourselves again.
+            sayHello()
         }
     }
 

@@ -35,8 +35,6 @@ public final class WorkerNode: @unchecked Sendable {
     var lastHeardFromCoordinator = MonotonicInstant.now
     var heartbeatSequence: UInt64 = 0
     var lastHeartbeatSent: MonotonicInstant?
-    /// When the socket was last opened afresh because the coordinator fell silent; loop thread.
-    var lastReopened: MonotonicInstant?
     /// The protocol: epochs, what to believe and in what order, the coordinator's settings.
     var session: WorkerSession
     /// New for each process (each node): tells the coordinator a restart from a reconnect.
