@@ -92,6 +92,8 @@ static TIFF *open_tiff(tiff_source *source) {
     TIFF *tiff = TIFFClientOpenExt("photo", "r", source, source_read, source_write, source_seek, source_close, source_size,
                                    source_map, source_unmap, options);
     TIFFOpenOptionsFree(options);
+    /* libtiff's own error, when it gave one, is already the message. */
+    if (tiff == NULL && !source->failed) ic_set_message(source->message, source->message_size, "TIFF header is unreadable");
     return tiff;
 }
 
@@ -117,10 +119,7 @@ static uint64_t band_scratch_bytes(TIFF *tiff, uint32_t height) {
 ic_status ic_read_tiff_header(const uint8_t *data, size_t size, ic_header *out, char *message, size_t message_size) {
     tiff_source source = {data, size, 0, message, message_size, 0};
     TIFF *tiff = open_tiff(&source);
-    if (tiff == NULL) {
-        if (!source.failed) ic_set_message(message, message_size, "TIFF header is unreadable");
-        return IC_CORRUPT;
-    }
+    if (tiff == NULL) return IC_CORRUPT;
     uint32_t width = 0, height = 0;
     uint16_t bits = 8, orientation = 0, extra = 0, *extra_types = NULL;
     TIFFGetField(tiff, TIFFTAG_IMAGEWIDTH, &width);
@@ -166,10 +165,7 @@ ic_status ic_decode_tiff(const uint8_t *data, size_t size, const ic_decode_optio
     if (status != IC_OK) return status;
     tiff_source source = {data, size, 0, message, message_size, 0};
     TIFF *tiff = open_tiff(&source);
-    if (tiff == NULL) {
-        if (!source.failed) ic_set_message(message, message_size, "TIFF header is unreadable");
-        return IC_CORRUPT;
-    }
+    if (tiff == NULL) return IC_CORRUPT;
     uint32_t width = 0, height = 0;
     TIFFGetField(tiff, TIFFTAG_IMAGEWIDTH, &width);
     TIFFGetField(tiff, TIFFTAG_IMAGELENGTH, &height);
