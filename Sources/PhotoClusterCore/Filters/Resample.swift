@@ -98,22 +98,27 @@ public enum Resample {
         }
     }
 
+    /// Output pixel x's four channels: the axis's weights over the taps of the combined row.
+    @inline(__always)
+    static func weightedSum(_ sum: UnsafePointer<Float>, axis: ResampleAxis, at x: Int) -> SIMD4<Float> {
+        let pixels = UnsafeRawPointer(sum)
+        let base = axis.first[x], weights = axis.weights + x * axis.taps
+        var acc = SIMD4<Float>(repeating: 0)
+        for k in 0..<axis.taps {
+            acc += weights[k] * pixels.loadUnaligned(fromByteOffset: (base + k) * 16, as: SIMD4<Float>.self)
+        }
+        return acc
+    }
+
     /// One output row from the combined row: four channels at once per tap. Negative lobes can
     /// overshoot, so the sums are clamped; rounding goes through the mantissa of 1.5·2²³ (see
     /// `BlurFilter.roundingMagic`), which needs no trapping conversion.
     @inline(__always)
     static func resampleRow(_ sum: UnsafePointer<Float>, axis: ResampleAxis, into row: UnsafeMutablePointer<UInt8>, width: Int) {
-        let taps = axis.taps
         let magic = SIMD4<Float>(repeating: BlurFilter.roundingMagic)
         let zero = SIMD4<Float>(repeating: 0), top = SIMD4<Float>(repeating: 255)
-        let pixels = UnsafeRawPointer(sum)
         for x in 0..<width {
-            let base = axis.first[x], weights = axis.weights + x * taps
-            var acc = zero
-            for k in 0..<taps {
-                acc += weights[k] * pixels.loadUnaligned(fromByteOffset: (base + k) * 16, as: SIMD4<Float>.self)
-            }
-            let v = (acc.clamped(lowerBound: zero, upperBound: top) + magic)
+            let v = (weightedSum(sum, axis: axis, at: x).clamped(lowerBound: zero, upperBound: top) + magic)
             let q = row + x * 4
             q[0] = UInt8(truncatingIfNeeded: v[0].bitPattern)
             q[1] = UInt8(truncatingIfNeeded: v[1].bitPattern)
@@ -127,15 +132,9 @@ public enum Resample {
     static func resampleLinearRow(
         _ sum: UnsafePointer<Float>, axis: ResampleAxis, table: UnsafePointer<UInt8>, into row: UnsafeMutablePointer<UInt8>, width: Int
     ) {
-        let taps = axis.taps
         let zero = SIMD4<Float>(repeating: 0), top = SIMD4<Float>(repeating: 255)
-        let pixels = UnsafeRawPointer(sum)
         for x in 0..<width {
-            let base = axis.first[x], weights = axis.weights + x * taps
-            var acc = zero
-            for k in 0..<taps {
-                acc += weights[k] * pixels.loadUnaligned(fromByteOffset: (base + k) * 16, as: SIMD4<Float>.self)
-            }
+            let acc = weightedSum(sum, axis: axis, at: x)
             let v = acc.clamped(lowerBound: zero, upperBound: top) * LinearLight.encodeScale + 0.5
             let q = row + x * 4
             q[0] = table[Int(v[0])]
