@@ -20,7 +20,7 @@ let kernelSettings: [SwiftSetting] = swiftSettings + [.unsafeFlags(["-O"], .when
 
 let package = Package(
     name: "PhotoCluster",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "cluster", targets: ["ClusterCLI"]),
         .library(name: "PhotoClusterClient", targets: ["PhotoClusterClient"]),
@@ -39,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
     ],
     targets: [
         // C libraries.
@@ -114,7 +116,9 @@ let package = Package(
         ),
 
         // Wrappers around the C libraries.
-        .target(name: "PhotoClusterTransport", dependencies: ["CZeroMQ", "PhotoClusterCore"], swiftSettings: swiftSettings),
+        .target(
+            name: "PhotoClusterTransport", dependencies: ["CZeroMQ", "PhotoClusterCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings),
         .target(name: "PhotoClusterImaging", dependencies: ["CImageCodec", "PhotoClusterCore"], swiftSettings: swiftSettings),
         .target(name: "PhotoClusterDownload", dependencies: ["CCurlShim"], swiftSettings: swiftSettings),
         // Outputs where users keep photos: S3 (signed by libcurl) and shared directories.
@@ -168,12 +172,25 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The public HTTP API (/v1), its server code generated from openapi/openapi.yaml
+        // (openapi/generate; the generated code is committed and checked for staleness).
+        .target(
+            name: "PhotoClusterHTTPAPI",
+            dependencies: [
+                "PhotoClusterCoordinator", "PhotoClusterProto", "PhotoClusterProtocol", "PhotoClusterCore", "PhotoClusterTransport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The coordinator's web dashboard and JSON API, and the /metrics endpoint of every node.
         .target(
             name: "PhotoClusterDashboard",
             dependencies: [
                 "PhotoClusterCoordinator", "PhotoClusterProto",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -190,7 +207,7 @@ let package = Package(
             dependencies: [
                 "PhotoClusterCore", "PhotoClusterClient", "PhotoClusterCoordinator",
                 "PhotoClusterWorker", "PhotoClusterEmbedded", "PhotoClusterTransport", "PhotoClusterPlugins", "PhotoClusterPluginHost", "PhotoClusterStorage",
-                "PhotoClusterDashboard", "PhotoClusterScheduling",
+                "PhotoClusterDashboard", "PhotoClusterHTTPAPI", "PhotoClusterScheduling",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),

@@ -14,7 +14,7 @@ struct Cluster: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, SubmitCommand.self, CoordinatorCommand.self, WorkerCommand.self, StatusCommand.self,
             ViewportCommand.self, CancelCommand.self, SuspendCommand.self, ResumeCommand.self, DrainCommand.self, WatchCommand.self,
-            ScrollCommand.self, TopCommand.self, TraceCommand.self, SimulateCommand.self, PluginsCommand.self, KeygenCommand.self, PluginHostCommand.self,
+            ScrollCommand.self, TopCommand.self, TraceCommand.self, SimulateCommand.self, PluginsCommand.self, KeygenCommand.self, TokenCommand.self, PluginHostCommand.self,
         ]
     )
 }

@@ -54,7 +54,9 @@ struct DashboardGuard<Context: RequestContext>: RouterMiddleware {
 
     private func check(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
-        if path == "/metrics" || path == "/healthz" { return try await next(request, context) }
+        // The HTTP API (/v1) guards itself: bearer tokens only, no cookies, so neither the host
+        // nor the origin matters (see PhotoClusterHTTPAPI's APIGuard).
+        if path == "/metrics" || path == "/healthz" || path.hasPrefix("/v1/") { return try await next(request, context) }
         let host = Self.hostName(of: request.head.authority ?? "")
         guard access.hostNames.contains(host) else {
             return DashboardRoutes.problem(.misdirectedRequest,

@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import HummingbirdTLS
+import NIOCore
 import Logging
 import ServiceLifecycle
 
@@ -9,26 +11,32 @@ public final class HTTPServer: Sendable {
     /// The port it listens on (the one chosen by the system when started with port 0).
     public let port: Int
     public let host: String
+    public let usesTLS: Bool
     private let group: ServiceGroup
     private let task: Task<Void, Never>
 
-    private init(host: String, port: Int, group: ServiceGroup, task: Task<Void, Never>) {
+    private init(host: String, port: Int, usesTLS: Bool, group: ServiceGroup, task: Task<Void, Never>) {
         self.host = host
         self.port = port
+        self.usesTLS = usesTLS
         self.group = group
         self.task = task
     }
 
-    public var baseURL: String { "http://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+    public var baseURL: String { "\(usesTLS ? "https" : "http")://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
 
-    /// Binds `host:port` and serves `router` until `stop()`.
-    public static func start(host: String, port: Int, router: Router<BasicRequestContext>, logger: Logger) async throws -> HTTPServer {
+    /// Binds `host:port` and serves `router` until `stop()`; over TLS when given a certificate.
+    public static func start(host: String, port: Int, router: Router<BasicRequestContext>, tls: TLSFiles? = nil, logger: Logger) async throws -> HTTPServer {
         let (events, continuation) = AsyncStream<Result<Int, Error>>.makeStream()
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname(host, port: port), serverName: "photocluster"),
-            onServerRunning: { channel in continuation.yield(.success(channel.localAddress?.port ?? port)) },
-            logger: logger)
+        let configuration = ApplicationConfiguration(address: .hostname(host, port: port), serverName: "photocluster")
+        let running: @Sendable (any NIOCore.Channel) async -> Void = { channel in continuation.yield(.success(channel.localAddress?.port ?? port)) }
+        let app: any ApplicationProtocol
+        if let tls {
+            app = Application(router: router, server: try .tls(.http1(), tlsConfiguration: try tls.serverConfiguration()), configuration: configuration,
+                              onServerRunning: running, logger: logger)
+        } else {
+            app = Application(router: router, configuration: configuration, onServerRunning: running, logger: logger)
+        }
         // A group of one, so `stop` can shut the server down gracefully (open requests finish).
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         let task = Task {
@@ -41,7 +49,7 @@ public final class HTTPServer: Sendable {
         }
         for await event in events {
             switch event {
-            case .success(let bound): return HTTPServer(host: host, port: bound, group: group, task: task)
+            case .success(let bound): return HTTPServer(host: host, port: bound, usesTLS: tls != nil, group: group, task: task)
             case .failure(let error): throw error
             }
         }
@@ -71,4 +79,41 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+/// A certificate chain and its private key, PEM files (`--http-tls-cert`, `--http-tls-key`).
+public struct TLSFiles: Sendable, Equatable {
+    public let certificate: String
+    public let privateKey: String
+
+    public init(certificate: String, privateKey: String) {
+        self.certificate = certificate
+        self.privateKey = privateKey
+    }
+
+    /// The server's TLS configuration; an error names the file that does not load.
+    func serverConfiguration() throws -> TLSConfiguration {
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(certificate)
+        } catch {
+            throw TLSFileProblem(file: certificate, what: "a PEM certificate chain", error: error)
+        }
+        guard !chain.isEmpty else { throw TLSFileProblem(file: certificate, what: "a PEM certificate chain", error: nil) }
+        let key: NIOSSLPrivateKey
+        do {
+            key = try NIOSSLPrivateKey(file: privateKey, format: .pem)
+        } catch {
+            throw TLSFileProblem(file: privateKey, what: "a PEM private key", error: error)
+        }
+        return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+    }
+}
+
+public struct TLSFileProblem: Error, CustomStringConvertible {
+    let file: String
+    let what: String
+    let error: Error?
+
+    public var description: String { "\(file) does not hold \(what)\(error.map { " (\($0))" } ?? "")" }
 }

@@ -221,6 +221,12 @@ public nonisolated enum Photocluster_V1_Refusal: SwiftProtobuf.Enum, Swift.CaseI
 
   /// the client's protocol version is not one the coordinator accepts
   case protocolVersion // = 350
+
+  /// the coordinator has no job of that id (any more)
+  case noSuchJob // = 370
+
+  /// the coordinator cannot take it now (its journal is not writable): try again later
+  case unavailable // = 371
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -239,6 +245,8 @@ public nonisolated enum Photocluster_V1_Refusal: SwiftProtobuf.Enum, Swift.CaseI
     case 341: self = .outputOccupied
     case 342: self = .storageNotGranted
     case 350: self = .protocolVersion
+    case 370: self = .noSuchJob
+    case 371: self = .unavailable
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -255,6 +263,8 @@ public nonisolated enum Photocluster_V1_Refusal: SwiftProtobuf.Enum, Swift.CaseI
     case .outputOccupied: return 341
     case .storageNotGranted: return 342
     case .protocolVersion: return 350
+    case .noSuchJob: return 370
+    case .unavailable: return 371
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -271,6 +281,8 @@ public nonisolated enum Photocluster_V1_Refusal: SwiftProtobuf.Enum, Swift.CaseI
     .outputOccupied,
     .storageNotGranted,
     .protocolVersion,
+    .noSuchJob,
+    .unavailable,
   ]
 
 }
@@ -671,6 +683,10 @@ public nonisolated struct Photocluster_V1_PhotoStatus: Sendable {
   public var attempts: UInt32 = 0
 
   public var workerID: String = String()
+
+  /// Its place in the order the job's photos settled (done, failed or cancelled), from 1; the
+  /// same after the coordinator restarts (journaled with the outcome). 0 while not settled.
+  public var settledSequence: UInt32 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1197,7 +1213,7 @@ nonisolated extension Photocluster_V1_WorkerState: SwiftProtobuf._ProtoNameProvi
 }
 
 nonisolated extension Photocluster_V1_Refusal: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0REFUSAL_UNSPECIFIED\0\u{2}L\u{2}REFUSAL_NOT_PERMITTED\0\u{1}REFUSAL_OUTPUT_OUTSIDE_ROOT\0\u{1}REFUSAL_TOO_LARGE\0\u{1}REFUSAL_TOO_MANY_JOBS\0\u{1}REFUSAL_KEY_REMOVED\0\u{2}D\u{3}REFUSAL_OUTPUT_NOT_OWNED\0\u{1}REFUSAL_OUTPUT_OCCUPIED\0\u{1}REFUSAL_STORAGE_NOT_GRANTED\0\u{2}\u{8}REFUSAL_PROTOCOL_VERSION\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0REFUSAL_UNSPECIFIED\0\u{2}L\u{2}REFUSAL_NOT_PERMITTED\0\u{1}REFUSAL_OUTPUT_OUTSIDE_ROOT\0\u{1}REFUSAL_TOO_LARGE\0\u{1}REFUSAL_TOO_MANY_JOBS\0\u{1}REFUSAL_KEY_REMOVED\0\u{2}D\u{3}REFUSAL_OUTPUT_NOT_OWNED\0\u{1}REFUSAL_OUTPUT_OCCUPIED\0\u{1}REFUSAL_STORAGE_NOT_GRANTED\0\u{2}\u{8}REFUSAL_PROTOCOL_VERSION\0\u{2}\u{14}REFUSAL_NO_SUCH_JOB\0\u{1}REFUSAL_UNAVAILABLE\0")
 }
 
 nonisolated extension Photocluster_V1_ManifestEntry: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -1889,7 +1905,7 @@ nonisolated extension Photocluster_V1_ClientToCoordinator: SwiftProtobuf.Message
 
 nonisolated extension Photocluster_V1_PhotoStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PhotoStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}index\0\u{1}name\0\u{1}url\0\u{1}state\0\u{1}stage\0\u{1}reason\0\u{3}output_path\0\u{1}width\0\u{1}height\0\u{1}attempts\0\u{3}worker_id\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}index\0\u{1}name\0\u{1}url\0\u{1}state\0\u{1}stage\0\u{1}reason\0\u{3}output_path\0\u{1}width\0\u{1}height\0\u{1}attempts\0\u{3}worker_id\0\u{3}settled_sequence\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1908,6 +1924,7 @@ nonisolated extension Photocluster_V1_PhotoStatus: SwiftProtobuf.Message, SwiftP
       case 9: try { try decoder.decodeSingularUInt32Field(value: &self.height) }()
       case 10: try { try decoder.decodeSingularUInt32Field(value: &self.attempts) }()
       case 11: try { try decoder.decodeSingularStringField(value: &self.workerID) }()
+      case 12: try { try decoder.decodeSingularUInt32Field(value: &self.settledSequence) }()
       default: break
       }
     }
@@ -1947,6 +1964,9 @@ nonisolated extension Photocluster_V1_PhotoStatus: SwiftProtobuf.Message, SwiftP
     if !self.workerID.isEmpty {
       try visitor.visitSingularStringField(value: self.workerID, fieldNumber: 11)
     }
+    if self.settledSequence != 0 {
+      try visitor.visitSingularUInt32Field(value: self.settledSequence, fieldNumber: 12)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1962,6 +1982,7 @@ nonisolated extension Photocluster_V1_PhotoStatus: SwiftProtobuf.Message, SwiftP
     if lhs.height != rhs.height {return false}
     if lhs.attempts != rhs.attempts {return false}
     if lhs.workerID != rhs.workerID {return false}
+    if lhs.settledSequence != rhs.settledSequence {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -11,6 +11,8 @@ import Foundation
 ///     public-key = "Pp7…"  # the same, as a .pub file writes it
 ///     grant   Qx3…  write  s3://photos-out/alice   # what alice's key may write in S3
 ///     grant   Qx3…  read   s3://photos-in          # and read
+///     token   client  alice-site  sha256:9f86…     # an HTTP API token (see `APIToken`)
+///     grant   token:alice-site  write  s3://photos-out/alice-site
 ///
 /// `ROLE KEY [comment]`, where ROLE is worker, client or admin and the comment may start with
 /// `#`; or, without a role, a bare `KEY [# comment]` or `public-key = "KEY" [# comment]`. Blank
@@ -70,6 +72,10 @@ extension AuthorizedKeys {
                 try loadGrant(line, number: number, file: file)
                 continue
             }
+            if line.hasPrefix("token ") || line.hasPrefix("token\t") {
+                try loadToken(line, number: number, file: file)
+                continue
+            }
             let (key, lineRole, comment) = try Self.parse(line, number: number, file: file)
             if let lineRole, let directoryRole, lineRole != directoryRole {
                 throw CurveKeyError(file: file, line: number, .roleOutsideItsDirectory(line: lineRole.rawValue, directory: directoryRole.rawValue))
@@ -87,7 +93,13 @@ extension AuthorizedKeys {
         if words.count == 5, !words[4].trimmingCharacters(in: .whitespaces).hasPrefix("#") {
             throw CurveKeyError(file: file, line: number, .malformedGrant("one URL per line; a comment starts with #"))
         }
-        if let problem = Z85.problem(with: words[1]) { throw CurveKeyError(file: file, line: number, problem) }
+        if APIToken.isPrincipal(words[1]) {
+            if let problem = APIToken.nameProblem(String(words[1].dropFirst("token:".count))) {
+                throw CurveKeyError(file: file, line: number, .malformedGrant(problem))
+            }
+        } else if let problem = Z85.problem(with: words[1]) {
+            throw CurveKeyError(file: file, line: number, problem)
+        }
         guard let access = S3Grant.Access(rawValue: words[2]) else {
             throw CurveKeyError(file: file, line: number, .malformedGrant("'\(words[2])' is not an access: use \(S3Grant.Access.choices)"))
         }
@@ -98,6 +110,26 @@ extension AuthorizedKeys {
         case .failure(let problem):
             throw CurveKeyError(file: file, line: number, .malformedGrant(problem.text))
         }
+    }
+
+    /// `token ROLE NAME sha256:HEX [# comment]`: the token's holder becomes the principal
+    /// `token:NAME` with that role (client or admin).
+    private mutating func loadToken(_ line: String, number: Int, file: URL) throws {
+        let words = line.split(maxSplits: 4, whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        func malformed(_ reason: String) -> CurveKeyError { CurveKeyError(file: file, line: number, .malformedToken(reason)) }
+        guard words.count >= 4 else { throw malformed("it needs a role, a name and a digest") }
+        if words.count == 5, !words[4].trimmingCharacters(in: .whitespaces).hasPrefix("#") { throw malformed("a comment starts with #") }
+        guard let role = KeyRole(rawValue: words[1]), APIToken.roles.contains(role) else {
+            throw malformed("'\(words[1])' is not a token's role: use client or admin")
+        }
+        if let problem = APIToken.nameProblem(words[2]) { throw malformed(problem) }
+        if let problem = APIToken.digestProblem(words[3]) { throw malformed(problem) }
+        let principal = APIToken.principal(named: words[2])
+        guard entries[principal] == nil else { throw malformed("the name \(words[2]) is listed twice") }
+        var entry = Entry(label: words[2], givenRoles: [role])
+        entry.isToken = true
+        entries[principal] = entry
+        tokens[words[3]] = principal
     }
 
     /// A line's key, its role when it gives one, and its comment.

@@ -16,6 +16,8 @@ public struct AuthorizedKeys: Sendable, Equatable {
         }
         /// `roles` as bits, for the check every message passes.
         private(set) var roleBits: UInt8 = KeyRole.worker.bit | KeyRole.client.bit
+        /// An HTTP API token's holder (`token` lines), never a CURVE key: refused on the sockets.
+        public internal(set) var isToken = false
 
         init(label: String, givenRoles: Set<KeyRole>) {
             self.label = label
@@ -28,6 +30,8 @@ public struct AuthorizedKeys: Sendable, Equatable {
     }
 
     var entries: [String: Entry] = [:]
+    /// Each API token's digest (`APIToken.digest`), and the principal it stands for.
+    var tokens: [String: String] = [:]
     /// The S3 locations each key may read and write (`grant` lines; see `S3Grant`).
     var grants: [String: [S3Grant]] = [:]
     /// Where each key's first grant was read, for the error when the key is not listed.
@@ -66,6 +70,12 @@ public struct AuthorizedKeys: Sendable, Equatable {
 
     public var keys: Set<String> { Set(entries.keys) }
 
+    /// The principal (`token:NAME`) an HTTP API token stands for, or nil for a token not listed.
+    public func principal(forToken token: String) -> String? { tokens[APIToken.digest(of: token)] }
+
+    /// How many API tokens are listed.
+    public var tokenCount: Int { tokens.count }
+
     public var count: Int { entries.count }
 
     /// Keys listed without a role, sorted by label.
@@ -75,7 +85,7 @@ public struct AuthorizedKeys: Sendable, Equatable {
 
     /// How many keys may take each role (a key with two roles counts for both).
     public var countsByRole: [KeyRole: Int] {
-        entries.values.reduce(into: [:]) { counts, entry in
+        entries.values.filter { !$0.isToken }.reduce(into: [:]) { counts, entry in
             for role in entry.roles { counts[role, default: 0] += 1 }
         }
     }
@@ -83,7 +93,7 @@ public struct AuthorizedKeys: Sendable, Equatable {
     /// Why `key` may not connect to `endpoint`, or nil when it may. Checked on every message:
     /// the answer for an admitted key costs a lookup.
     public func refusal(of key: String, at endpoint: ServerEndpoint) -> String? {
-        guard let entry = entries[key] else { return "key \(key) is not in the authorized keys" }
+        guard let entry = entries[key], !entry.isToken else { return "key \(key) is not in the authorized keys" }
         guard entry.roleBits & endpoint.admittedBits == 0 else { return nil }
         let admitted = endpoint.admittedRoles.sorted().map(\.rawValue).joined(separator: " or ")
         return "key \(key) (\(entry.label)) is a \(Self.describe(entry.roles)) key; only \(admitted) keys may connect as a \(endpoint.peerName)"

@@ -33,6 +33,8 @@ public struct CurveKeyError: Error, Sendable, Equatable, CustomStringConvertible
         case malformedGrant(String)
         /// A `grant` for a key no line lists with a role.
         case grantForUnlistedKey
+        /// A `token` line that is not `token ROLE NAME sha256:HEX`, or a name listed twice.
+        case malformedToken(String)
     }
 
     public let file: URL?
@@ -78,6 +80,8 @@ extension CurveKeyError.Problem {
             return "malformed grant: \(reason); expected `grant KEY read|write|read-write s3://BUCKET[/PREFIX] [# comment]`"
         case .grantForUnlistedKey:
             return "a grant for a key that no line lists with a role: list the key (e.g. `client KEY name`) as well"
+        case .malformedToken(let reason):
+            return "malformed token: \(reason); expected `token client|admin NAME sha256:HEX [# comment]` (as `cluster token create` writes it)"
         }
     }
 }

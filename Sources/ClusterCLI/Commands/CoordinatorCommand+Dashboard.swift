@@ -3,10 +3,11 @@ import Logging
 import PhotoClusterCoordinator
 import PhotoClusterCore
 import PhotoClusterDashboard
+import PhotoClusterHTTPAPI
 
 /// The coordinator's dashboard and its token.
 extension CoordinatorCommand {
-    /// Starts the dashboard unless `--http off`. With CURVE it needs a token: from
+    /// Starts the dashboard and the HTTP API (/v1) unless `--http off`. With CURVE it needs a token: from
     /// `--http-token-file`, or a new one (written to dashboard.token in --state, mode 600) whose
     /// URL is printed for the operator.
     func startDashboard(_ node: CoordinatorNode, secured: Bool, logger: Logger) async throws -> HTTPServer? {
@@ -16,7 +17,9 @@ extension CoordinatorCommand {
         let access = DashboardAccess(
             token: token?.value, hostNames: DashboardAccess.hostNames(listeningOn: address.host, extra: httpHosts),
             tokenLocation: token?.location ?? "")
-        let server = await option.start(what: "dashboard", router: DashboardRoutes.router(for: node, access: access), logger: logger)
+        let router = DashboardRoutes.router(for: node, access: access)
+        try HTTPAPI.add(to: router, coordinator: node, access: APIAccess(operatorToken: token?.value, limits: httpAPI.limits(maxManifestBytes: limits.limits.maxManifestBytes)))
+        let server = await option.start(what: "dashboard and HTTP API", router: router, tls: httpAPI.tls, logger: logger)
         if let server, let token {
             let shown = token.fromFile ? "TOKEN (the token in \(token.location))" : token.value
             Terminal.error("coordinator: dashboard at \(server.baseURL)/?token=\(shown)")

@@ -65,7 +65,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("metrics-bind"), help: ArgumentHelp("Where Prometheus scrapes /metrics: HOST:PORT or off (default 127.0.0.1:9464).", valueName: "address"))
     var metricsBind: String?
 
-    @Option(name: .customLong("http"), help: ArgumentHelp("Where the web dashboard and its JSON API listen: HOST:PORT or off (default 127.0.0.1:8080).", valueName: "address"))
+    @Option(name: .customLong("http"), help: ArgumentHelp("Where the web dashboard and the HTTP API (/v1, docs/http-api.md) listen: HOST:PORT or off (default 127.0.0.1:8080).", valueName: "address"))
     var http: String?
 
     @Option(name: .customLong("task-stream-spans"), help: ArgumentHelp("Stages of photos kept for the dashboard's task stream and `cluster trace` (the latest; about 100 bytes each); 0 keeps none.", valueName: "n"))
@@ -76,6 +76,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("http-host"), help: ArgumentHelp("Another host name the dashboard answers to (the Host header), besides its listening address; repeat for more.", valueName: "name"))
     var httpHosts: [String] = []
+
+    @OptionGroup var httpAPI: HTTPAPIOptions
 
     @OptionGroup var storage: StorageOptions
 

@@ -35,12 +35,14 @@ struct HTTPListenerOption {
     }
 
     /// Starts the server, or returns nil when it is off or its default address is taken.
-    func start(what: String, router: Router<BasicRequestContext>, logger: Logger) async -> HTTPServer? {
+    func start(what: String, router: Router<BasicRequestContext>, tls: TLSFiles? = nil, logger: Logger) async -> HTTPServer? {
         guard let address else { return nil }
         do {
-            let server = try await HTTPServer.start(host: address.host, port: address.port, router: router, logger: logger.quiet)
+            let server = try await HTTPServer.start(host: address.host, port: address.port, router: router, tls: tls, logger: logger.quiet)
             logger.info("\(what) at \(server.baseURL)")
             return server
+        } catch let problem as TLSFileProblem {
+            CommandFailure(message: "cannot serve \(what) over TLS: \(problem) (check --http-tls-cert and --http-tls-key)", status: 2).exit()
         } catch {
             if given == nil {
                 logger.warning("\(what) is off: cannot listen on \(address) (\(error)); choose an address with \(flag) HOST:PORT")

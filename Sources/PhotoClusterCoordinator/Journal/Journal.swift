@@ -33,8 +33,9 @@ final class Journal {
             CREATE TABLE IF NOT EXISTS photos (
                 job_id TEXT NOT NULL, idx INTEGER NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL,
                 stage TEXT NOT NULL, reason TEXT NOT NULL, output_path TEXT NOT NULL, width INTEGER NOT NULL, height INTEGER NOT NULL,
-                PRIMARY KEY (job_id, idx))
+                settled_seq INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (job_id, idx))
             """)
+        try addPhotoColumnsIfMissing()
         // The submit message of each job, apart from its row in `jobs`: SQLite writes a row whole
         // on every update, and a job's row changes with every viewport change and every batch of
         // settled photos, while the submit of a 100,000-photo job is megabytes. (Journals from
@@ -101,6 +102,13 @@ final class Journal {
         if !columns.contains("owner") { try database.execute("ALTER TABLE jobs ADD COLUMN owner TEXT") }
     }
 
+    /// An older journal's settled photos get place 0: a client following the job over HTTP
+    /// hears of them when it starts, not when it resumes.
+    private func addPhotoColumnsIfMissing() throws {
+        let columns = try database.query("PRAGMA table_info(photos)").map { $0[1].text }
+        if !columns.contains("settled_seq") { try database.execute("ALTER TABLE photos ADD COLUMN settled_seq INTEGER NOT NULL DEFAULT 0") }
+    }
+
     /// Records a job's final state and its place in the order jobs finished (which finished
     /// jobs a restarted coordinator keeps).
     func recordJobFinished(_ job: Job) throws {
@@ -124,9 +132,10 @@ final class Journal {
         try database.transaction {
             for photo in photos {
                 try database.execute(
-                    "INSERT OR REPLACE INTO photos (job_id, idx, state, attempts, stage, reason, output_path, width, height) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT OR REPLACE INTO photos (job_id, idx, state, attempts, stage, reason, output_path, width, height, settled_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [.text(job.id), .int(Int64(photo.index)), .text(photo.state.rawValue), .int(Int64(photo.attempts)), .text(photo.failedStage),
-                     .text(photo.reason), .text(job.outputPath(of: photo)), .int(Int64(photo.width)), .int(Int64(photo.height))])
+                     .text(photo.reason), .text(job.outputPath(of: photo)), .int(Int64(photo.width)), .int(Int64(photo.height)),
+                     .int(Int64(photo.settledSequence))])
             }
             try recordJobState(job)
         }
@@ -166,13 +175,14 @@ final class Journal {
             journaled.epoch = UInt64(max(1, row[11].int))
             journaled.suspendedByClient = row[12].int != 0
             if case .int = row[8] { journaled.viewport = (Int(row[8].int), Int(row[9].int), Int(row[10].int)) }
-            for photo in try database.query("SELECT idx, state, attempts, stage, reason, output_path, width, height FROM photos WHERE job_id = ?", [.text(journaled.id)]) {
+            for photo in try database.query("SELECT idx, state, attempts, stage, reason, output_path, width, height, settled_seq FROM photos WHERE job_id = ?", [.text(journaled.id)]) {
                 guard photo[0].int >= 0, let state = PhotoState(rawValue: photo[1].text) else { continue }
                 // A done photo in the coordinator's directory counts only if its file is still there.
                 if state == .done && place == nil && !FileManager.default.fileExists(atPath: photo[5].text) { continue }
                 journaled.photos[Int(photo[0].int)] = JournaledPhoto(
                     state: state, attempts: UInt32(photo[2].int), stage: photo[3].text, reason: photo[4].text, outputPath: photo[5].text,
                     width: UInt32(photo[6].int), height: UInt32(photo[7].int))
+                journaled.photos[Int(photo[0].int)]?.settledSequence = UInt32(clamping: photo[8].int)
             }
             for loss in try database.query("SELECT idx, losses, workers FROM worker_losses WHERE job_id = ?", [.text(journaled.id)]) {
                 let workers = loss[2].text.split(separator: "\n").map(String.init)

@@ -16,6 +16,12 @@ extension CoordinatorNode {
             return
         }
         let client = frames[0]
+        // An id that stands for a client in this process: no connection speaks for it.
+        if localClients[client] != nil {
+            droppedFrames += 1
+            metrics.droppedFrame()
+            return
+        }
         let id = request.requestID
         // A key removed (or made a worker's) since this connection's handshake.
         if let refusal = keyRefusal(key, at: .clients) { return dropClient(client, because: refusal) }
@@ -32,10 +38,18 @@ extension CoordinatorNode {
             log(.error, "refused a request from a client with \(key.map { "key \($0)" } ?? "no key"): \(reason)")
             return refuse(client, id, reason, .protocolVersion)
         }
-        let requester = Requester.client(key: key)
+        handle(request, from: client, key: key, requester: .client(key: key), bytes: frames[1].count, arrivedAt: arrivedAt)
+    }
+
+    /// A client's request, from a connection (`receiveFromClient`) or from within the process
+    /// (`LocalClients`, the HTTP API): `client` is where the answers go, `key` whose the request
+    /// is (a CURVE key, an API token's principal, or nil), `requester` who may see what.
+    func handle(_ request: Photocluster_V1_ClientToCoordinator, from client: Data, key: String?, requester: Requester, bytes: Int,
+                arrivedAt: MonotonicInstant) {
+        let id = request.requestID
         switch request.body {
         case .submit(let submit):
-            accept(submit, bytes: frames[1].count, from: client, key: key, requestID: id)
+            accept(submit, bytes: bytes, from: client, key: key, requestID: id)
         case .status(let status):
             // A job that exists but is another client's is refused; one that does not is an empty answer, as ever.
             if jobs[status.jobID] != nil, !permitted(status.jobID, for: requester, client, id) { return }
@@ -56,7 +70,7 @@ extension CoordinatorNode {
             guard permitted(cancel.jobID, for: requester, client, id) else { return }
             // No copy of the job outlives this check: one held while the job changes would copy its photos.
             guard let unknown = jobs[cancel.jobID].map({ job in Set(cancel.photoNames).subtracting(job.photos.map { job.name(of: $0.index) }) }) else {
-                return refuse(client, id, noJob(cancel.jobID))
+                return refuse(client, id, noJob(cancel.jobID), .noSuchJob)
             }
             guard unknown.isEmpty else {
                 return refuse(client, id, "job \(cancel.jobID) has no photo named \(unknown.sorted().map { "\"\($0)\"" }.joined(separator: ", "))")
@@ -107,7 +121,7 @@ extension CoordinatorNode {
     /// the request is refused with the reason.
     private func permitted(_ jobID: String, for requester: Requester, _ client: Data, _ requestID: UInt64) -> Bool {
         guard let owner = jobs[jobID].map({ $0.owner }) else {
-            refuse(client, requestID, noJob(jobID))
+            refuse(client, requestID, noJob(jobID), .noSuchJob)
             return false
         }
         guard may(requester, accessJobOwnedBy: owner) else {
@@ -229,7 +243,7 @@ extension CoordinatorNode {
             do {
                 try journal.recordJob(job, submit: submit)
             } catch {
-                return refuse(client, requestID, "\(error); the coordinator cannot take jobs until its state directory is writable")
+                return refuse(client, requestID, "\(error); the coordinator cannot take jobs until its state directory is writable", .unavailable)
             }
         }
         if let directory { outputDirectories[jobID] = directory }

@@ -15,6 +15,7 @@ extension CoordinatorNode {
     public func replaceAuthorizedKeys(_ keys: AuthorizedKeys) {
         guard let zap else { return }
         zap.authorizedKeys = keys
+        tokenKeys.withLock { $0 = keys }
         loop.post { [self] in applyAuthorizedKeys(keys) }
     }
 
@@ -64,6 +65,7 @@ extension CoordinatorNode {
             log(.warning, "client connection dropped: \(refusal)")
             dropClient(identity, because: refusal)
         }
+        dropRevokedLocalClients()
     }
 
     /// Tells a client its key no longer gets in, forgets what it watched, and drops its connection.

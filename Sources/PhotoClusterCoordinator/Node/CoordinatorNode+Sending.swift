@@ -44,6 +44,10 @@ extension CoordinatorNode {
         // Clients hear only what the journal holds: while this turn's writes wait for their
         // commit, messages wait in the outbox (sent when the turn ends, after the commit).
         if journal?.database.batchIsOpen == true { return .full }
+        if let local = localClients[frames[0]] {
+            local.deliver(frames[1])
+            return .sent
+        }
         do {
             try clientSocket.send(frames, dontWait: true)
             return .sent

@@ -50,6 +50,12 @@ public final class CoordinatorNode: @unchecked Sendable {
     var authorizedKeys: AuthorizedKeys?
     /// The key of each client connection heard from lately, to find a removed key's connections.
     var clientKeys: [Data: (key: String, lastSeen: Date)] = [:]
+    /// The authorized keys as the HTTP API's threads read them to look tokens up (nil without
+    /// CURVE); replaced with the loop's copy on every reload.
+    let tokenKeys = LockedBox<AuthorizedKeys?>(nil)
+    /// Clients inside this process (the HTTP API's requests and event streams), by the routing
+    /// id that stands for them (loop thread; see `CoordinatorNode+LocalClients.swift`).
+    var localClients: [Data: LocalClient] = [:]
     /// Connections to drop once the notice sent to them has had a moment to leave.
     var evictions: [(endpoint: ServerEndpoint, identity: Data, due: Date)] = []
     var evictors: [ServerEndpoint: PeerEvictor] = [:]
@@ -135,6 +141,7 @@ public final class CoordinatorNode: @unchecked Sendable {
             try zap.start()
             self.zap = zap
             authorizedKeys = curve.authorized
+            tokenKeys.withLock { $0 = curve.authorized }
             describeAuthorizedKeys(curve.authorized)
         } else if ![configuration.workerEndpoint, configuration.clientEndpoint].allSatisfy({ $0.hasPrefix("inproc://") }) {
             log(.warning, "no CURVE keys: any process that reaches the endpoints may join as a worker, and any client may see and act on every job")

@@ -51,6 +51,7 @@ package struct JournaledPhoto {
     package var outputPath: String
     package var width: UInt32
     package var height: UInt32
+    package var settledSequence: UInt32 = 0
 
     package init(_ photo: PhotoRecord, of job: Job) {
         state = photo.state
@@ -60,6 +61,7 @@ package struct JournaledPhoto {
         outputPath = job.outputPath(of: photo)
         width = photo.width
         height = photo.height
+        settledSequence = photo.settledSequence
     }
 
     package init(state: PhotoState, attempts: UInt32, stage: String, reason: String, outputPath: String, width: UInt32, height: UInt32) {
@@ -99,6 +101,8 @@ extension Job {
             job.photos[index].outputFormat = path.hasSuffix(".png") ? .png : path.hasSuffix(".webp") ? .webp : path.hasSuffix(".avif") ? .avif : .jpeg
             job.photos[index].width = photo.width
             job.photos[index].height = photo.height
+            job.photos[index].settledSequence = photo.settledSequence
+            job.lastSettledSequence = max(job.lastSettledSequence, photo.settledSequence)
         }
         for (index, losses) in journaled.losses where Int(index) < job.total { job.workerLosses[index] = losses }
         let phase = journaled.phase

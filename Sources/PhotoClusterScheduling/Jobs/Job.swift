@@ -35,6 +35,8 @@ package final class Job {
     package let viewportMode: Bool
     /// Change a photo's state only through `setState`, which keeps `tally` true.
     package var photos: [PhotoRecord]
+    /// The settled place of the photo that settled last (see `PhotoRecord.settledSequence`).
+    package var lastSettledSequence: UInt32 = 0
     /// Photos per state, and how many cancelled ones are only parked (out of view): kept as
     /// photos change so progress costs nothing on a 100,000-photo job.
     package private(set) var tally = (states: [PhotoState: Int](), parked: 0)
@@ -233,6 +235,12 @@ package final class Job {
         refreshQueue(index)
     }
 
+    /// The photo settled: it takes the next place in the order the job's photos settled.
+    package func numberSettled(_ index: UInt32) {
+        lastSettledSequence += 1
+        photos[Int(index)].settledSequence = lastSettledSequence
+    }
+
     /// The one way a photo's worker changes, so the in-flight index and the queue stay true;
     /// `band` is the priority the worker is told (the viewport's, unless given).
     package func setWorker(_ index: UInt32, _ worker: WorkerNumber, band: PriorityBand? = nil) {
@@ -283,6 +291,7 @@ package final class Job {
         status.height = photo.height
         status.attempts = photo.attempts
         status.workerID = workerID
+        status.settledSequence = photo.settledSequence
         return status
     }
 

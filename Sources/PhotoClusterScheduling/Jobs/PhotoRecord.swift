@@ -27,6 +27,9 @@ package struct PhotoRecord {
     package var attempts: UInt32 = 0
     /// Transient failures reported for it, which the retry budget counts (not restored).
     package var failures: UInt32 = 0
+    /// Its place in the order the job's photos settled, from 1 (0: not settled). A photo that
+    /// settles again (restored without its file, run again) gets a new, later place.
+    package var settledSequence: UInt32 = 0
     package var width: UInt32 = 0
     package var height: UInt32 = 0
     /// Empty unless it failed or was cancelled (literal reasons cost no allocation).

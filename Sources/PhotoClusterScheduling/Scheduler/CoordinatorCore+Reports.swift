@@ -205,7 +205,9 @@ extension CoordinatorCore {
         guard jobs[jobID] != nil, !ends.isEmpty else { return }
         var settled: [(photo: PhotoRecord, worker: String?)] = []
         for (index, worker) in ends {
-            guard let photo = jobs[jobID]?.photo(index) else { continue }
+            guard let job = jobs[jobID], job.photo(index) != nil else { continue }
+            job.numberSettled(index)
+            let photo = job.photo(index)!
             // Settled: no longer a reason to send it back to the worker that holds its stages,
             // and no report about it is believed any more.
             if photo.cachedOn != .none, let holder = workerIDs[photo.cachedOn] {

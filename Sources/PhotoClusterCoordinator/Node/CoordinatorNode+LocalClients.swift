@@ -1,0 +1,119 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterProto
+import PhotoClusterProtocol
+
+/// Who a request from within the process speaks for.
+public enum LocalRequester: Sendable, Equatable {
+    /// A principal that acts as a client CURVE key does: an API token's `token:NAME`, whose
+    /// role the authorized keys give (nil: the coordinator runs without CURVE, and every
+    /// client may do everything).
+    case key(String?)
+    /// The operator (the dashboard's own token): every job, as an admin key.
+    case `operator`
+}
+
+/// A client inside the coordinator's process: what the coordinator sends it goes to `deliver`
+/// (on the loop thread, in order, only once the journal holds what it tells) instead of a socket.
+/// Loop-owned.
+final class LocalClient {
+    let deliver: (Data) -> Void
+    /// Whose it is, so a revoked token's event streams end (see `dropRevokedLocalClients`).
+    let requester: LocalRequester
+
+    init(requester: LocalRequester, deliver: @escaping (Data) -> Void) {
+        self.requester = requester
+        self.deliver = deliver
+    }
+}
+
+/// Requests from within the process, by the rules of requests from client connections: the
+/// HTTP API speaks the client protocol to the loop, so a token does exactly what a key of its
+/// role does (ownership, output directories, S3 grants, limits), by the same code.
+extension CoordinatorNode {
+    /// Sends `body` as a request from `requester` and answers with the coordinator's reply (an
+    /// error, an acknowledgement, the job accepted, a status). `bytes`: the request's size as the
+    /// limits count it (a submit's manifest).
+    public func request(_ body: Photocluster_V1_ClientToCoordinator.OneOf_Body, from requester: LocalRequester,
+                        bytes: Int = 0) async -> Photocluster_V1_CoordinatorToClient {
+        let identity = Self.localIdentity()
+        return await withCheckedContinuation { continuation in
+            loop.post { [self] in
+                var answered = false
+                localClients[identity] = LocalClient(requester: requester) { [weak self] encoded in
+                    guard !answered, let message = Envelope.decode(Photocluster_V1_CoordinatorToClient.self, from: encoded),
+                          message.requestID == Self.localRequestID else { return }
+                    answered = true
+                    continuation.resume(returning: message)
+                    // Not while the coordinator is sending: the client leaves once the loop is free.
+                    self?.loop.post { self?.forgetLocalClient(identity) }
+                }
+                handle(Self.localRequest(body), from: identity, requester: requester, bytes: bytes)
+            }
+        }
+    }
+
+    /// Watches a job as a client connection does (`WatchJob` with every photo's status and the
+    /// summary of the photos that did not succeed): the stream yields each encoded
+    /// `CoordinatorToClient`, the status reply first. It ends when the caller stops reading
+    /// (`onTermination`), or when more than `buffered` messages wait for the caller, which then
+    /// watches again (an event stream's client resumes from its last event).
+    public func watch(_ jobID: String, from requester: LocalRequester, buffered: Int = 100_000) -> AsyncStream<Data> {
+        let identity = Self.localIdentity()
+        let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingOldest(buffered))
+        continuation.onTermination = { [weak self] _ in self?.loop.post { self?.forgetLocalClient(identity) } }
+        loop.post { [self] in
+            localClients[identity] = LocalClient(requester: requester) { encoded in
+                if case .dropped = continuation.yield(encoded) { continuation.finish() }
+            }
+            let watch = Photocluster_V1_WatchJob.with {
+                $0.jobID = jobID
+                $0.events = .everyPhoto
+                $0.summary = .unsuccessful
+            }
+            handle(Self.localRequest(.watch(watch)), from: identity, requester: requester, bytes: 0)
+        }
+        return stream
+    }
+
+    /// Loop thread: the HTTP side of a revoked token hears nothing more (its streams end).
+    func dropRevokedLocalClients() {
+        guard let keys = authorizedKeys else { return }
+        for (identity, client) in localClients {
+            guard case .key(let key?) = client.requester, !keys.contains(key) else { continue }
+            forgetLocalClient(identity)
+        }
+    }
+
+    private func handle(_ request: Photocluster_V1_ClientToCoordinator, from identity: Data, requester: LocalRequester, bytes: Int) {
+        switch requester {
+        case .operator:
+            handle(request, from: identity, key: nil, requester: .operator, bytes: bytes, arrivedAt: .now)
+        case .key(let key):
+            handle(request, from: identity, key: key, requester: .client(key: key), bytes: bytes, arrivedAt: .now)
+        }
+    }
+
+    /// Loop thread: the local client is gone; it watches nothing any more.
+    private func forgetLocalClient(_ identity: Data) {
+        guard localClients.removeValue(forKey: identity) != nil else { return }
+        for job in subscribers.keys { subscribers[job]?.remove(identity) }
+    }
+
+    private static let localRequestID: UInt64 = 1
+
+    private static func localRequest(_ body: Photocluster_V1_ClientToCoordinator.OneOf_Body) -> Photocluster_V1_ClientToCoordinator {
+        var request = Photocluster_V1_ClientToCoordinator()
+        request.requestID = localRequestID
+        request.protocolVersion = ProtocolVersions.current
+        request.body = body
+        return request
+    }
+
+    /// A routing id no connection has: 0xFF and 16 random bytes (libzmq's own ids start with a
+    /// zero byte, and a connection that claims one of these is dropped).
+    private static func localIdentity() -> Data {
+        var generator = SystemRandomNumberGenerator()
+        return Data([0xFF] + (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+}

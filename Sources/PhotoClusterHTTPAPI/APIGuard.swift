@@ -1,0 +1,115 @@
+import Foundation
+import Hummingbird
+import OpenAPIRuntime
+import PhotoClusterCoordinator
+
+/// Guards the API's routes: who is asking (a bearer token: an API token from the authorized
+/// keys, or the dashboard's, which is the operator's), how often (`RateLimiter`), how much (the
+/// body), and that every error leaves as a problem. The OpenAPI document needs no token.
+///
+/// Without CURVE the coordinator checks no one on its client socket, and the API is as open:
+/// a request without a token acts as a client without a key does there.
+struct APIGuard<Context: RequestContext>: RouterMiddleware {
+    let access: APIAccess
+    let coordinator: CoordinatorNode
+    let limiter: RateLimiter
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = await answer(request, context: context, next: next)
+        response.headers[.xContentTypeOptions] = "nosniff"
+        // The generated code writes header values percent-encoded (`%2Fv1%2Fjobs…`).
+        if let location = response.headers[.location], location.hasPrefix("%2F") {
+            response.headers[.location] = location.removingPercentEncoding
+        }
+        return response
+    }
+
+    private func answer(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async -> Response {
+        // The document as written (the operation would answer it re-encoded): no token needed.
+        if request.uri.path == "/v1/openapi.json" && request.method == .get {
+            return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-cache"],
+                            body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+        }
+        let caller: APICaller
+        switch authenticate(request) {
+        case .success(let who): caller = who
+        case .failure(let problem): return problem.httpResponse
+        }
+        let submitting = request.method == .post && request.uri.path == "/v1/jobs"
+        if let wait = limiter.admit(caller.name, submitting: submitting) {
+            let what = submitting ? "jobs (\(access.limits.jobsPerMinute) a minute" : "requests (\(access.limits.requestsPerSecond) a second"
+            return APIProblem(429, "too many \(what) for \(caller.name), --http-rate/--http-job-rate); try again after Retry-After",
+                              retryAfter: max(1, Int(wait.rounded(.up)))).httpResponse
+        }
+        var request = request
+        if request.method == .post {
+            do {
+                _ = try await request.collectBody(upTo: access.limits.maxBodyBytes)
+            } catch {
+                return APIProblem(413, "the request body is larger than \(access.limits.maxBodyBytes >> 20) MiB (twice the coordinator's --max-manifest-mb): split the manifest into several jobs").httpResponse
+            }
+        }
+        return await APICaller.$current.withValue(caller) { await run(request, context, next) }
+    }
+
+    /// Runs the operation; what it throws (a body that does not decode, a parameter of the wrong
+    /// type) becomes a 400 problem instead of Hummingbird's bare 500.
+    private func run(_ request: Request, _ context: Context, _ next: (Request, Context) async throws -> Response) async -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as ServerError {
+            return APIProblem(400, "the request does not match the API (see /v1/openapi.json): \(Self.reason(error))").httpResponse
+        } catch let error as HTTPError {
+            return APIProblem(Int(error.status.code), error.body ?? error.status.reasonPhrase).httpResponse
+        } catch {
+            return APIProblem(500, "\(error)").httpResponse
+        }
+    }
+
+    /// What was wrong with the request, in a line.
+    static func reason(_ error: ServerError) -> String {
+        let underlying = error.underlyingError
+        if let decoding = underlying as? DecodingError {
+            switch decoding {
+            case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is missing"
+            case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+                return "\(path(context.codingPath)): \(context.debugDescription)"
+            @unknown default: return "\(decoding)"
+            }
+        }
+        return "\(error.causeDescription): \(underlying)"
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.isEmpty ? "the body" : keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }.description
+    }
+
+    private func authenticate(_ request: Request) -> Result<APICaller, APIProblem> {
+        let given = Self.bearer(of: request)
+        guard coordinator.checksKeys || access.operatorToken != nil else {
+            return .success(APICaller(requester: .key(nil), name: "anonymous"))
+        }
+        guard let given else {
+            return .failure(APIProblem(401, "this API needs a token: send `Authorization: Bearer TOKEN` with a token from `cluster token create`"))
+        }
+        if let token = access.operatorToken, Self.same(given, token) {
+            return .success(APICaller(requester: .operator, name: "operator"))
+        }
+        if let holder = coordinator.tokenHolder(of: given) {
+            return .success(APICaller(requester: .key(holder.principal), name: holder.name))
+        }
+        return .failure(APIProblem(401, "the token is not one this coordinator knows (never made, or revoked): make one with `cluster token create` and reload the authorized keys"))
+    }
+
+    static func bearer(of request: Request) -> String? {
+        guard let value = request.headers[.authorization], value.lowercased().hasPrefix("bearer ") else { return nil }
+        return String(value.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Compares in time that does not depend on where the strings differ.
+    static func same(_ given: String, _ token: String) -> Bool {
+        let a = Array(given.utf8), b = Array(token.utf8)
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}
