@@ -2,7 +2,7 @@
 SWIFT ?= swift
 RELEASE_CLUSTER := .build/release/cluster
 
-.PHONY: demo test test-tools deps build release image proto-check bench fuzz clean
+.PHONY: demo test test-tools deps build release image proto-check openapi-check bench fuzz clean
 
 deps:
 	@scripts/install-deps
@@ -27,6 +27,10 @@ demo: release
 proto-check: deps
 	proto/generate --check
 
+# The HTTP API's server code and served document, generated from openapi/openapi.yaml.
+openapi-check: deps
+	openapi/generate --check
+
 # Prometheus, Chromium and tmux for the observability tests (the Prometheus scrape, the dashboard
 # in a browser, `cluster top` in a terminal).
 test-tools:
@@ -41,9 +45,10 @@ test-tools:
 # job with a worker killed, Prometheus's targets, workers handing photos back on SIGTERM); it says
 # why and passes where podman cannot be installed or cannot run a container.
 TEST_TIMEOUT ?= 30m
-test: deps test-tools proto-check
+test: deps test-tools proto-check openapi-check
 	$(SWIFT) build --build-tests
 	CLUSTER=.build/debug/cluster scripts/check-deploy
+	CLUSTER=.build/debug/cluster scripts/check-http-api
 	SWIFT=$(SWIFT) scripts/run-tests $(TEST_TIMEOUT)
 	SWIFT=$(SWIFT) scripts/check-containers
 

@@ -44,7 +44,13 @@ struct APIGuard<Context: RequestContext>: RouterMiddleware {
         var request = request
         if request.method == .post {
             do {
-                _ = try await request.collectBody(upTo: access.limits.maxBodyBytes)
+                let body = try await request.collectBody(upTo: access.limits.maxBodyBytes)
+                // A cancel's body is optional: none means `{}` (the generated code would try to decode nothing as JSON).
+                if body.readableBytes == 0 && request.uri.path.hasSuffix("/cancel") {
+                    var head = request.head
+                    head.headerFields[.contentType] = "application/json"
+                    request = Request(head: head, body: .init(buffer: ByteBuffer(string: "{}")))
+                }
             } catch {
                 return APIProblem(413, "the request body is larger than \(access.limits.maxBodyBytes >> 20) MiB (twice the coordinator's --max-manifest-mb): split the manifest into several jobs").httpResponse
             }

@@ -33,7 +33,14 @@ struct APIProblem: Error, Sendable {
         retryAfter = status == 429 || status == 503 ? 5 : nil
     }
 
-    var title: String { HTTPResponse.Status(code: status).reasonPhrase }
+    /// The status's reason phrase (a status made from its code alone has none).
+    var title: String {
+        let known: [HTTPResponse.Status] = [
+            .badRequest, .unauthorized, .forbidden, .notFound, .conflict, .contentTooLarge, .unsupportedMediaType, .tooManyRequests,
+            .internalServerError, .serviceUnavailable,
+        ]
+        return known.first { $0.code == status }?.reasonPhrase ?? HTTPResponse.Status(code: status).reasonPhrase
+    }
 
     var schema: Components.Schemas.Problem {
         .init(_type: "about:blank", title: title, status: status, detail: detail)

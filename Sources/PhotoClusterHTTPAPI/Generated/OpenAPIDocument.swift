@@ -181,7 +181,7 @@ enum OpenAPIDocument {
             "content": {
               "text/event-stream": {
                 "schema": {
-                  "type": "string"
+                  "$ref": "#/components/schemas/ServerSentEvent"
                 }
               }
             }
@@ -462,6 +462,48 @@ enum OpenAPIDocument {
       }
     },
     "schemas": {
+      "ServerSentEvent": {
+        "type": "object",
+        "description": "One event of a job's stream (each field as the SSE format carries it).",
+        "required": [
+          "event",
+          "data"
+        ],
+        "properties": {
+          "event": {
+            "type": "string",
+            "enum": [
+              "photo",
+              "progress",
+              "end"
+            ]
+          },
+          "id": {
+            "type": "string",
+            "description": "A photo's place in the order the job's photos settled (photo events, and the end, which repeats the last)."
+          },
+          "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "contentSchema": {
+              "oneOf": [
+                {
+                  "$ref": "#/components/schemas/PhotoEvent"
+                },
+                {
+                  "$ref": "#/components/schemas/JobCounts"
+                },
+                {
+                  "$ref": "#/components/schemas/Job"
+                }
+              ]
+            }
+          },
+          "retry": {
+            "type": "integer"
+          }
+        }
+      },
       "Problem": {
         "type": "object",
         "description": "An RFC 9457 problem.",

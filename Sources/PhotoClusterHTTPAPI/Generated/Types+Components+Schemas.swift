@@ -6,6 +6,51 @@ import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/schemas` section of the OpenAPI document.
     internal enum Schemas {
+        /// One event of a job's stream (each field as the SSE format carries it).
+        ///
+        /// - Remark: Generated from `#/components/schemas/ServerSentEvent`.
+        internal struct ServerSentEvent: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ServerSentEvent/event`.
+            internal enum EventPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case photo = "photo"
+                case progress = "progress"
+                case end = "end"
+            }
+            /// - Remark: Generated from `#/components/schemas/ServerSentEvent/event`.
+            internal var event: Components.Schemas.ServerSentEvent.EventPayload
+            /// A photo's place in the order the job's photos settled (photo events, and the end, which repeats the last).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ServerSentEvent/id`.
+            internal var id: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ServerSentEvent/data`.
+            internal var data: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ServerSentEvent/retry`.
+            internal var retry: Swift.Int?
+            /// Creates a new `ServerSentEvent`.
+            ///
+            /// - Parameters:
+            ///   - event:
+            ///   - id: A photo's place in the order the job's photos settled (photo events, and the end, which repeats the last).
+            ///   - data:
+            ///   - retry:
+            internal init(
+                event: Components.Schemas.ServerSentEvent.EventPayload,
+                id: Swift.String? = nil,
+                data: Swift.String,
+                retry: Swift.Int? = nil
+            ) {
+                self.event = event
+                self.id = id
+                self.data = data
+                self.retry = retry
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case event
+                case id
+                case data
+                case retry
+            }
+        }
         /// An RFC 9457 problem.
         ///
         /// - Remark: Generated from `#/components/schemas/Problem`.
