@@ -53,6 +53,30 @@ final class RecordedFramesTests: XCTestCase {
         }
     }
 
+    /// The recorded protocol-1 worker is sent no AVIF job (it would write the input's format):
+    /// the job waits, saying why, until the recorded protocol-2 worker joins and takes it.
+    func testARecordedProtocol1WorkerIsSentNoPhotoThatNeedsProtocol2() throws {
+        let core = CoreHarness()
+        let old = try Self.workerMessage(1, "worker-hello")
+        guard case .hello(let oldHello) = old.body else { return XCTFail("not a hello") }
+        core.handle(.fromWorker(id: oldHello.workerID, key: nil, message: old, photos: []))
+        let id = core.submit(files: ["a.jpg"], format: .avif)
+        let credited = core.handle(.fromWorker(id: oldHello.workerID, key: nil, message: try Self.workerMessage(1, "worker-credit"), photos: []))
+        XCTAssertEqual(CoreHarness.graphs(in: credited).count, 0)
+        XCTAssertEqual(CoreHarness.settled(in: credited), [])
+        let job = try XCTUnwrap(core.core.jobs[id])
+        XCTAssertNotNil(core.core.waitingReason(of: job))
+
+        var new = try Self.workerMessage(2, "worker-hello")
+        guard case .hello(var newHello) = new.body else { return XCTFail("not a hello") }
+        newHello.workerID = "upgraded"
+        new.body = .hello(newHello)
+        core.handle(.fromWorker(id: "upgraded", key: nil, message: new, photos: []))
+        XCTAssertNil(core.core.waitingReason(of: job))
+        let taken = core.handle(.fromWorker(id: "upgraded", key: nil, message: try Self.workerMessage(2, "worker-credit"), photos: []))
+        XCTAssertEqual(CoreHarness.graphs(in: taken).map(\.worker), ["upgraded"])
+    }
+
     func testAWorkerTwoVersionsBackOrAheadOfTheCoordinatorIsRefusedWithTheReason() throws {
         let recorded = try Self.workerMessage(ProtocolVersions.oldestAccepted, "worker-hello")
         for (version, upgrade) in [(ProtocolVersions.oldestAccepted - 1, "upgrade the worker"), (ProtocolVersions.current + 1, "upgrade the coordinator")] {

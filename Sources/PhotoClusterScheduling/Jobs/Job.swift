@@ -47,6 +47,10 @@ package final class Job {
     package let chains: [[Photocluster_V1_FilterSpec]]
     /// The filter names of each chain, for capability checks.
     package let chainNames: [Set<String>]
+    /// The oldest worker protocol its photos may be sent to (`PhotoRecord.neededProtocol`), least
+    /// and most of them: a worker older than `lowest` is asked for none of them, and with one of
+    /// `highest` or newer connected none waits for its protocol.
+    package let neededProtocols: (lowest: UInt8, highest: UInt8)
     /// The encoded fields every graph of a chain shares (see `encodeGraph`), made when first needed.
     package var graphTemplates: [UInt32: [UInt8]] = [:]
     package private(set) var phase: Photocluster_V1_JobPhase = .preparation
@@ -114,6 +118,8 @@ package final class Job {
         var followers: [UInt32: [UInt32]] = [:]
         var photos: [PhotoRecord] = []
         photos.reserveCapacity(count)
+        let outputsNeed = ProtocolNeeds.forOutputs(format: submit.format, image: submit.image)
+        var needed = (lowest: UInt8.max, highest: UInt8(0))
         for (index, entry) in submit.photos.enumerated() {
             var chain: UInt32 = 0
             if !entry.filters.isEmpty {
@@ -128,7 +134,9 @@ package final class Job {
             let stem = stems.next(for: entry.name)
             // Most names are their own stem: an empty string says so.
             strings.append(stem == entry.name ? "" : stem)
-            var photo = PhotoRecord(index: UInt32(index), chain: chain)
+            let need = UInt8(clamping: max(outputsNeed ?? 0, ProtocolNeeds.forInput(url: entry.url) ?? 0))
+            needed = (min(needed.lowest, need), max(needed.highest, need))
+            var photo = PhotoRecord(index: UInt32(index), chain: chain, neededProtocol: need)
             // Same URL, same filters, same output: compute it once.
             let key = LeaderKey(url: entry.url, chain: chain)
             if let leader = leaders[key] {
@@ -143,6 +151,7 @@ package final class Job {
         self.strings = strings
         self.chains = chains
         chainNames = chains.map { Set($0.map(\.name)) }
+        neededProtocols = photos.isEmpty ? (0, 0) : needed
         followersByLeader = followers
         tally.states[.new] = photos.count
         rebuildQueue()
@@ -176,6 +185,7 @@ package final class Job {
         strings = other.strings
         chains = other.chains
         chainNames = other.chainNames
+        neededProtocols = other.neededProtocols
         graphTemplates = other.graphTemplates
         phase = other.phase
         finishedAt = other.finishedAt
