@@ -97,14 +97,14 @@ static ic_status encode(encode_job *job, const uint8_t *rgba, uint32_t width, ui
     if (!gray) {
         /*
          * 4:2:0 (full-resolution luma, chroma halved both ways) suits photos; 4:4:4 keeps the
-         * colour of edges in graphics and text, and is what high qualities ask for. Automatic:
-         * 4:4:4 above quality 90 (libvips switches at 90 itself; here the default quality 90
-         * keeps the smaller, faster 4:2:0).
+         * colour of edges in graphics and text, and is what high qualities ask for; 4:2:2 halves
+         * chroma across only. Automatic: 4:4:4 above quality 90 (libvips switches at 90 itself;
+         * here the default quality 90 keeps the smaller, faster 4:2:0). The luma component's
+         * factors say it: chroma is sampled once per luma block of h × v.
          */
         int full = options->chroma == IC_CHROMA_444 || (options->chroma == IC_CHROMA_AUTO && quality > 90);
-        int luma = full ? 1 : 2;
-        cinfo->comp_info[0].h_samp_factor = luma;
-        cinfo->comp_info[0].v_samp_factor = luma;
+        cinfo->comp_info[0].h_samp_factor = full ? 1 : 2;
+        cinfo->comp_info[0].v_samp_factor = full || options->chroma == IC_CHROMA_422 ? 1 : 2;
         cinfo->comp_info[1].h_samp_factor = cinfo->comp_info[1].v_samp_factor = 1;
         cinfo->comp_info[2].h_samp_factor = cinfo->comp_info[2].v_samp_factor = 1;
     }

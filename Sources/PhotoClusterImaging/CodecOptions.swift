@@ -121,4 +121,6 @@ public enum ChromaSubsampling: Int32, Sendable, Hashable, CaseIterable {
     case automatic = 0
     case s420 = 1
     case s444 = 2
+    /// Chroma halved across only.
+    case s422 = 3
 }

@@ -30,6 +30,10 @@ enum ContainerHeaders {
         var metadata = ImageMetadata(
             orientation: ImageOrientation(rawValue: Int(c.orientation)) ?? .up, iccProfile: blob(c.icc, c.icc_size),
             exif: blob(c.exif, c.exif_size), xmp: blob(c.xmp, c.xmp_size))
+        if format == .tiff, metadata.exif == nil {
+            // Its EXIF lies in its own directories: carried as the other formats carry theirs.
+            metadata.exif = TIFFExif.exif(ofTIFF: data)
+        }
         if format == .heif || format == .avif {
             // libheif turns the pixels by the item's irot/imir: the EXIF orientation, which phones
             // write too, must never turn them again (in this worker or in a viewer of a `keep` output).

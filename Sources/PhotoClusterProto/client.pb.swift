@@ -846,6 +846,13 @@ public nonisolated struct Photocluster_V1_JobSummary: @unchecked Sendable {
     set {_uniqueStorage()._inFlight = newValue}
   }
 
+  /// Why queued photos wait although workers are connected, e.g. photos that need a worker of a
+  /// newer protocol while only older ones are connected; empty when none do.
+  public var waiting: String {
+    get {_storage._waiting}
+    set {_uniqueStorage()._waiting = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -963,6 +970,9 @@ public nonisolated struct Photocluster_V1_WorkerStatus: Sendable {
   public var photosWaitingForMemory: UInt32 = 0
 
   public var state: Photocluster_V1_WorkerState = .working
+
+  /// from its hello (ProtocolVersion)
+  public var protocolVersion: UInt32 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -2075,7 +2085,7 @@ nonisolated extension Photocluster_V1_JobProgress: SwiftProtobuf.Message, SwiftP
 
 nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".JobSummary"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{1}phase\0\u{1}progress\0\u{3}elapsed_seconds\0\u{1}photos\0\u{1}viewport\0\u{1}suspended\0\u{1}label\0\u{1}requeues\0\u{1}retries\0\u{3}viewport_mode\0\u{3}output_dir\0\u{3}control_ack_ms\0\u{3}bytes_downloaded\0\u{3}bytes_wasted\0\u{3}pixels_processed\0\u{3}pixels_wasted\0\u{1}throughput\0\u{3}in_flight\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{1}phase\0\u{1}progress\0\u{3}elapsed_seconds\0\u{1}photos\0\u{1}viewport\0\u{1}suspended\0\u{1}label\0\u{1}requeues\0\u{1}retries\0\u{3}viewport_mode\0\u{3}output_dir\0\u{3}control_ack_ms\0\u{3}bytes_downloaded\0\u{3}bytes_wasted\0\u{3}pixels_processed\0\u{3}pixels_wasted\0\u{1}throughput\0\u{3}in_flight\0\u{2}_\u{5}waiting\0")
 
   fileprivate class _StorageClass {
     var _jobID: String = String()
@@ -2097,6 +2107,7 @@ nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftPr
     var _pixelsWasted: UInt64 = 0
     var _throughput: Photocluster_V1_Throughput? = nil
     var _inFlight: UInt32 = 0
+    var _waiting: String = String()
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -2126,6 +2137,7 @@ nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftPr
       _pixelsWasted = source._pixelsWasted
       _throughput = source._throughput
       _inFlight = source._inFlight
+      _waiting = source._waiting
     }
   }
 
@@ -2163,6 +2175,7 @@ nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftPr
         case 17: try { try decoder.decodeSingularUInt64Field(value: &_storage._pixelsWasted) }()
         case 18: try { try decoder.decodeSingularMessageField(value: &_storage._throughput) }()
         case 19: try { try decoder.decodeSingularUInt32Field(value: &_storage._inFlight) }()
+        case 370: try { try decoder.decodeSingularStringField(value: &_storage._waiting) }()
         default: break
         }
       }
@@ -2232,6 +2245,9 @@ nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftPr
       if _storage._inFlight != 0 {
         try visitor.visitSingularUInt32Field(value: _storage._inFlight, fieldNumber: 19)
       }
+      if !_storage._waiting.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._waiting, fieldNumber: 370)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -2260,6 +2276,7 @@ nonisolated extension Photocluster_V1_JobSummary: SwiftProtobuf.Message, SwiftPr
         if _storage._pixelsWasted != rhs_storage._pixelsWasted {return false}
         if _storage._throughput != rhs_storage._throughput {return false}
         if _storage._inFlight != rhs_storage._inFlight {return false}
+        if _storage._waiting != rhs_storage._waiting {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -2417,7 +2434,7 @@ nonisolated extension Photocluster_V1_Throughput: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WorkerStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}worker_id\0\u{1}host\0\u{1}concurrency\0\u{3}in_flight\0\u{1}completed\0\u{1}throughput\0\u{1}stages\0\u{4}e\u{4}memory_limit_bytes\0\u{3}memory_budget_bytes\0\u{3}memory_in_use_bytes\0\u{3}photos_waiting_for_memory\0\u{2}9state\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}worker_id\0\u{1}host\0\u{1}concurrency\0\u{3}in_flight\0\u{1}completed\0\u{1}throughput\0\u{1}stages\0\u{4}e\u{4}memory_limit_bytes\0\u{3}memory_budget_bytes\0\u{3}memory_in_use_bytes\0\u{3}photos_waiting_for_memory\0\u{2}9state\0\u{4}\u{a}protocol_version\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2437,6 +2454,7 @@ nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, Swift
       case 302: try { try decoder.decodeSingularUInt64Field(value: &self.memoryInUseBytes) }()
       case 303: try { try decoder.decodeSingularUInt32Field(value: &self.photosWaitingForMemory) }()
       case 360: try { try decoder.decodeSingularEnumField(value: &self.state) }()
+      case 370: try { try decoder.decodeSingularUInt32Field(value: &self.protocolVersion) }()
       default: break
       }
     }
@@ -2483,6 +2501,9 @@ nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, Swift
     if self.state != .working {
       try visitor.visitSingularEnumField(value: self.state, fieldNumber: 360)
     }
+    if self.protocolVersion != 0 {
+      try visitor.visitSingularUInt32Field(value: self.protocolVersion, fieldNumber: 370)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2499,6 +2520,7 @@ nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, Swift
     if lhs.memoryInUseBytes != rhs.memoryInUseBytes {return false}
     if lhs.photosWaitingForMemory != rhs.photosWaitingForMemory {return false}
     if lhs.state != rhs.state {return false}
+    if lhs.protocolVersion != rhs.protocolVersion {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

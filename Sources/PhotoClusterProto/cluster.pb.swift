@@ -39,7 +39,9 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
 ///      and says its own in its welcome; clients say theirs; workers report each photo's memory
 ///      grant (`PhotoAdmitted`). Additive within 2: a draining worker says so (`WorkerDraining`), and
 ///      an admin's coordinator may ask a worker to drain (`DrainWorker`); a peer that does not
-///      know them ignores them.
+///      know them ignores them. Workers of 2 read HEIC/HEIF, AVIF, TIFF and GIF, write AVIF
+///      (OUTPUT_FORMAT_AVIF) and honour `ImageOptions.chroma`: a worker of 1 would fail or ignore
+///      them, so the coordinator sends photos that need them only to workers of 2.
 public nonisolated enum Photocluster_V1_ProtocolVersion: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
   case unspecified // = 0
@@ -118,6 +120,52 @@ public nonisolated enum Photocluster_V1_OutputFormat: SwiftProtobuf.Enum, Swift.
     .png,
     .webp,
     .avif,
+  ]
+
+}
+
+/// JPEG chroma subsampling: 4:2:0 halves the colour resolution both ways (photos), 4:2:2 across
+/// only, 4:4:4 keeps it (graphics, text, high qualities).
+public nonisolated enum Photocluster_V1_ChromaSubsampling: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+
+  /// 4:4:4 above quality 90, else 4:2:0
+  case automatic // = 0
+  case s420 // = 1
+  case s422 // = 2
+  case s444 // = 3
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .automatic
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .automatic
+    case 1: self = .s420
+    case 2: self = .s422
+    case 3: self = .s444
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .automatic: return 0
+    case .s420: return 1
+    case .s422: return 2
+    case .s444: return 3
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Photocluster_V1_ChromaSubsampling] = [
+    .automatic,
+    .s420,
+    .s422,
+    .s444,
   ]
 
 }
@@ -452,6 +500,10 @@ public nonisolated struct Photocluster_V1_ImageOptions: Sendable {
   /// Clears the value of `avifSpeed`. Subsequent reads from it will return its default value.
   public mutating func clearAvifSpeed() {self._avifSpeed = nil}
 
+  /// JPEG: how colour is subsampled. Workers of protocol 1 ignore it (automatic): the coordinator
+  /// sends a photo that sets it only to workers of protocol 2 or later.
+  public var chroma: Photocluster_V1_ChromaSubsampling = .automatic
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -528,6 +580,10 @@ public nonisolated struct Photocluster_V1_FilterParamInfo: Sendable {
 
   public var defaultValue: String = String()
 
+  /// Names an int parameter's values may be written as, from `min` up (a resize's kernel:
+  /// nearest, linear, cubic, lanczos3); empty for other parameters and from older workers.
+  public var choices: [String] = []
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -603,6 +659,10 @@ nonisolated extension Photocluster_V1_ProtocolVersion: SwiftProtobuf._ProtoNameP
 
 nonisolated extension Photocluster_V1_OutputFormat: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0OUTPUT_FORMAT_KEEP\0\u{1}OUTPUT_FORMAT_JPEG\0\u{1}OUTPUT_FORMAT_PNG\0\u{1}OUTPUT_FORMAT_WEBP\0\u{1}OUTPUT_FORMAT_AVIF\0")
+}
+
+nonisolated extension Photocluster_V1_ChromaSubsampling: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CHROMA_SUBSAMPLING_AUTOMATIC\0\u{1}CHROMA_SUBSAMPLING_S420\0\u{1}CHROMA_SUBSAMPLING_S422\0\u{1}CHROMA_SUBSAMPLING_S444\0")
 }
 
 nonisolated extension Photocluster_V1_ColourHandling: SwiftProtobuf._ProtoNameProviding {
@@ -701,7 +761,7 @@ nonisolated extension Photocluster_V1_FilterSpec: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Photocluster_V1_ImageOptions: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ImageOptions"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{4}\\\u{3}no_auto_orient\0\u{1}metadata\0\u{1}colour\0\u{1}lossless\0\u{3}avif_speed\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{4}\\\u{3}no_auto_orient\0\u{1}metadata\0\u{1}colour\0\u{1}lossless\0\u{3}avif_speed\0\u{2}R\u{2}chroma\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -714,6 +774,7 @@ nonisolated extension Photocluster_V1_ImageOptions: SwiftProtobuf.Message, Swift
       case 222: try { try decoder.decodeSingularEnumField(value: &self.colour) }()
       case 223: try { try decoder.decodeSingularBoolField(value: &self.lossless) }()
       case 224: try { try decoder.decodeSingularUInt32Field(value: &self._avifSpeed) }()
+      case 370: try { try decoder.decodeSingularEnumField(value: &self.chroma) }()
       default: break
       }
     }
@@ -739,6 +800,9 @@ nonisolated extension Photocluster_V1_ImageOptions: SwiftProtobuf.Message, Swift
     try { if let v = self._avifSpeed {
       try visitor.visitSingularUInt32Field(value: v, fieldNumber: 224)
     } }()
+    if self.chroma != .automatic {
+      try visitor.visitSingularEnumField(value: self.chroma, fieldNumber: 370)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -748,6 +812,7 @@ nonisolated extension Photocluster_V1_ImageOptions: SwiftProtobuf.Message, Swift
     if lhs.colour != rhs.colour {return false}
     if lhs.lossless != rhs.lossless {return false}
     if lhs._avifSpeed != rhs._avifSpeed {return false}
+    if lhs.chroma != rhs.chroma {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -860,7 +925,7 @@ nonisolated extension Photocluster_V1_Viewport: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Photocluster_V1_FilterParamInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".FilterParamInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}key\0\u{1}type\0\u{1}min\0\u{1}max\0\u{3}default_value\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}key\0\u{1}type\0\u{1}min\0\u{1}max\0\u{3}default_value\0\u{2}m\u{5}choices\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -873,6 +938,7 @@ nonisolated extension Photocluster_V1_FilterParamInfo: SwiftProtobuf.Message, Sw
       case 3: try { try decoder.decodeSingularDoubleField(value: &self.min) }()
       case 4: try { try decoder.decodeSingularDoubleField(value: &self.max) }()
       case 5: try { try decoder.decodeSingularStringField(value: &self.defaultValue) }()
+      case 370: try { try decoder.decodeRepeatedStringField(value: &self.choices) }()
       default: break
       }
     }
@@ -894,6 +960,9 @@ nonisolated extension Photocluster_V1_FilterParamInfo: SwiftProtobuf.Message, Sw
     if !self.defaultValue.isEmpty {
       try visitor.visitSingularStringField(value: self.defaultValue, fieldNumber: 5)
     }
+    if !self.choices.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.choices, fieldNumber: 370)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -903,6 +972,7 @@ nonisolated extension Photocluster_V1_FilterParamInfo: SwiftProtobuf.Message, Sw
     if lhs.min != rhs.min {return false}
     if lhs.max != rhs.max {return false}
     if lhs.defaultValue != rhs.defaultValue {return false}
+    if lhs.choices != rhs.choices {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

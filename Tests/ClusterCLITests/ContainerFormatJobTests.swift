@@ -102,6 +102,25 @@ final class ContainerFormatJobTests: XCTestCase {
         XCTAssertGreaterThan(keep["max"] as? Int ?? 0, 1, "the pixels are P3's, not converted: \(keep)")
     }
 
+    /// A TIFF's EXIF (its first directory's descriptive tags, and the EXIF and GPS directories
+    /// exiftool wrote) goes into the output as `--metadata` says, as a JPEG's does.
+    func testATIFFsEXIFIsKeptOrStrippedAsAJPEGsIs() throws {
+        let kept = try report(["exif", try submit(["--metadata", "keep"], inputs: ["exif.tif"]).appendingPathComponent("exif.jpg").path])
+        let ifd0 = try XCTUnwrap(kept["ifd0"] as? [String: Any]), exif = try XCTUnwrap(kept["exif"] as? [String: Any])
+        XCTAssertEqual(ifd0["271"] as? String, "Camera Co", "\(kept)")
+        XCTAssertEqual(ifd0["315"] as? String, "Jane Doe", "\(kept)")
+        XCTAssertEqual(ifd0["274"] as? Int, 1, "turned upright: the orientation is reset \(kept)")
+        XCTAssertNil(ifd0["273"], "no strip offsets of the TIFF's pixels: \(kept)")
+        XCTAssertEqual(exif["36867"] as? String, "2024:05:06 07:08:09", "\(kept)")
+        XCTAssertEqual(exif["42033"] as? String, "SN123", "\(kept)")
+        XCTAssertEqual((kept["gps"] as? [String: Any])?["1"] as? String, "N", "\(kept)")
+
+        let rights = try report(["exif", try submit(["--metadata", "copyright"], inputs: ["exif.tif"]).appendingPathComponent("exif.jpg").path])
+        XCTAssertEqual(rights["ifd0"] as? [String: String], ["315": "Jane Doe", "33432": "(c) Jane Doe"], "\(rights)")
+        XCTAssertEqual((rights["exif"] as? [String: Any])?.isEmpty, true, "\(rights)")
+        XCTAssertEqual((rights["gps"] as? [String: Any])?.isEmpty, true, "\(rights)")
+    }
+
     func testAVIFOutputsDecodeWithAvifdecAtTheDefaultQuality() throws {
         let chosen = ["heic.heic", "tiff8.tif", "exif6.jpg", "avif10.avif"]
         let out = try submit(["--format", "avif"], inputs: chosen)

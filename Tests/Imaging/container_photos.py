@@ -8,12 +8,16 @@ the checks of what PhotoCluster made of them.
                                           the HEIC decoded by heif-convert and converted to sRGB by
                                           Pillow's Little CMS
     container_photos.py hostile DIR       writes the hostile files
+    container_photos.py exif FILE         prints the file's EXIF as Pillow reads it: {"ifd0": {tag:
+                                          value}, "exif": {…}, "gps": {…}} (tags as decimal strings)
 
 Made files: source.png (the picture), heic.heic (heif-enc, x265), heif-av1.avif (heif-enc, aom),
 avif.avif and avif10.avif (avifenc, 8 and 10 bits), tiff8.tif (Pillow, LZW strips), tiff16.tif
 (16-bit RGB strips, big-endian, written here), tiled16.tif (tiffcp: 64x64 Deflate tiles of it),
 gray16.tif (Pillow I;16), gif.gif (Pillow, 64 colours, a transparent corner), exif6.jpg (Pillow:
-stored on its side, EXIF orientation 6), orient6.tif (Pillow: the same, TIFF Orientation 6), irot.heic (pillow-heif: the same, with an irot box),
+stored on its side, EXIF orientation 6), orient6.tif (Pillow: the same, TIFF Orientation 6), exif.tif (orient6.tif with Make, Model, Artist
+and Copyright from Pillow, then an EXIF directory (DateTimeOriginal, BodySerialNumber) and a GPS
+one added by exiftool), irot.heic (pillow-heif: the same, with an irot box),
 p3.heic (heif-enc from a PNG with a Display P3 profile), nclx-p3.avif (avifenc: the same pixels,
 an nclx box saying P3 instead of the profile).
 """
@@ -102,6 +106,10 @@ def make(source, out):
     sideways = picture.transpose(Image.Transpose.ROTATE_90)
     sideways.save(path("exif6.jpg"), quality=95, exif=exif.tobytes())
     sideways.save(path("orient6.tif"), tiffinfo={274: 6})
+    # Pillow writes no EXIF or GPS directory into a TIFF: exiftool adds them.
+    sideways.save(path("exif.tif"), tiffinfo={274: 6, 271: "Camera Co", 272: "Model X", 315: "Jane Doe", 33432: "(c) Jane Doe"})
+    run("exiftool", "-q", "-overwrite_original", "-DateTimeOriginal=2024:05:06 07:08:09", "-SerialNumber=SN123",
+        "-GPSLatitude=52.37", "-GPSLatitudeRef=N", path("exif.tif"))
     pillow_heif.register_heif_opener()
     Image.open(path("exif6.jpg")).save(path("irot.heic"), quality=95, exif=exif.tobytes())
     p3 = display_p3_profile()
@@ -143,6 +151,13 @@ def p3check(output, heic):
             "profile": "icc_profile" in Image.open(output).info}
 
 
+def exif_report(path):
+    exif = Image.open(path).getexif()
+    readable = lambda d: {str(k): (v.decode("latin-1") if isinstance(v, bytes) else v if isinstance(v, (int, str)) else  # noqa: E731
+                                   [float(x) for x in v] if isinstance(v, tuple) else str(v)) for k, v in d.items()}
+    return {"ifd0": readable(exif), "exif": readable(exif.get_ifd(0x8769)), "gps": readable(exif.get_ifd(0x8825))}
+
+
 def hostile(out):
     path = lambda name: os.path.join(out, name)  # noqa: E731
     # A HEIC whose ispe claims 40000x40000 (the picture inside is small).
@@ -174,6 +189,8 @@ def main(arguments):
         print(json.dumps(p3check(arguments[1], arguments[2])))
     elif command == "hostile":
         hostile(arguments[1])
+    elif command == "exif":
+        print(json.dumps(exif_report(arguments[1])))
     else:
         raise SystemExit(f"unknown command {command}")
 

@@ -182,6 +182,39 @@ final class EmbeddedClusterTests: XCTestCase {
         XCTAssertEqual(server.requestCount, 0, "nothing was downloaded")
     }
 
+    /// The job's chroma reaches the worker's encoder, above the quality at which it would pick
+    /// 4:4:4 by itself.
+    func testTheJobsChromaSubsamplingIsWhatTheOutputsAre() async throws {
+        for (chroma, factors) in [(Photocluster_V1_ChromaSubsampling.automatic, [1, 1]), (.s422, [2, 1]), (.s420, [2, 2])] {
+            var submit = try ClusterHarness.submit([("coffee", "\(server.baseURL)/coffee.jpg")], out: out.appendingPathComponent("\(chroma)"))
+            submit.quality = 95
+            submit.image.chroma = chroma
+            let (_, summary, _) = try await ClusterHarness.run(submit, on: client)
+            let photo = try XCTUnwrap(summary?.photo(named: "coffee"))
+            XCTAssertEqual(photo.state, .done, photo.reason)
+            XCTAssertEqual(JPEGSampling.lumaFactors(try Data(contentsOf: URL(fileURLWithPath: photo.outputPath))), factors, "\(chroma)")
+        }
+    }
+
+    /// A parameter that names its values is checked by the coordinator as the filter takes it:
+    /// by name as well as by number, and a wrong name is refused listing the names.
+    func testTheCoordinatorTakesAResizeKernelByNameAndRefusesAnUnknownOne() async throws {
+        XCTAssertTrue(eventually { self.cluster.coordinator.workerSnapshot().count == 2 })
+        var submit = try ClusterHarness.submit([("coffee", "\(server.baseURL)/coffee.jpg")], out: out, filters: [])
+        submit.filters = try ClusterHarness.filterSpecs(["resize:width=64,height=64,kernel=sinc"])
+        do {
+            _ = try await client.submit(submit)
+            XCTFail("the job should be refused")
+        } catch let error as ClusterClientError {
+            XCTAssertTrue(error.message.contains("kernel=sinc is not one of nearest, linear, cubic, lanczos3"), error.message)
+        }
+        submit.filters = try ClusterHarness.filterSpecs(["resize:width=64,height=64,kernel=Cubic"])
+        let (_, summary, _) = try await ClusterHarness.run(submit, on: client)
+        let photo = try XCTUnwrap(summary?.photo(named: "coffee"))
+        XCTAssertEqual(photo.state, .done, photo.reason)
+        XCTAssertEqual(max(photo.width, photo.height), 64)
+    }
+
     func testIndexJSONRecordsEveryPhoto() async throws {
         let photos = [("clock", "\(server.baseURL)/clock.jpg"), ("gone", "\(server.baseURL)/gone.jpg")]
         _ = try await ClusterHarness.run(try ClusterHarness.submit(photos, out: out), on: client)

@@ -53,6 +53,50 @@ final class RecordedFramesTests: XCTestCase {
         }
     }
 
+    /// The recorded protocol-1 worker is sent no AVIF job (it would write the input's format):
+    /// the job waits, saying why, until the recorded protocol-2 worker joins and takes it.
+    func testARecordedProtocol1WorkerIsSentNoPhotoThatNeedsProtocol2() throws {
+        let core = CoreHarness()
+        let old = try Self.workerMessage(1, "worker-hello")
+        guard case .hello(let oldHello) = old.body else { return XCTFail("not a hello") }
+        core.handle(.fromWorker(id: oldHello.workerID, key: nil, message: old, photos: []))
+        let id = core.submit(files: ["a.jpg"], format: .avif)
+        let credited = core.handle(.fromWorker(id: oldHello.workerID, key: nil, message: try Self.workerMessage(1, "worker-credit"), photos: []))
+        XCTAssertEqual(CoreHarness.graphs(in: credited).count, 0)
+        XCTAssertEqual(CoreHarness.settled(in: credited), [])
+        let job = try XCTUnwrap(core.core.jobs[id])
+        XCTAssertNotNil(core.core.waitingReason(of: job))
+
+        var new = try Self.workerMessage(2, "worker-hello")
+        guard case .hello(var newHello) = new.body else { return XCTFail("not a hello") }
+        newHello.workerID = "upgraded"
+        new.body = .hello(newHello)
+        core.handle(.fromWorker(id: "upgraded", key: nil, message: new, photos: []))
+        XCTAssertNil(core.core.waitingReason(of: job))
+        let taken = core.handle(.fromWorker(id: "upgraded", key: nil, message: try Self.workerMessage(2, "worker-credit"), photos: []))
+        XCTAssertEqual(CoreHarness.graphs(in: taken).map(\.worker), ["upgraded"])
+    }
+
+    /// The same through a real coordinator: the status names the recorded worker's protocol and
+    /// says why the AVIF job's photo waits.
+    func testTheStatusSaysWhyAPhotoWaitsForAProtocol2Worker() async throws {
+        let cluster = try ScriptedWorkerCluster(name: "recorded-waiting")
+        defer { cluster.stop() }
+        let worker = try ZMQSocket(context: cluster.context, kind: .dealer)
+        defer { worker.close() }
+        try worker.setRoutingID("recorded")
+        try worker.connect(cluster.coordinator.boundWorkerEndpoint)
+        try worker.send([Self.frame(1, "worker-hello")], dontWait: false)
+        XCTAssertTrue(eventually { cluster.coordinator.workerSnapshot().count == 1 }, "the recorded worker registered")
+        try worker.send([Self.frame(1, "worker-credit")], dontWait: false)
+        let job = try await cluster.client.submit(try ClusterHarness.submit([("a", "http://photos.test/a.jpg")], out: cluster.out, format: .avif))
+        let status = try await cluster.client.status(job: job.id)
+        XCTAssertEqual(status.workers.map(\.protocolVersion), [1])
+        let waiting = try XCTUnwrap(status.jobs.first?.waiting)
+        XCTAssertTrue(waiting.hasPrefix("1 photo waits for a worker of protocol 2 or later"), waiting)
+        XCTAssertEqual(cluster.coordinator.workerSnapshot().first?.inFlight, 0, "nothing was sent to it")
+    }
+
     func testAWorkerTwoVersionsBackOrAheadOfTheCoordinatorIsRefusedWithTheReason() throws {
         let recorded = try Self.workerMessage(ProtocolVersions.oldestAccepted, "worker-hello")
         for (version, upgrade) in [(ProtocolVersions.oldestAccepted - 1, "upgrade the worker"), (ProtocolVersions.current + 1, "upgrade the coordinator")] {

@@ -97,6 +97,22 @@ final class ImageContainerTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(psnr(decoded.image, try source()), 30)
     }
 
+    /// exif.tif: Pillow's Make, Model, Artist, Copyright and Orientation 6, exiftool's EXIF and GPS
+    /// directories; read into an EXIF blob that says the same, without the TIFF's layout tags.
+    func testATIFFsEXIFIsReadFromItsDirectories() throws {
+        let header = try ImageCodec.inspect(data("exif.tif"))
+        XCTAssertEqual(header.metadata.orientation, .right)
+        let exif = try XCTUnwrap(header.metadata.exif)
+        XCTAssertEqual(Exif.orientation(in: exif), .right)
+        XCTAssertEqual(Exif.rights(in: exif).artist, "Jane Doe")
+        XCTAssertEqual(Exif.rights(in: exif).copyright, "(c) Jane Doe")
+        let tags = exif.withByteWindow { window in
+            Exif.ifd0(of: window, bigEndian: Exif.isBigEndian(window)!).map(\.tag)
+        }
+        XCTAssertEqual(tags, [0x010F, 0x0110, 0x0112, 0x013B, 0x8298, 0x8769, 0x8825], "descriptive tags and the two directories, ascending")
+        XCTAssertNil(try ImageCodec.inspect(data("tiff8.tif")).metadata.exif, "a TIFF with nothing to say has no EXIF")
+    }
+
     func testADisplayP3HEICCarriesItsProfile() throws {
         let profile = try XCTUnwrap(ImageCodec.inspect(data("p3.png")).metadata.iccProfile)
         XCTAssertEqual(try ImageCodec.inspect(data("p3.heic")).metadata.iccProfile, profile)

@@ -86,7 +86,7 @@ typedef struct {
 #define IC_MAX_JPEG_SCANS 100
 
 /* JPEG chroma subsampling. */
-enum { IC_CHROMA_AUTO = 0, IC_CHROMA_420 = 1, IC_CHROMA_444 = 2 };
+enum { IC_CHROMA_AUTO = 0, IC_CHROMA_420 = 1, IC_CHROMA_444 = 2, IC_CHROMA_422 = 3 };
 
 /* What an encoder writes besides the pixels. */
 typedef struct {
@@ -94,7 +94,7 @@ typedef struct {
     int fast_dct; /* JPEG: the fast integer DCT at quality 90 or less */
     int gray;     /* JPEG and PNG: one colour channel, taken from red (the caller checked r = g = b) */
     int lossless; /* WebP: lossless (quality then sets the effort) */
-    int chroma;   /* JPEG: IC_CHROMA_AUTO (4:4:4 above quality 90, else 4:2:0), IC_CHROMA_420, IC_CHROMA_444 */
+    int chroma;   /* JPEG: IC_CHROMA_AUTO (4:4:4 above quality 90, else 4:2:0), IC_CHROMA_420, IC_CHROMA_422, IC_CHROMA_444 */
     ic_blob icc;  /* an ICC profile: JPEG APP2 chunks, PNG iCCP */
     ic_blob exif; /* TIFF-structured EXIF (starting II or MM): JPEG APP1, PNG eXIf */
     ic_blob xmp;  /* an XMP packet: JPEG APP1, PNG iTXt XML:com.adobe.xmp */

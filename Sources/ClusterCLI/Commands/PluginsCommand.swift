@@ -21,13 +21,22 @@ struct PluginsCommand: ParsableCommand {
         let (registry, report, pool) = FilterCatalog.load(pluginDirectory: plugins)
         pool?.shutdown()
         if json {
-            struct Parameter: Encodable { let key, kind: String; let min, max, defaultValue: Double; let summary: String }
+            // `choices`: the names an int parameter's values may be written as, from `min` up.
+            struct Parameter: Encodable {
+                let key, kind: String
+                let min, max, defaultValue: Double
+                let choices: [String]?
+                let defaultChoice: String?
+                let summary: String
+            }
             struct Filter: Encodable { let name, version, origin, summary: String; let parameters: [Parameter] }
             struct Listing: Encodable { let filters: [Filter]; let refused: [[String: String]] }
             let listing = Listing(
                 filters: registry.descriptors.map { d in
                     Filter(name: d.name, version: d.version, origin: d.origin, summary: d.summary, parameters: d.parameters.map {
-                        Parameter(key: $0.key, kind: $0.kind.rawValue, min: $0.range.lowerBound, max: $0.range.upperBound, defaultValue: $0.defaultValue, summary: $0.summary)
+                        Parameter(
+                            key: $0.key, kind: $0.kind.rawValue, min: $0.range.lowerBound, max: $0.range.upperBound, defaultValue: $0.defaultValue,
+                            choices: $0.choices.isEmpty ? nil : $0.choices, defaultChoice: $0.choice(for: $0.defaultValue), summary: $0.summary)
                     })
                 },
                 refused: report.refused.map { ["file": $0.file, "reason": $0.reason] })
@@ -40,7 +49,10 @@ struct PluginsCommand: ParsableCommand {
         for d in registry.descriptors {
             Terminal.write("\(d.name)  v\(d.version)  \(d.origin)\n    \(d.summary)\n")
             for p in d.parameters {
-                Terminal.write("    \(p.key) (\(p.kind.rawValue), \(ConfiguredFilter.format(p.range.lowerBound))…\(ConfiguredFilter.format(p.range.upperBound)), default \(ConfiguredFilter.format(p.defaultValue))): \(p.summary)\n")
+                // A parameter with names shows them, as a spec writes them (kernel=lanczos3).
+                let kind = p.choices.isEmpty ? "\(p.kind.rawValue), " : "one of "
+                let defaultValue = p.choice(for: p.defaultValue) ?? ConfiguredFilter.format(p.defaultValue)
+                Terminal.write("    \(p.key) (\(kind)\(p.acceptedValues), default \(defaultValue)): \(p.summary)\n")
             }
         }
         FilterCatalog.logRefusals(report, prefix: "plugins")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PhotoClusterClient
+import PhotoClusterProto
 
 /// `cluster status [JOB]`: jobs and workers of a running coordinator.
 struct StatusCommand: AsyncParsableCommand {
@@ -43,7 +44,8 @@ struct StatusCommand: AsyncParsableCommand {
         for worker in reply.workers {
             Terminal.write(
                 "  \(worker.workerID)  host \(worker.host)  concurrency \(worker.concurrency)  in flight \(worker.inFlight)  completed \(worker.completed)"
-                    + String(format: "  %.1f photos/s", worker.throughput.photosPerSecond10S) + TopScreen.memoryText(worker) + TopScreen.stateText(worker) + "\n")
+                    + String(format: "  %.1f photos/s", worker.throughput.photosPerSecond10S) + TopScreen.memoryText(worker) + TopScreen.stateText(worker)
+                    + Self.protocolText(worker) + "\n")
         }
         Terminal.write("jobs: \(reply.jobs.count)\n")
         for summary in reply.jobs {
@@ -51,9 +53,17 @@ struct StatusCommand: AsyncParsableCommand {
             let v = summary.viewport
             let mode = summary.viewportMode ? "viewport \(v.visibleStart)..\(v.visibleEnd) prefetch \(v.prefetch)\(v.scrolling ? " scrolling" : "")" : "batch"
             Terminal.write("  \(summary.jobID)  \(summary.label)  \(summary.phase.displayName)\(summary.suspended ? " (suspended)" : "")  \(mode)  \(ProgressReporter.counts(p))  requeues \(summary.requeues)  retries \(summary.retries)\n")
+            if !summary.waiting.isEmpty { Terminal.write("    waiting: \(summary.waiting)\n") }
             for photo in summary.photos where photo.state == .failed {
                 Terminal.write("    failed \(photo.name): \(photo.stage): \(photo.reason)\n")
             }
         }
+    }
+
+    /// A worker of an older protocol than this build's (during a rolling upgrade) says so: it is
+    /// sent no photo that needs the newer one. Nothing from a coordinator that does not tell.
+    static func protocolText(_ worker: Photocluster_V1_WorkerStatus) -> String {
+        let current = UInt32(Photocluster_V1_ProtocolVersion.current.rawValue)
+        return worker.protocolVersion == 0 || worker.protocolVersion >= current ? "" : "  protocol \(worker.protocolVersion)"
     }
 }

@@ -28,6 +28,9 @@ struct JobOptions: ParsableArguments {
     @Flag(help: "JPEG: decode, and encode at quality 90 or less, with libjpeg-turbo's fast DCT (faster; pixels differ by a few levels).")
     var fastDCT = false
 
+    @Option(help: ArgumentHelp("JPEG chroma subsampling: 444 (full colour resolution: graphics, text), 422 (colour halved across) or 420 (halved both ways: photos) (default: 444 above --quality 90, else 420).", valueName: "444|422|420"))
+    var chroma: String?
+
     @Flag(help: "WebP: lossless instead of lossy (PNG is always lossless).")
     var lossless = false
 
@@ -81,6 +84,12 @@ struct JobOptions: ParsableArguments {
             guard (0...9).contains(avifSpeed) else { throw ValidationError("--avif-speed must be between 0 and 9, got \(avifSpeed)") }
             guard format?.lowercased() == "avif" else { throw ValidationError("--avif-speed is for --format avif") }
         }
+        if let chroma {
+            guard Self.chromaSubsampling(chroma) != nil else { throw ValidationError("--chroma must be 444, 422 or 420, got \"\(chroma)\"") }
+            if let format, !["jpeg", "jpg"].contains(format.lowercased()) {
+                throw ValidationError("--chroma is for JPEG output; --format \(format) has no chroma subsampling to choose")
+            }
+        }
         if lossless && format?.lowercased() != "webp" {
             throw ValidationError("--lossless is for --format webp (PNG is always lossless; JPEG never is)")
         }
@@ -127,12 +136,23 @@ struct JobOptions: ParsableArguments {
             $0.noAutoOrient = noAutoOrient
             $0.lossless = lossless
             if let avifSpeed { $0.avifSpeed = UInt32(avifSpeed) }
+            if let chroma, let subsampling = Self.chromaSubsampling(chroma) { $0.chroma = subsampling }
             $0.colour = colour.lowercased() == "srgb" ? .srgb : .keep
             switch metadata.lowercased() {
             case "keep": $0.metadata = .keep
             case "copyright": $0.metadata = .copyright
             default: $0.metadata = .strip
             }
+        }
+    }
+
+    /// `--chroma`'s value ("4:2:0" written out is taken too); nil for anything else.
+    static func chromaSubsampling(_ text: String) -> Photocluster_V1_ChromaSubsampling? {
+        switch text.replacingOccurrences(of: ":", with: "") {
+        case "444": return .s444
+        case "422": return .s422
+        case "420": return .s420
+        default: return nil
         }
     }
 

@@ -135,7 +135,7 @@ final class Journal {
                     "INSERT OR REPLACE INTO photos (job_id, idx, state, attempts, stage, reason, output_path, width, height, settled_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [.text(job.id), .int(Int64(photo.index)), .text(photo.state.rawValue), .int(Int64(photo.attempts)), .text(photo.failedStage),
                      .text(photo.reason), .text(job.outputPath(of: photo)), .int(Int64(photo.width)), .int(Int64(photo.height)),
-                     .int(Int64(photo.settledSequence))])
+                     .int(Int64(job.settledSequence(of: photo.index)))])
             }
             try recordJobState(job)
         }

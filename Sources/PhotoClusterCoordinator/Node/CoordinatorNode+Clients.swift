@@ -278,6 +278,7 @@ extension CoordinatorNode {
             let id = reply.jobs[index].jobID
             reply.jobs[index].throughput = throughput(job: id)
             reply.jobs[index].inFlight = UInt32(inFlight[id] ?? 0)
+            if let job = jobs[id], let reason = core.waitingReason(of: job) { reply.jobs[index].waiting = reason }
         }
         reply.droppedFrames = UInt64(droppedFrames)
         reply.coordinatorID = coordinatorID
@@ -301,6 +302,7 @@ extension CoordinatorNode {
             status.memoryInUseBytes = worker.memory.inUse
             status.photosWaitingForMemory = worker.memory.waiting
             status.state = worker.isDrained ? .drained : worker.draining != nil ? .draining : .working
+            status.protocolVersion = worker.protocolVersion
             return status
         }
         return reply

@@ -17,8 +17,11 @@ extension CoordinatorNode {
                 guard let schema = info.params.first(where: { $0.key == param.key }) else {
                     return "filter \(spec.name): unknown parameter \"\(param.key)\"; parameters: \(info.params.map(\.key).joined(separator: ", "))"
                 }
-                guard let value = Self.number(param.value, type: schema.type), value >= schema.min, value <= schema.max else {
-                    return "filter \(spec.name): \(param.key)=\(param.value) is not a \(schema.type) in \(schema.min)…\(schema.max)"
+                // A parameter that names its values (a resize's kernel) takes the names too.
+                let named = schema.choices.firstIndex(of: param.value.lowercased()).map { schema.min + Double($0) }
+                guard let value = named ?? Self.number(param.value, type: schema.type), value >= schema.min, value <= schema.max else {
+                    let accepted = schema.choices.isEmpty ? "a \(schema.type) in \(schema.min)…\(schema.max)" : "one of \(schema.choices.joined(separator: ", "))"
+                    return "filter \(spec.name): \(param.key)=\(param.value) is not \(accepted)"
                 }
             }
         }

@@ -50,9 +50,7 @@ public struct FilterRegistry: Sendable {
     }
 
     private static func value(of text: String, for parameter: FilterParameter, in spec: FilterSpec) throws -> Double {
-        let range = parameter.choices.isEmpty
-            ? "\(ConfiguredFilter.format(parameter.range.lowerBound))…\(ConfiguredFilter.format(parameter.range.upperBound))"
-            : parameter.choices.joined(separator: ", ")
+        let range = parameter.acceptedValues
         let parsed: Double?
         switch parameter.kind {
         case .double: parsed = Double(text).flatMap { $0.isFinite ? $0 : nil }

@@ -59,6 +59,19 @@ public struct FilterParameter: Sendable, Equatable {
         self.summary = summary
         self.choices = choices
     }
+
+    /// The values it takes as they may be written: its names ("nearest, linear, cubic,
+    /// lanczos3") when it has them, else its range ("0…2").
+    public var acceptedValues: String {
+        choices.isEmpty ? "\(ConfiguredFilter.format(range.lowerBound))…\(ConfiguredFilter.format(range.upperBound))" : choices.joined(separator: ", ")
+    }
+
+    /// The name of `value` when the parameter names its values (nil otherwise, or out of its names).
+    public func choice(for value: Double) -> String? {
+        let offset = value - range.lowerBound
+        guard !choices.isEmpty, offset == offset.rounded(), offset >= 0, offset < Double(choices.count) else { return nil }
+        return choices[Int(offset)]
+    }
 }
 
 /// Resolved parameter values: every declared key present and within its range.

@@ -61,7 +61,7 @@ package struct JournaledPhoto {
         outputPath = job.outputPath(of: photo)
         width = photo.width
         height = photo.height
-        settledSequence = photo.settledSequence
+        settledSequence = job.settledSequence(of: photo.index)
     }
 
     package init(state: PhotoState, attempts: UInt32, stage: String, reason: String, outputPath: String, width: UInt32, height: UInt32) {
@@ -101,8 +101,7 @@ extension Job {
             job.photos[index].outputFormat = path.hasSuffix(".png") ? .png : path.hasSuffix(".webp") ? .webp : path.hasSuffix(".avif") ? .avif : .jpeg
             job.photos[index].width = photo.width
             job.photos[index].height = photo.height
-            job.photos[index].settledSequence = photo.settledSequence
-            job.lastSettledSequence = max(job.lastSettledSequence, photo.settledSequence)
+            job.setSettledSequence(photo.settledSequence, of: UInt32(index))
         }
         for (index, losses) in journaled.losses where Int(index) < job.total { job.workerLosses[index] = losses }
         let phase = journaled.phase

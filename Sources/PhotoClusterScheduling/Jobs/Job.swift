@@ -35,7 +35,12 @@ package final class Job {
     package let viewportMode: Bool
     /// Change a photo's state only through `setState`, which keeps `tally` true.
     package var photos: [PhotoRecord]
-    /// The settled place of the photo that settled last (see `PhotoRecord.settledSequence`).
+    /// Each photo's place in the order the job's photos settled, from 1 (0: not settled), what
+    /// an HTTP event stream resumes from. A photo that settles again (restored without its file,
+    /// run again) gets a new, later place. Beside the records rather than in them: there its 4
+    /// bytes would cost 8 a photo with the padding.
+    package private(set) var settledSequences: [UInt32] = []
+    /// The place of the photo that settled last.
     package var lastSettledSequence: UInt32 = 0
     /// Photos per state, and how many cancelled ones are only parked (out of view): kept as
     /// photos change so progress costs nothing on a 100,000-photo job.
@@ -49,6 +54,10 @@ package final class Job {
     package let chains: [[Photocluster_V1_FilterSpec]]
     /// The filter names of each chain, for capability checks.
     package let chainNames: [Set<String>]
+    /// The oldest worker protocol its photos may be sent to (`PhotoRecord.neededProtocol`), least
+    /// and most of them: a worker older than `lowest` is asked for none of them, and with one of
+    /// `highest` or newer connected none waits for its protocol.
+    package let neededProtocols: (lowest: UInt8, highest: UInt8)
     /// The encoded fields every graph of a chain shares (see `encodeGraph`), made when first needed.
     package var graphTemplates: [UInt32: [UInt8]] = [:]
     package private(set) var phase: Photocluster_V1_JobPhase = .preparation
@@ -116,6 +125,8 @@ package final class Job {
         var followers: [UInt32: [UInt32]] = [:]
         var photos: [PhotoRecord] = []
         photos.reserveCapacity(count)
+        let outputsNeed = ProtocolNeeds.forOutputs(format: submit.format, image: submit.image)
+        var needed = (lowest: UInt8.max, highest: UInt8(0))
         for (index, entry) in submit.photos.enumerated() {
             var chain: UInt32 = 0
             if !entry.filters.isEmpty {
@@ -130,7 +141,9 @@ package final class Job {
             let stem = stems.next(for: entry.name)
             // Most names are their own stem: an empty string says so.
             strings.append(stem == entry.name ? "" : stem)
-            var photo = PhotoRecord(index: UInt32(index), chain: chain)
+            let need = UInt8(clamping: max(outputsNeed ?? 0, ProtocolNeeds.forInput(url: entry.url) ?? 0))
+            needed = (min(needed.lowest, need), max(needed.highest, need))
+            var photo = PhotoRecord(index: UInt32(index), chain: chain, neededProtocol: need)
             // Same URL, same filters, same output: compute it once.
             let key = LeaderKey(url: entry.url, chain: chain)
             if let leader = leaders[key] {
@@ -145,6 +158,7 @@ package final class Job {
         self.strings = strings
         self.chains = chains
         chainNames = chains.map { Set($0.map(\.name)) }
+        neededProtocols = photos.isEmpty ? (0, 0) : needed
         followersByLeader = followers
         tally.states[.new] = photos.count
         rebuildQueue()
@@ -178,6 +192,7 @@ package final class Job {
         strings = other.strings
         chains = other.chains
         chainNames = other.chainNames
+        neededProtocols = other.neededProtocols
         graphTemplates = other.graphTemplates
         phase = other.phase
         finishedAt = other.finishedAt
@@ -238,7 +253,17 @@ package final class Job {
     /// The photo settled: it takes the next place in the order the job's photos settled.
     package func numberSettled(_ index: UInt32) {
         lastSettledSequence += 1
-        photos[Int(index)].settledSequence = lastSettledSequence
+        setSettledSequence(lastSettledSequence, of: index)
+    }
+
+    package func settledSequence(of index: UInt32) -> UInt32 {
+        Int(index) < settledSequences.count ? settledSequences[Int(index)] : 0
+    }
+
+    package func setSettledSequence(_ sequence: UInt32, of index: UInt32) {
+        if settledSequences.isEmpty { settledSequences = Array(repeating: 0, count: photos.count) }
+        settledSequences[Int(index)] = sequence
+        lastSettledSequence = max(lastSettledSequence, sequence)
     }
 
     /// The one way a photo's worker changes, so the in-flight index and the queue stay true;
@@ -291,7 +316,7 @@ package final class Job {
         status.height = photo.height
         status.attempts = photo.attempts
         status.workerID = workerID
-        status.settledSequence = photo.settledSequence
+        status.settledSequence = settledSequence(of: photo.index)
         return status
     }
 

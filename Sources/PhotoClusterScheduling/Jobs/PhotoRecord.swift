@@ -16,6 +16,9 @@ package struct PhotoRecord {
     /// The format of its output file once done, as the raw value of `Photocluster_V1_OutputFormat`
     /// (the enum itself takes nine bytes).
     private var outputFormatValue: UInt8 = 0
+    /// The oldest worker protocol it may be sent to, 0 for any (see `ProtocolNeeds`); in the
+    /// padding after the byte above, so the record stays 72 bytes.
+    package let neededProtocol: UInt8
     /// Index of the earlier photo of the job with the same URL, filters and output (its leader),
     /// or `noLeader`: a follower is not run, it gets a copy of the leader's result.
     private var leaderIndex = PhotoRecord.noLeader
@@ -27,9 +30,6 @@ package struct PhotoRecord {
     package var attempts: UInt32 = 0
     /// Transient failures reported for it, which the retry budget counts (not restored).
     package var failures: UInt32 = 0
-    /// Its place in the order the job's photos settled, from 1 (0: not settled). A photo that
-    /// settles again (restored without its file, run again) gets a new, later place.
-    package var settledSequence: UInt32 = 0
     package var width: UInt32 = 0
     package var height: UInt32 = 0
     /// Empty unless it failed or was cancelled (literal reasons cost no allocation).
@@ -38,9 +38,10 @@ package struct PhotoRecord {
 
     private static let noLeader = UInt32.max
 
-    package init(index: UInt32, chain: UInt32) {
+    package init(index: UInt32, chain: UInt32, neededProtocol: UInt8 = 0) {
         self.index = index
         self.chain = chain
+        self.neededProtocol = neededProtocol
     }
 
     package var leader: UInt32? {

@@ -2,8 +2,9 @@ import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
 
-/// Hands queued photos to workers that have credit and every filter the photo needs, preferring
-/// the worker that already holds a photo's intermediate results. A worker's photos of one turn
+/// Hands queued photos to workers that have credit, every filter the photo needs and the protocol
+/// it needs (`ProtocolNeeds`), preferring the worker that already holds a photo's intermediate
+/// results. A worker's photos of one turn
 /// leave together (see `sendAssignedGraphs`).
 extension CoordinatorCore {
     /// How far down a job's queue to look for a photo with affinity to a worker.
@@ -69,7 +70,8 @@ extension CoordinatorCore {
     /// `holdsNothing`: the worker has no photo, counting those given to it this turn.
     private func nextPhoto(for worker: WorkerRecord, holdsNothing: Bool) -> (job: String, photo: PhotoRecord, suspect: Bool)? {
         for id in openJobs {
-            guard let job = jobs[id], job.isDispatchable else { continue }
+            // A worker too old for every photo of the job is not asked to look through its queue.
+            guard let job = jobs[id], job.isDispatchable, worker.speaks(job.neededProtocols.lowest) else { continue }
             let (chains, losses) = (job.chainNames, job.workerLosses)
             let mayRun = { (photo: PhotoRecord) in
                 self.mayRun(photo, filters: chains[Int(photo.chain)], losses: losses[photo.index], on: worker, holdsNothing: holdsNothing)

@@ -83,15 +83,16 @@ extension CoordinatorCore {
 
     // MARK: - Dispatch
 
-    /// Whether `worker` may be sent this queued photo: it has the photo's filters; a suspect needs
+    /// Whether `worker` may be sent this queued photo: it has the photo's filters and speaks the
+    /// protocol the photo needs (`ProtocolNeeds`); a suspect needs
     /// the worker to itself and keeps off the workers it was lost on while another could take it;
     /// a worker kept for suspects takes nothing else. `filters` and `losses`: the photo's, nil for
     /// none (it reads no job: it is asked while a job's queue is being changed). `holdsNothing`:
     /// the worker has no photo, those given to it this turn counted.
     package func mayRun(_ photo: PhotoRecord, filters: Set<String>, losses: WorkerLosses?, on worker: WorkerRecord, holdsNothing: Bool) -> Bool {
-        guard worker.canRun(filters) else { return false }
+        guard worker.canRun(filters), worker.speaks(photo.neededProtocol) else { return false }
         guard let losses else { return reservedForSuspects != worker.id }
-        return holdsNothing && suits(worker, losses, filters: filters)
+        return holdsNothing && suits(worker, losses, filters: filters, neededProtocol: photo.neededProtocol)
     }
 
     /// A suspect runs alone: a worker holding one is sent nothing more until it ends.
@@ -104,25 +105,29 @@ extension CoordinatorCore {
     /// with other photos and a suspect would wait as long as new work comes.
     package func reserveWorkerForSuspects() {
         let waiting = jobOrder.lazy.compactMap { id in
-            self.jobs[id].map { job in job.queuedSuspects.map { (job.filterNames(of: job.photos[Int($0)]), job.workerLosses[$0]!) } }
+            self.jobs[id].map { job in
+                job.queuedSuspects.map { (job.filterNames(of: job.photos[Int($0)]), job.workerLosses[$0]!, job.photos[Int($0)].neededProtocol) }
+            }
         }
         .first { !$0.isEmpty }
-        guard let waiting, let (filters, losses) = waiting.first else {
+        guard let waiting, let (filters, losses, neededProtocol) = waiting.first else {
             reservedForSuspects = nil
             return
         }
-        if let reserved = reservedForSuspects.flatMap({ workers[$0] }), suits(reserved, losses, filters: filters) { return }
+        if let reserved = reservedForSuspects.flatMap({ workers[$0] }), suits(reserved, losses, filters: filters, neededProtocol: neededProtocol) { return }
         // The worker that will empty soonest: the one holding the fewest photos.
-        reservedForSuspects = workers.values.filter { suits($0, losses, filters: filters) }
+        reservedForSuspects = workers.values.filter { suits($0, losses, filters: filters, neededProtocol: neededProtocol) }
             .min { ($0.inFlight.count, $0.id) < ($1.inFlight.count, $1.id) }?.id
     }
 
-    /// Whether a suspect may go to `worker`: it has the filters, and the suspect was not lost on
-    /// it, unless no other connected worker could take the suspect.
-    private func suits(_ worker: WorkerRecord, _ losses: WorkerLosses, filters: Set<String>) -> Bool {
-        guard worker.canRun(filters) else { return false }
+    /// Whether a suspect may go to `worker`: it has the filters and the protocol, and the suspect
+    /// was not lost on it, unless no other connected worker could take the suspect.
+    private func suits(_ worker: WorkerRecord, _ losses: WorkerLosses, filters: Set<String>, neededProtocol: UInt8) -> Bool {
+        guard worker.canRun(filters), worker.speaks(neededProtocol) else { return false }
         guard losses.workers.contains(worker.id) else { return true }
-        return !workers.values.contains { $0.id != worker.id && !losses.workers.contains($0.id) && $0.canRun(filters) }
+        return !workers.values.contains {
+            $0.id != worker.id && !losses.workers.contains($0.id) && $0.canRun(filters) && $0.speaks(neededProtocol)
+        }
     }
 }
 

@@ -126,7 +126,8 @@ extension CoordinatorCore {
         workers[id] = WorkerRecord(
             id: id, number: number, key: key, host: hello.host, concurrency: hello.concurrency,
             creditLimit: settings.workerBudgets.creditLimit(announced: hello.concurrency), incarnation: hello.incarnation,
-            filters: Dictionary(hello.filters.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }), lastSeen: now)
+            filters: Dictionary(hello.filters.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }),
+            protocolVersion: hello.protocolVersion, lastSeen: now)
         workerIDs[number] = id
         workers[id]!.replaceInFlight(kept)
         var welcome = Photocluster_V1_Welcome()
@@ -142,6 +143,10 @@ extension CoordinatorCore {
         for job in open { sendControlState(job.controlState, to: id) }
         perform(.workersChanged)
         log("worker \(id) joined from \(hello.host) (concurrency \(hello.concurrency), filters: \(hello.filters.map(\.name).sorted().joined(separator: ", ")))", worker: id)
+        if hello.protocolVersion < ProtocolNeeds.newCodecs {
+            log(.notice, "worker \(id) speaks protocol \(hello.protocolVersion): it is sent no photo that needs protocol \(ProtocolNeeds.newCodecs) "
+                + "(AVIF output, --chroma, a HEIC, AVIF, TIFF or GIF input); upgrade it", worker: id)
+        }
         capabilitiesChanged = true
     }
 

@@ -26,6 +26,9 @@ package final class WorkerRecord {
     package let incarnation: String
     /// The filters it has, by name, with their parameter schemas.
     package let filters: [String: Photocluster_V1_FilterInfo]
+    /// The protocol version its hello said (one the coordinator accepts): photos that need a
+    /// newer one are not sent to it (`ProtocolNeeds`).
+    package let protocolVersion: UInt32
     /// Graphs the worker said it can still take.
     package var credits: Int = 0
     /// When it was last heard from, on the monotonic clock (liveness must survive a clock step).
@@ -71,7 +74,7 @@ package final class WorkerRecord {
 
     package init(
         id: String, number: WorkerNumber, key: String?, host: String, concurrency: UInt32, creditLimit: Int, incarnation: String,
-        filters: [String: Photocluster_V1_FilterInfo], lastSeen: MonotonicInstant
+        filters: [String: Photocluster_V1_FilterInfo], protocolVersion: UInt32, lastSeen: MonotonicInstant
     ) {
         self.creditLimit = creditLimit
         self.id = id
@@ -82,10 +85,14 @@ package final class WorkerRecord {
         self.concurrency = concurrency
         self.incarnation = incarnation
         self.filters = filters
+        self.protocolVersion = protocolVersion
         self.lastSeen = lastSeen
     }
 
     package func canRun(_ filterNames: Set<String>) -> Bool { filterNames.allSatisfy { filters[$0] != nil } }
+
+    /// It speaks the protocol a photo needs (`PhotoRecord.neededProtocol`).
+    package func speaks(_ neededProtocol: UInt8) -> Bool { protocolVersion >= UInt32(neededProtocol) }
 
     /// Some photo whose intermediate results it holds is not running here: it may be queued, and
     /// worth sending back here. Counted, not searched for: this is asked on every dispatch.

@@ -15,6 +15,7 @@ enum FilterInfoMapping {
             p.min = parameter.range.lowerBound
             p.max = parameter.range.upperBound
             p.defaultValue = String(parameter.defaultValue)
+            p.choices = parameter.choices
             return p
         }
         return info

@@ -103,7 +103,19 @@ final class EncodeOperation: CPUStageOperation, @unchecked Sendable {
             quality: graph.quality == 0 ? 90 : Int(graph.quality), fastDCT: graph.fastDct, gray: gray, lossless: graph.image.lossless,
             iccProfile: metadata.iccProfile, exif: metadata.exif, xmp: metadata.xmp)
         if graph.image.hasAvifSpeed { options.speed = Int(graph.image.avifSpeed) }
+        options.chroma = ChromaSubsampling(graph.image.chroma)
         return options
+    }
+}
+
+extension ChromaSubsampling {
+    init(_ proto: Photocluster_V1_ChromaSubsampling) {
+        switch proto {
+        case .s420: self = .s420
+        case .s422: self = .s422
+        case .s444: self = .s444
+        default: self = .automatic
+        }
     }
 }
 

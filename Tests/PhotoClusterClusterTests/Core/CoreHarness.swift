@@ -56,9 +56,11 @@ final class CoreHarness: CoordinatorShell {
     }
 
     @discardableResult
-    func hello(_ worker: String, concurrency: UInt32 = 1, incarnation: String? = nil, holding: [PhotoRef] = []) -> [CoordinatorAction] {
+    func hello(
+        _ worker: String, concurrency: UInt32 = 1, incarnation: String? = nil, holding: [PhotoRef] = [], protocolVersion: UInt32 = ProtocolVersions.current
+    ) -> [CoordinatorAction] {
         from(worker, .hello(.with {
-            $0.protocolVersion = ProtocolVersions.current
+            $0.protocolVersion = protocolVersion
             $0.workerID = worker
             $0.concurrency = concurrency
             $0.incarnation = incarnation ?? "\(worker)-1"
@@ -98,10 +100,22 @@ final class CoreHarness: CoordinatorShell {
     /// A batch job of photos named p0, p1, …, each with its own URL.
     @discardableResult
     func submit(photos: Int, viewport: Photocluster_V1_Viewport? = nil) -> String {
+        submit(files: (0..<photos).map { "\($0).jpg" }, viewport: viewport)
+    }
+
+    /// A batch job of one photo per file name (p0 at http://photos.test/JOB/FILE, p1, …), written
+    /// in `format` with `image`'s options.
+    @discardableResult
+    func submit(
+        files: [String], format: Photocluster_V1_OutputFormat = .keep, image: Photocluster_V1_ImageOptions = .init(),
+        viewport: Photocluster_V1_Viewport? = nil
+    ) -> String {
         jobCount += 1
         let id = "job\(jobCount)"
         var submit = Photocluster_V1_SubmitJob()
-        submit.photos = (0..<photos).map { index in .with { $0.name = "p\(index)"; $0.url = "http://photos.test/\(id)/\(index).jpg" } }
+        submit.photos = files.enumerated().map { index, file in .with { $0.name = "p\(index)"; $0.url = "http://photos.test/\(id)/\(file)" } }
+        submit.format = format
+        submit.image = image
         if let viewport {
             submit.viewportMode = true
             submit.viewport = viewport
