@@ -310,6 +310,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "PhotoClusterHTTPAPITests",
+            dependencies: ["PhotoClusterHTTPAPI", "PhotoClusterProto", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "ClusterCLITests",
             dependencies: ["PhotoClusterImaging", "PhotoClusterCore", "LoopbackHTTP", "PhotoClusterTestSupport"],
             swiftSettings: swiftSettings

@@ -11,11 +11,22 @@ public struct DashboardAccess: Sendable {
     public var hostNames: Set<String>
     /// Where the token can be read, for the refusal's advice.
     public var tokenLocation: String
+    /// Whether a token is an admin's HTTP API token (`cluster token create --role admin`), which
+    /// opens the dashboard as the dashboard's own token does.
+    public var isAdminToken: @Sendable (String) -> Bool
 
-    public init(token: String?, hostNames: Set<String>, tokenLocation: String = "the URL the coordinator printed at start") {
+    public init(token: String?, hostNames: Set<String>, tokenLocation: String = "the URL the coordinator printed at start",
+                isAdminToken: @escaping @Sendable (String) -> Bool = { _ in false }) {
         self.token = token
         self.hostNames = hostNames
         self.tokenLocation = tokenLocation
+        self.isAdminToken = isAdminToken
+    }
+
+    /// Whether `given` opens the dashboard.
+    func admits(_ given: String) -> Bool {
+        guard let token else { return true }
+        return DashboardGuard<BasicRequestContext>.same(given, token) || isAdminToken(given)
     }
 
     /// The names a listener on `host` answers to: the address itself, the loopback names when it
@@ -66,20 +77,20 @@ struct DashboardGuard<Context: RequestContext>: RouterMiddleware {
         if request.method == .post, let refusal = postRefusal(request) {
             return DashboardRoutes.problem(.forbidden, refusal)
         }
-        guard let token = access.token else { return try await next(request, context) }
-        if bearer(of: request).map({ Self.same($0, token) }) == true || request.cookies[Self.cookieName].map({ Self.same($0.value, token) }) == true {
+        guard access.token != nil else { return try await next(request, context) }
+        if bearer(of: request).map(access.admits) == true || request.cookies[Self.cookieName].map({ access.admits($0.value) }) == true {
             return try await next(request, context)
         }
         // A page opened from the printed URL: keep the token in a cookie the page's scripts cannot
         // read and other sites' pages never send, and show the address without it.
-        if request.method == .get, let given = request.uri.queryParameters["token"], Self.same(String(given), token), !path.hasPrefix("/api/") {
+        if request.method == .get, let given = request.uri.queryParameters["token"].map(String.init), access.admits(given), !path.hasPrefix("/api/") {
             var response = Response(status: .seeOther, headers: [.location: path, .cacheControl: "no-store"])
-            response.setCookie(Cookie(name: Self.cookieName, value: token, path: "/", httpOnly: true, sameSite: .strict))
+            response.setCookie(Cookie(name: Self.cookieName, value: given, path: "/", httpOnly: true, sameSite: .strict))
             return response
         }
         return DashboardRoutes.problem(.unauthorized,
             "this dashboard needs its token: open the URL with ?token= that the coordinator printed at start, or send the header "
-                + "`Authorization: Bearer TOKEN` (the token is in \(access.tokenLocation))")
+                + "`Authorization: Bearer TOKEN` (the token is in \(access.tokenLocation); an admin's API token from `cluster token create --role admin` opens it too)")
     }
 
     /// Why a POST is refused: not JSON, or not from a page of this dashboard.

@@ -38,6 +38,9 @@ enum JobSubmission {
         if let quality = request.quality, !(1...100).contains(quality) { throw APIProblem(400, "quality must be between 1 and 100, got \(quality)") }
         submit.quality = UInt32(request.quality ?? 90)
         submit.fastDct = request.fastDCT ?? false
+        if request.chroma != nil, let format = request.format, format != .jpeg {
+            throw APIProblem(400, "chroma is for JPEG output; format \(format.rawValue) has no chroma subsampling to choose")
+        }
         if request.lossless == true && request.format != .webp { throw APIProblem(400, "lossless is for format webp (PNG is always lossless; JPEG never is)") }
         if let speed = request.avifSpeed {
             guard (0...9).contains(speed) else { throw APIProblem(400, "avifSpeed must be between 0 and 9, got \(speed)") }
@@ -47,6 +50,12 @@ enum JobSubmission {
             $0.noAutoOrient = request.autoOrient == false
             $0.lossless = request.lossless ?? false
             if let speed = request.avifSpeed { $0.avifSpeed = UInt32(speed) }
+            switch request.chroma {
+            case ._444?: $0.chroma = .s444
+            case ._422?: $0.chroma = .s422
+            case ._420?: $0.chroma = .s420
+            case nil: break
+            }
             $0.colour = request.colour == .srgb ? .srgb : .keep
             $0.metadata = switch request.metadata {
             case .keep?: .keep

@@ -16,7 +16,7 @@ extension CoordinatorCommand {
         let token = secured ? try dashboardToken() : nil
         let access = DashboardAccess(
             token: token?.value, hostNames: DashboardAccess.hostNames(listeningOn: address.host, extra: httpHosts),
-            tokenLocation: token?.location ?? "")
+            tokenLocation: token?.location ?? "", isAdminToken: { node.tokenHolder(of: $0)?.isAdmin == true })
         let router = DashboardRoutes.router(for: node, access: access)
         try HTTPAPI.add(to: router, coordinator: node, access: APIAccess(operatorToken: token?.value, limits: httpAPI.limits(maxManifestBytes: limits.limits.maxManifestBytes)))
         let server = await option.start(what: "dashboard and HTTP API", router: router, tls: httpAPI.tls, logger: logger)

@@ -18,12 +18,16 @@ public enum LocalRequester: Sendable, Equatable {
 /// Loop-owned.
 final class LocalClient {
     let deliver: (Data) -> Void
+    /// Called once the coordinator forgets it: its stream ends, or its request is answered
+    /// with a refusal if it was not yet.
+    let end: () -> Void
     /// Whose it is, so a revoked token's event streams end (see `dropRevokedLocalClients`).
     let requester: LocalRequester
 
-    init(requester: LocalRequester, deliver: @escaping (Data) -> Void) {
+    init(requester: LocalRequester, deliver: @escaping (Data) -> Void, end: @escaping () -> Void) {
         self.requester = requester
         self.deliver = deliver
+        self.end = end
     }
 }
 
@@ -40,14 +44,21 @@ extension CoordinatorNode {
         return await withCheckedContinuation { continuation in
             loop.post { [self] in
                 var answered = false
-                localClients[identity] = LocalClient(requester: requester) { [weak self] encoded in
+                localClients[identity] = LocalClient(requester: requester, deliver: { [weak self] encoded in
                     guard !answered, let message = Envelope.decode(Photocluster_V1_CoordinatorToClient.self, from: encoded),
                           message.requestID == Self.localRequestID else { return }
                     answered = true
                     continuation.resume(returning: message)
                     // Not while the coordinator is sending: the client leaves once the loop is free.
                     self?.loop.post { self?.forgetLocalClient(identity) }
-                }
+                }, end: {
+                    guard !answered else { return }
+                    answered = true
+                    continuation.resume(returning: .with {
+                        $0.requestID = Self.localRequestID
+                        $0.body = .error(.with { $0.message = "the token this request came with was revoked"; $0.refusal = .keyRemoved })
+                    })
+                })
                 handle(Self.localRequest(body), from: identity, requester: requester, bytes: bytes)
             }
         }
@@ -63,9 +74,9 @@ extension CoordinatorNode {
         let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingOldest(buffered))
         continuation.onTermination = { [weak self] _ in self?.loop.post { self?.forgetLocalClient(identity) } }
         loop.post { [self] in
-            localClients[identity] = LocalClient(requester: requester) { encoded in
+            localClients[identity] = LocalClient(requester: requester, deliver: { encoded in
                 if case .dropped = continuation.yield(encoded) { continuation.finish() }
-            }
+            }, end: { continuation.finish() })
             let watch = Photocluster_V1_WatchJob.with {
                 $0.jobID = jobID
                 $0.events = .everyPhoto
@@ -96,8 +107,9 @@ extension CoordinatorNode {
 
     /// Loop thread: the local client is gone; it watches nothing any more.
     private func forgetLocalClient(_ identity: Data) {
-        guard localClients.removeValue(forKey: identity) != nil else { return }
+        guard let client = localClients.removeValue(forKey: identity) else { return }
         for job in subscribers.keys { subscribers[job]?.remove(identity) }
+        client.end()
     }
 
     private static let localRequestID: UInt64 = 1

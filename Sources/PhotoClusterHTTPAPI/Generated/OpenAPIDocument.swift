@@ -602,6 +602,15 @@ enum OpenAPIDocument {
             "minimum": 1,
             "maximum": 100
           },
+          "chroma": {
+            "type": "string",
+            "enum": [
+              "444",
+              "422",
+              "420"
+            ],
+            "description": "JPEG chroma subsampling, as `--chroma` (default 444 above quality 90, else 420)."
+          },
           "fastDCT": {
             "type": "boolean"
           },

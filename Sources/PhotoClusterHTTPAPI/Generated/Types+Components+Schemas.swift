@@ -164,6 +164,18 @@ extension Components {
             internal var format: Components.Schemas.SubmitRequest.FormatPayload?
             /// - Remark: Generated from `#/components/schemas/SubmitRequest/quality`.
             internal var quality: Swift.Int?
+            /// JPEG chroma subsampling, as `--chroma` (default 444 above quality 90, else 420).
+            ///
+            /// - Remark: Generated from `#/components/schemas/SubmitRequest/chroma`.
+            internal enum ChromaPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case _444 = "444"
+                case _422 = "422"
+                case _420 = "420"
+            }
+            /// JPEG chroma subsampling, as `--chroma` (default 444 above quality 90, else 420).
+            ///
+            /// - Remark: Generated from `#/components/schemas/SubmitRequest/chroma`.
+            internal var chroma: Components.Schemas.SubmitRequest.ChromaPayload?
             /// - Remark: Generated from `#/components/schemas/SubmitRequest/fastDCT`.
             internal var fastDCT: Swift.Bool?
             /// - Remark: Generated from `#/components/schemas/SubmitRequest/lossless`.
@@ -209,6 +221,7 @@ extension Components {
             ///   - replaceOutputs:
             ///   - format: Default the input's format.
             ///   - quality:
+            ///   - chroma: JPEG chroma subsampling, as `--chroma` (default 444 above quality 90, else 420).
             ///   - fastDCT:
             ///   - lossless:
             ///   - avifSpeed:
@@ -226,6 +239,7 @@ extension Components {
                 replaceOutputs: Swift.Bool? = nil,
                 format: Components.Schemas.SubmitRequest.FormatPayload? = nil,
                 quality: Swift.Int? = nil,
+                chroma: Components.Schemas.SubmitRequest.ChromaPayload? = nil,
                 fastDCT: Swift.Bool? = nil,
                 lossless: Swift.Bool? = nil,
                 avifSpeed: Swift.Int? = nil,
@@ -243,6 +257,7 @@ extension Components {
                 self.replaceOutputs = replaceOutputs
                 self.format = format
                 self.quality = quality
+                self.chroma = chroma
                 self.fastDCT = fastDCT
                 self.lossless = lossless
                 self.avifSpeed = avifSpeed
@@ -261,6 +276,7 @@ extension Components {
                 case replaceOutputs
                 case format
                 case quality
+                case chroma
                 case fastDCT
                 case lossless
                 case avifSpeed
@@ -300,6 +316,10 @@ extension Components {
                 self.quality = try container.decodeIfPresent(
                     Swift.Int.self,
                     forKey: .quality
+                )
+                self.chroma = try container.decodeIfPresent(
+                    Components.Schemas.SubmitRequest.ChromaPayload.self,
+                    forKey: .chroma
                 )
                 self.fastDCT = try container.decodeIfPresent(
                     Swift.Bool.self,
@@ -345,6 +365,7 @@ extension Components {
                     "replaceOutputs",
                     "format",
                     "quality",
+                    "chroma",
                     "fastDCT",
                     "lossless",
                     "avifSpeed",
