@@ -37,7 +37,7 @@ struct ClusterAPI: APIProtocol {
     }
 
     func submitJob(_ input: Operations.SubmitJob.Input) async throws -> Operations.SubmitJob.Output {
-        guard case .json(let body) = input.body else { return .default(statusCode: 415, APIProblem(415, "send the job as application/json").response) }
+        guard case .json(let body) = input.body else { return Self.problem(APIProblem(415, "send the job as application/json")) }
         let submit: Photocluster_V1_SubmitJob
         do {
             submit = try JobSubmission.message(for: body)
@@ -69,7 +69,7 @@ struct ClusterAPI: APIProtocol {
     }
 
     func setViewport(_ input: Operations.SetViewport.Input) async throws -> Operations.SetViewport.Output {
-        guard case .json(let body) = input.body else { return .default(statusCode: 415, APIProblem(415, "send the viewport as application/json").response) }
+        guard case .json(let body) = input.body else { return Self.problem(APIProblem(415, "send the viewport as application/json")) }
         let viewport: Photocluster_V1_Viewport
         do {
             viewport = try ViewportBody.proto(body)
