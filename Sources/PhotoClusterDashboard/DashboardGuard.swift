@@ -90,7 +90,7 @@ struct DashboardGuard<Context: RequestContext>: RouterMiddleware {
         }
         return DashboardRoutes.problem(.unauthorized,
             "this dashboard needs its token: open the URL with ?token= that the coordinator printed at start, or send the header "
-                + "`Authorization: Bearer TOKEN` (the token is in \(access.tokenLocation); an admin's API token from `cluster token create --role admin` opens it too)")
+                + "`Authorization: Bearer TOKEN` (the token is in \(access.tokenLocation)); an admin's API token from `cluster token create --role admin` opens it too")
     }
 
     /// Why a POST is refused: not JSON, or not from a page of this dashboard.
