@@ -134,6 +134,13 @@ final class LocalClientTests: XCTestCase {
             guard case .status(let reply)? = await coordinator.request(status, from: requester).body else { return XCTFail("\(requester) cannot read the job") }
             XCTAssertEqual(reply.jobs.first?.jobID, accepted.jobID)
         }
+        // The operator (the dashboard's token) writes a directory of its own: every key's are taken.
+        let aliceOut = out!
+        defer { try? FileManager.default.removeItem(at: aliceOut) }
+        out = Repository.temporaryDirectory("local-client-operator-out")
+        guard case .accepted? = try await submit(["z"], as: .operator, on: coordinator) else {
+            return XCTFail("the operator's job was not accepted")
+        }
         guard case .error(let missing)? = await coordinator.request(.cancel(.with { $0.jobID = "job-none" }), from: .operator).body else {
             return XCTFail("cancelling no job was not refused")
         }
