@@ -16,6 +16,7 @@ struct APIGuard<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = await answer(request, context: context, next: next)
+        coordinator.countHTTPRequest(status: Int(response.status.code))
         response.headers[.xContentTypeOptions] = "nosniff"
         // The generated code writes header values percent-encoded (`%2Fv1%2Fjobs…`).
         if let location = response.headers[.location], location.hasPrefix("%2F") {

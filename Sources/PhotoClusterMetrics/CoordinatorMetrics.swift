@@ -19,6 +19,10 @@ public final class CoordinatorMetrics {
     private let refusedRequests: [String: Counter]
     public static let rejectionReasons = ["not_sent", "unknown_photo", "wrong_key"]
     public static let refusalReasons = ["not_permitted", "output_root", "output_owner", "output_occupied", "storage_grant", "limit", "key", "protocol_version", "routing_id"]
+    /// The status codes the HTTP API documents, each a label of its requests' counter.
+    public static let httpCodes = ["200", "201", "204", "400", "401", "403", "404", "409", "413", "415", "429", "500", "503", "other"]
+    private let httpRequests: [String: Counter]
+    private let httpEventStreams: Gauge
     private let queueDepth: [String: Gauge]
     private let phases: [String: Gauge]
     private let wastedBytes, wastedPixels, requeues, retries, poisonPhotos, heartbeatMisses, droppedFrames: Counter
@@ -52,6 +56,8 @@ public final class CoordinatorMetrics {
         heartbeatMisses = Counter(label: MetricCatalog.heartbeatMisses.name, factory: factory)
         droppedFrames = Counter(label: MetricCatalog.droppedFrames.name, factory: factory)
         workersConnected = Gauge(label: MetricCatalog.workersConnected.name, factory: factory)
+        httpRequests = .init(labels: Self.httpCodes, make: counter(MetricCatalog.httpRequests, "code"))
+        httpEventStreams = Gauge(label: MetricCatalog.httpEventStreams.name, factory: factory)
         for gauge in Array(queueDepth.values) + Array(phases.values) + [workersConnected] { gauge.record(0) }
     }
 
@@ -97,6 +103,10 @@ public final class CoordinatorMetrics {
     public func rejectedResult(reason: String) { rejectedResults[reason]?.increment() }
     /// A client's request or connection was refused; `reason` is one of `refusalReasons`.
     public func refusedRequest(reason: String) { refusedRequests[reason]?.increment() }
+
+    public func httpRequest(status: Int) { (httpRequests[String(status)] ?? httpRequests["other"])?.increment() }
+
+    public func httpEventStreams(_ open: Int) { httpEventStreams.record(open) }
 
     // MARK: - Levels, set once a second
 

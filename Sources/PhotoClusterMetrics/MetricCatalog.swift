@@ -88,10 +88,16 @@ public enum MetricCatalog {
         "photocluster_drained_photos_total",
         "Photos a draining worker held, by outcome: finished there, or handed back (not started, or still running at the drain timeout).")
 
+    public static let httpRequests = MetricDefinition(
+        "photocluster_http_requests_total",
+        "Requests to the HTTP API (/v1), by status code (the codes the API documents; 'other' for the rest).")
+    public static let httpEventStreams = MetricDefinition(
+        "photocluster_http_event_streams", "Job event streams (GET /v1/jobs/{id}/events) open now.")
+
     public static let coordinator: [MetricDefinition] = [
         photos, stageDuration, workerStageDuration, downloadedBytes, processedPixels, queueDepth, photosInFlight, cancellations,
         wastedBytes, wastedPixels, requeues, retries, poisonPhotos, heartbeatMisses, workersConnected, jobPhotos, jobs, droppedFrames,
-        rejectedResults, refusedRequests,
+        rejectedResults, refusedRequests, httpRequests, httpEventStreams,
     ]
 
     public static let worker: [MetricDefinition] = [

@@ -23,9 +23,12 @@ final class LocalClient {
     let end: () -> Void
     /// Whose it is, so a revoked token's event streams end (see `dropRevokedLocalClients`).
     let requester: LocalRequester
+    /// A watch (an event stream) rather than one request.
+    let watches: Bool
 
-    init(requester: LocalRequester, deliver: @escaping (Data) -> Void, end: @escaping () -> Void) {
+    init(requester: LocalRequester, watches: Bool, deliver: @escaping (Data) -> Void, end: @escaping () -> Void) {
         self.requester = requester
+        self.watches = watches
         self.deliver = deliver
         self.end = end
     }
@@ -44,7 +47,7 @@ extension CoordinatorNode {
         return await withCheckedContinuation { continuation in
             loop.post { [self] in
                 var answered = false
-                localClients[identity] = LocalClient(requester: requester, deliver: { [weak self] encoded in
+                localClients[identity] = LocalClient(requester: requester, watches: false, deliver: { [weak self] encoded in
                     guard !answered, let message = Envelope.decode(Photocluster_V1_CoordinatorToClient.self, from: encoded),
                           message.requestID == Self.localRequestID else { return }
                     answered = true
@@ -74,7 +77,7 @@ extension CoordinatorNode {
         let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingOldest(buffered))
         continuation.onTermination = { [weak self] _ in self?.loop.post { self?.forgetLocalClient(identity) } }
         loop.post { [self] in
-            localClients[identity] = LocalClient(requester: requester, deliver: { encoded in
+            localClients[identity] = LocalClient(requester: requester, watches: true, deliver: { encoded in
                 if case .dropped = continuation.yield(encoded) { continuation.finish() }
             }, end: { continuation.finish() })
             let watch = Photocluster_V1_WatchJob.with {
@@ -86,6 +89,14 @@ extension CoordinatorNode {
         }
         return stream
     }
+
+    /// Counts an HTTP API request by its answer's status (any thread).
+    public func countHTTPRequest(status: Int) {
+        loop.post { [weak self] in self?.metrics.httpRequest(status: status) }
+    }
+
+    /// Event streams open now (loop thread, once a second).
+    var openEventStreams: Int { localClients.values.reduce(0) { $0 + ($1.watches ? 1 : 0) } }
 
     /// Loop thread: the HTTP side of a revoked token hears nothing more (its streams end).
     func dropRevokedLocalClients() {

@@ -8,6 +8,7 @@ extension CoordinatorNode {
     /// Once a second on the loop thread: closes the throughput second and sets every level gauge.
     func closeSecond() {
         history.closeSecond()
+        metrics.httpEventStreams(openEventStreams)
         var stages: [String: Int] = [:]
         for worker in workers.values {
             for load in worker.stages { stages[load.stage.metricLabel, default: 0] += Int(load.queued + load.running) }
