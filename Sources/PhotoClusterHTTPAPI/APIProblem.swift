@@ -54,7 +54,7 @@ struct APIProblem: Error, Sendable {
     /// As a Hummingbird response, for answers given before an operation runs (`APIGuard`).
     var httpResponse: Response {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(schema)) ?? Data()
         var headers: HTTPFields = [.contentType: "application/problem+json", .cacheControl: "no-store"]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }

@@ -12,6 +12,8 @@ public enum HTTPAPI {
     /// Adds the API's routes to `router`, behind their own guard (`APIGuard`): bearer tokens,
     /// rate limits, body limits, problems for every error.
     public static func add(to router: Router<BasicRequestContext>, coordinator: CoordinatorNode, access: APIAccess) throws {
+        // Before the group, so it also sees the router's own answer for a path or method it has no route for.
+        router.add(middleware: APINotFound())
         let group = router.group()
         group.add(middleware: APIGuard(access: access, coordinator: coordinator, limiter: RateLimiter(access.limits)))
         try ClusterAPI(coordinator: coordinator).registerHandlers(on: group)
