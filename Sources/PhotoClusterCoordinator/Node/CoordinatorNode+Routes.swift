@@ -10,9 +10,13 @@ import PhotoClusterTransport
 /// and the worker's own connection is left alone. `workerRoutes` belongs to the loop thread.
 extension CoordinatorNode {
     /// Loop thread: `routingID`'s message for worker `id` passed the key checks (its key is the
-    /// one the worker registered with, or the worker is not registered), so replies go there.
-    func noteWorkerRoute(_ id: String, routingID: Data) {
-        if workerRoutes[id] != routingID { workerRoutes[id] = routingID }
+    /// one the worker registered with, or the worker is not registered). A hello moves the
+    /// worker's route there (a worker says hello on each new connection); another message only
+    /// gives a worker without a route one (it or the coordinator restarted, and it is asked to
+    /// say hello), so the last messages of a connection it has left do not take the route back.
+    func noteWorkerRoute(_ id: String, routingID: Data, hello: Bool) {
+        guard hello || workerRoutes[id] == nil, workerRoutes[id] != routingID else { return }
+        workerRoutes[id] = routingID
     }
 
     /// The routing id to send worker `id`'s messages to; nil when none of its connections has

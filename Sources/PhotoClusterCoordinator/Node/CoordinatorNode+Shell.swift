@@ -31,7 +31,8 @@ extension CoordinatorNode: CoordinatorShell {
         if authorizedKeys != nil, let holder = workers[id], holder.key != key {
             return refuseImpostor(frames[0], at: .workers, holder: "worker \(id)", registeredKey: holder.key, key: key)
         }
-        noteWorkerRoute(id, routingID: frames[0])
+        let isHello: Bool = { if case .hello = message.body { return true } else { return false } }()
+        noteWorkerRoute(id, routingID: frames[0], hello: isHello)
         core.handle(.fromWorker(id: id, key: key, message: message, photos: frames[2...]), now: .now)
     }
 
