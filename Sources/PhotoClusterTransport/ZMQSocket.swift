@@ -86,17 +86,20 @@ public final class ZMQSocket {
     }
 
     /// TCP keepalive probes, so the kernel tears down a connection whose peer's host is gone:
-    /// the first after `idleSeconds` of silence, then every `intervalSeconds`, `count` in all.
+    /// the first after `idleSeconds` of silence, then every `intervalSeconds`, `count` in all;
+    /// and one whose sent data stays unacknowledged for `unacknowledgedSeconds`
+    /// (`ZMQ_TCP_MAXRT`: keepalive probes only go out on a connection with nothing in flight).
     ///
     /// For sockets that face untrusted peers, instead of ZMTP heartbeats: with libzmq 4.3.4 a
     /// connection whose inbound pipe was full when its peer closed it aborts the process
     /// (`!_io_error` in stream_engine_base.cpp) at its next ZMTP heartbeat, so any peer able to
     /// send faster than the socket is read could stop it.
-    public func setKeepalive(idleSeconds: Int32, intervalSeconds: Int32, count: Int32) throws {
+    public func setKeepalive(idleSeconds: Int32, intervalSeconds: Int32, count: Int32, unacknowledgedSeconds: Int32) throws {
         try setOption(ZMQ_TCP_KEEPALIVE, Int32(1))
         try setOption(ZMQ_TCP_KEEPALIVE_IDLE, idleSeconds)
         try setOption(ZMQ_TCP_KEEPALIVE_INTVL, intervalSeconds)
         try setOption(ZMQ_TCP_KEEPALIVE_CNT, count)
+        try setOption(ZMQ_TCP_MAXRT, unacknowledgedSeconds * 1000)
     }
 
     public func setMaxMessageSize(_ bytes: Int64) throws { try setOption(ZMQ_MAXMSGSIZE, bytes) }

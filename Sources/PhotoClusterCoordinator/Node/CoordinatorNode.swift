@@ -149,13 +149,13 @@ public final class CoordinatorNode: @unchecked Sendable {
         try secure(workerSocket, as: .workers)
         try workerSocket.setMaxMessageSize(configuration.maxMessageBytes)
         // Dead connections are torn down by TCP keepalive, not ZMTP heartbeats (see `setKeepalive`).
-        try workerSocket.setKeepalive(idleSeconds: 5, intervalSeconds: 1, count: 3)
+        try workerSocket.setKeepalive(idleSeconds: 5, intervalSeconds: 1, count: 3, unacknowledgedSeconds: 30)
         try workerSocket.bind(configuration.workerEndpoint)
         let clientSocket = try ZMQSocket(context: context, kind: .router)
         try clientSocket.makeStrictRouter(handover: configuration.curve == nil)
         try secure(clientSocket, as: .clients)
         try clientSocket.setMaxMessageSize(configuration.limits.socketMessageBytes)
-        try clientSocket.setKeepalive(idleSeconds: 5, intervalSeconds: 1, count: 3)
+        try clientSocket.setKeepalive(idleSeconds: 5, intervalSeconds: 1, count: 3, unacknowledgedSeconds: 30)
         try clientSocket.bind(configuration.clientEndpoint)
         boundWorkerEndpoint = workerSocket.lastEndpoint ?? configuration.workerEndpoint
         boundClientEndpoint = clientSocket.lastEndpoint ?? configuration.clientEndpoint
