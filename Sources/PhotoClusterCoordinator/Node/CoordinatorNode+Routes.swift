@@ -23,7 +23,7 @@ extension CoordinatorNode {
     /// spoken. Without CURVE a worker's routing id is its name, as anyone's may be.
     func workerRoute(_ id: String) -> Data? {
         if let routingID = workerRoutes[id] { return routingID }
-        return authorizedKeys == nil ? Data(id.utf8) : nil
+        return authorizedKeys == nil ? workers[id]?.identity ?? Data(id.utf8) : nil
     }
 
     /// Once a second: routes of connections that spoke but never registered (or whose worker
