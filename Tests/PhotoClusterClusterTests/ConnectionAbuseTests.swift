@@ -18,19 +18,31 @@ final class ConnectionAbuseTests: XCTestCase {
         let context = try ZMQContext()
         defer { context.terminate() }
         // A key that is not authorized, and a client's key at the worker endpoint: each refused
-        // by the ZAP handler. Some connections close at once, mid-handshake; the others once
-        // the refusal may have come.
+        // by the ZAP handler. Most connections close at once, mid-handshake; every fourth waits
+        // until it is told of its refusal.
+        var refusalsHeard = 0
         for round in 0..<200 {
             let socket = try ZMQSocket(context: context, kind: .dealer)
             try socket.setLinger(milliseconds: 0)
             try socket.makeCurveClient(
-                serverPublicKey: coordinator.pairs["coordinator"]!.publicKey, keys: coordinator.pairs[round.isMultiple(of: 4) ? "client" : "stranger"]!)
+                serverPublicKey: coordinator.pairs["coordinator"]!.publicKey, keys: coordinator.pairs[round.isMultiple(of: 6) ? "client" : "stranger"]!)
+            let monitor = round.isMultiple(of: 4) ? try SocketMonitor(socket: socket, context: context, events: .handshakeFailed) : nil
             try socket.connect(round.isMultiple(of: 2) ? coordinator.workerEndpoint : coordinator.clientEndpoint)
-            if round.isMultiple(of: 3) { usleep(2_000) }
+            if let monitor {
+                let deadline = Date().addingTimeInterval(5)
+                while Date() < deadline {
+                    if monitor.poll(timeoutMs: 100).contains(where: \.isHandshakeFailure) {
+                        refusalsHeard += 1
+                        break
+                    }
+                }
+                monitor.close()
+            }
             socket.close()
         }
+        XCTAssertEqual(refusalsHeard, 50, "every connection that waited was refused")
         let refused = { sample(#"photocluster_refused_requests_total{reason="key"}"#, metrics: coordinator.metrics) ?? 0 }
-        XCTAssertTrue(eventually(timeout: 5) { refused() >= 50 }, "refused handshakes: \(refused())")
+        XCTAssertTrue(eventually(timeout: 5) { refused() >= Double(refusalsHeard) }, "refused handshakes: \(refused())")
         try await assertServing(coordinator, context: context)
     }
 

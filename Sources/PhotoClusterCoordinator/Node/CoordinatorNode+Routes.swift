@@ -5,7 +5,7 @@ import PhotoClusterTransport
 /// worker's registered key, never the worker's name.
 ///
 /// A worker with CURVE keys announces a routing id no other peer knows (`RoutingIdentity`), and
-/// the ROUTER's handover lets only its owner take it back. Messages are sent to that id alone:
+/// the ROUTER never gives an id in use to another connection. Messages are sent to that id alone:
 /// a connection of another key announcing the worker's name, or any other id, is sent nothing,
 /// and the worker's own connection is left alone. `workerRoutes` belongs to the loop thread.
 extension CoordinatorNode {
