@@ -20,6 +20,8 @@ final class HalfOpenWorkerTests: XCTestCase {
         defer { relay.stop() }
         let worker = try cluster.start(["worker", "--coordinator", "tcp://127.0.0.1:\(relayPort)", "--concurrency", "1", "--id", "w1", "--metrics-bind", "off"]
             + cluster.curve("w1"))
+        // Before the coordinator, so that its drain is over at once.
+        defer { worker.stop() }
         let coordinatorLog = { cluster.coordinator.stderrSoFar }
         let relayLog = { relay.stdoutSoFar }
         XCTAssertTrue(eventually(timeout: 20) { coordinatorLog().contains("worker w1 joined") }, coordinatorLog() + relayLog())
