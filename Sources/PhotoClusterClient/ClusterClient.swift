@@ -138,6 +138,8 @@ public final class ClusterClient: @unchecked Sendable {
         self.ownsContext = context == nil
         self.context = try context ?? ZMQContext()
         let socket = try ZMQSocket(context: self.context, kind: .dealer)
+        // Random, so no other connection can announce it and be sent this client's answers.
+        try socket.setRoutingID(RoutingIdentity.client())
         try socket.setMaxMessageSize(256 << 20)
         try socket.setReconnectInterval(initialMs: 100, maxMs: 1000)
         if let curve {

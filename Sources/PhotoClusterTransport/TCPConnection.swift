@@ -13,6 +13,14 @@ public enum TCPConnection {
         return local == peer
     }
 
+    /// Both ends of a connected socket as bytes (its own address and port, then its peer's), or
+    /// nil if it is not a connected socket: two connections that share a descriptor number one
+    /// after the other differ here.
+    public static func ends(of descriptor: Int32) -> [UInt8]? {
+        guard let local = address(of: descriptor, getsockname), let peer = address(of: descriptor, getpeername) else { return nil }
+        return local + peer
+    }
+
     /// The socket's address as bytes (family, port and address), or nil if it has none.
     private static func address(
         of descriptor: Int32, _ read: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32

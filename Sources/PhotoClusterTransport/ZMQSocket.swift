@@ -57,6 +57,9 @@ public final class ZMQSocket {
     /// The identity this socket announces to a ROUTER.
     public func setRoutingID(_ id: String) throws { try setOption(ZMQ_ROUTING_ID, id) }
 
+    /// The identity this socket announces to a ROUTER, as bytes (see `RoutingIdentity`).
+    public func setRoutingID(_ id: Data) throws { try setOption(ZMQ_ROUTING_ID, [UInt8](id)) }
+
     /// ZMTP heartbeats, so a dead TCP connection is torn down (application heartbeats are separate).
     public func setHeartbeat(intervalMs: Int32, timeoutMs: Int32, ttlMs: Int32) throws {
         try setOption(ZMQ_HEARTBEAT_IVL, intervalMs)
@@ -64,16 +67,39 @@ public final class ZMQSocket {
         try setOption(ZMQ_HEARTBEAT_TTL, ttlMs)
     }
 
-    /// ROUTER only: report unroutable sends as EHOSTUNREACH instead of dropping them silently,
-    /// and let a reconnecting peer take over its identity from a stale connection.
+    /// ROUTER only: report unroutable sends as EHOSTUNREACH instead of dropping them silently.
     ///
-    /// Handover stays on: with it off, libzmq 4.3.4 aborted the coordinator
-    /// (`!_io_error` in stream_engine_base.cpp) after `PeerEvictor` had detached a removed key's
-    /// connection and the key came back. A connection of another key that takes a registered
-    /// peer's id is refused at its first message (`CoordinatorNode.refuseImpostor`).
-    public func makeStrictRouter() throws {
+    /// Without `handover`, a routing id stays with the connection that holds it: a second
+    /// connection announcing an id in use is never routed to, so no peer can take another's
+    /// connection. Peers then announce ids new for each connection (`RoutingIdentity`), so a
+    /// reconnecting peer never meets its own old connection. With `handover`, the last
+    /// connection to announce an id takes it, which only a ROUTER open to anyone (no CURVE)
+    /// may allow.
+    ///
+    /// Handover detaches the old connection without closing it; with libzmq 4.3.4, a detached
+    /// connection that its peer kept writing to and then closed aborted the process
+    /// (`!_io_error` in stream_engine_base.cpp) at its next ZMTP heartbeat. Such ROUTERs take no
+    /// ZMTP heartbeats (see `setKeepalive`).
+    public func makeStrictRouter(handover: Bool) throws {
         try setOption(ZMQ_ROUTER_MANDATORY, Int32(1))
-        try setOption(ZMQ_ROUTER_HANDOVER, Int32(1))
+        try setOption(ZMQ_ROUTER_HANDOVER, Int32(handover ? 1 : 0))
+    }
+
+    /// TCP keepalive probes, so the kernel tears down a connection whose peer's host is gone:
+    /// the first after `idleSeconds` of silence, then every `intervalSeconds`, `count` in all;
+    /// and one whose sent data stays unacknowledged for `unacknowledgedSeconds`
+    /// (`ZMQ_TCP_MAXRT`: keepalive probes only go out on a connection with nothing in flight).
+    ///
+    /// For sockets that face untrusted peers, instead of ZMTP heartbeats: with libzmq 4.3.4 a
+    /// connection whose inbound pipe was full when its peer closed it aborts the process
+    /// (`!_io_error` in stream_engine_base.cpp) at its next ZMTP heartbeat, so any peer able to
+    /// send faster than the socket is read could stop it.
+    public func setKeepalive(idleSeconds: Int32, intervalSeconds: Int32, count: Int32, unacknowledgedSeconds: Int32) throws {
+        try setOption(ZMQ_TCP_KEEPALIVE, Int32(1))
+        try setOption(ZMQ_TCP_KEEPALIVE_IDLE, idleSeconds)
+        try setOption(ZMQ_TCP_KEEPALIVE_INTVL, intervalSeconds)
+        try setOption(ZMQ_TCP_KEEPALIVE_CNT, count)
+        try setOption(ZMQ_TCP_MAXRT, unacknowledgedSeconds * 1000)
     }
 
     public func setMaxMessageSize(_ bytes: Int64) throws { try setOption(ZMQ_MAXMSGSIZE, bytes) }
@@ -130,15 +156,30 @@ public final class ZMQSocket {
         return try receive(dontWait: dontWait, userID: &unused, wantsUserID: false)
     }
 
+    /// A message as `receiveWithUserID` gives it.
+    public struct Received {
+        public let frames: [Data]
+        /// For a CURVE peer, its public key in Z85 (see `ZAPHandler`); nil without ZAP.
+        public let userID: String?
+        /// The TCP socket of the connection it came by (see `PeerEvictor`); nil for inproc.
+        public let descriptor: Int32?
+    }
+
     /// Like `receive`, with the user id the ZAP handler gave the connection the message came
-    /// by: for a CURVE peer, its public key in Z85 (see `ZAPHandler`); nil without ZAP.
-    public func receiveWithUserID(dontWait: Bool = true) throws -> (frames: [Data], userID: String?)? {
+    /// by, and that connection's socket.
+    public func receiveWithUserID(dontWait: Bool = true) throws -> Received? {
         var userID: String?
-        guard let frames = try receive(dontWait: dontWait, userID: &userID, wantsUserID: true) else { return nil }
-        return (frames, userID)
+        var descriptor: Int32?
+        guard let frames = try receive(dontWait: dontWait, userID: &userID, descriptor: &descriptor, wantsUserID: true) else { return nil }
+        return Received(frames: frames, userID: userID, descriptor: descriptor)
     }
 
     private func receive(dontWait: Bool, userID: inout String?, wantsUserID: Bool) throws -> [Data]? {
+        var descriptor: Int32?
+        return try receive(dontWait: dontWait, userID: &userID, descriptor: &descriptor, wantsUserID: wantsUserID)
+    }
+
+    private func receive(dontWait: Bool, userID: inout String?, descriptor: inout Int32?, wantsUserID: Bool) throws -> [Data]? {
         var frames: [Data] = []
         // zmq_msg_t must not be copied: keep it behind a pointer for its whole life.
         let message = UnsafeMutablePointer<zmq_msg_t>.allocate(capacity: 1)
@@ -160,6 +201,10 @@ public final class ZMQSocket {
             // `take` may move the frame's buffer out.
             if wantsUserID && userID == nil, let property = zmq_msg_gets(message, "User-Id"), property.pointee != 0 {
                 userID = String(cString: property)
+            }
+            if wantsUserID && descriptor == nil {
+                let value = zmq_msg_get(message, ZMQ_SRCFD)
+                if value >= 0 { descriptor = value }
             }
             let more = zmq_msg_more(message) != 0
             frames.append(ZMQFrame.take(message))

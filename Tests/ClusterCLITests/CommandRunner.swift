@@ -54,6 +54,7 @@ final class RunningCommand {
     }
 
     var stderrSoFar: String { (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? "" }
+    var stdoutSoFar: String { (try? String(contentsOf: stdoutFile, encoding: .utf8)) ?? "" }
 
     /// Whether the process ended within `timeout` seconds.
     func waitForExit(timeout: TimeInterval) -> Bool {

@@ -49,6 +49,9 @@ final class CurveCoordinatorProcess {
 
     var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
+    /// Whether the process has not exited (an abort in libzmq ends it).
+    var isRunning: Bool { process.isRunning }
+
     /// What a peer of `name` connects with.
     func curve(_ name: String) -> CurveClientSettings { CurveClientSettings(keys: pairs[name]!, serverPublicKey: pairs["coordinator"]!.publicKey) }
 

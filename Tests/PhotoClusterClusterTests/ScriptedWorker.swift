@@ -43,9 +43,10 @@ final class ScriptedWorker: @unchecked Sendable {
         try hello()
     }
 
+    /// Announces the routing id a real worker does: with CURVE, its id and a secret.
     private static func connect(id: String, context: ZMQContext, endpoint: String, curve: CurveClientSettings?) throws -> ZMQSocket {
         let socket = try ZMQSocket(context: context, kind: .dealer)
-        try socket.setRoutingID(id)
+        try socket.setRoutingID(RoutingIdentity.worker(named: id, secret: curve != nil))
         if let curve { try socket.makeCurveClient(serverPublicKey: curve.serverPublicKey, keys: curve.keys) }
         try socket.connect(endpoint)
         return socket

@@ -169,7 +169,7 @@ final class CurveAuthenticationTests: XCTestCase {
         }
         let server = try ZMQSocket(context: context, kind: .router)
         sockets.append(server)
-        try server.makeStrictRouter()
+        try server.makeStrictRouter(handover: false)
         try server.makeCurveServer(secretKey: serverKeys.secretKey, zapDomain: zapDomain)
         try server.bind("tcp://127.0.0.1:*")
         return (server, try XCTUnwrap(server.lastEndpoint))

@@ -7,7 +7,7 @@ import PhotoClusterTransport
 ///
 /// The ZAP handler checks each handshake against its copy of the keys; the loop keeps its own
 /// (`authorizedKeys`) and checks every message too, so a key removed while connected is
-/// refused at once, before its connection is dropped (`PeerEvictor`).
+/// refused at once, before its connection is dropped (`PeerEvictor` shuts its TCP socket down).
 extension CoordinatorNode {
     /// Replaces the authorized keys (a reload: SIGHUP, or a key file that changed). New
     /// handshakes use them at once; connections of keys no longer admitted are dropped, their
@@ -58,7 +58,7 @@ extension CoordinatorNode {
         for worker in workers.values {
             guard let key = worker.key, let refusal = keys.refusal(of: key, at: .workers) else { continue }
             core.handle(.workerRemoved(worker.id, .keyRemoved(refusal)), now: .now)
-            scheduleEviction(of: Data(worker.id.utf8), from: .workers)
+            if let route = workerRoute(worker.id) { scheduleEviction(of: route, from: .workers) }
         }
         for (identity, client) in clientKeys {
             guard let refusal = keys.refusal(of: client.key, at: .clients) else { continue }
@@ -80,11 +80,11 @@ extension CoordinatorNode {
         scheduleEviction(of: identity, from: .clients)
     }
 
-    /// Loop thread: a connection holds the routing id `identity` of a registered worker (or a
-    /// client heard from) with another key than the one that registered it. The ROUTER never
-    /// hands a routing id over, so the registered peer's own connection is gone and another
-    /// key's took the free id: nothing it says is believed, it is logged and counted, and its
-    /// connection is detached at once, so it holds the id no longer than one message.
+    /// Loop thread: a connection with another key than the registered one speaks under a
+    /// registered worker's name (or a client's routing id heard from). It was sent nothing: a
+    /// worker's messages go to the route its own key spoke from (`workerRoute`), which no other
+    /// key can announce (`RoutingIdentity`). Nothing it says is believed, it is logged and
+    /// counted, and its connection is detached at once.
     func refuseImpostor(_ identity: Data, at endpoint: ServerEndpoint, holder: String, registeredKey: String?, key: String?) {
         metrics.refusedRequest(reason: "routing_id")
         impostorsRefused += 1
@@ -102,20 +102,14 @@ extension CoordinatorNode {
         evictions.append((endpoint, identity, Date().addingTimeInterval(0.2)))
     }
 
-    /// Loop timer: detaches the connections whose time has come.
+    /// Loop timer: drops the connections whose time has come (one that has closed meanwhile
+    /// needs nothing more).
     func evictDueConnections() {
-        let now = Date()
-        for evictor in evictors.values { evictor.closeFinished(now: now) }
         guard !evictions.isEmpty else { return }
+        let now = Date()
         let due = evictions.filter { $0.due <= now }
         evictions.removeAll { $0.due <= now }
-        for eviction in due {
-            do {
-                try evictors[eviction.endpoint]?.evict(eviction.identity)
-            } catch {
-                log(.error, "cannot drop a \(eviction.endpoint.peerName) connection whose key was removed: \(error); it can do nothing more, but stays connected")
-            }
-        }
+        for eviction in due { evictors[eviction.endpoint]?.evict(eviction.identity) }
     }
 
     /// Why a message arriving with `key` on `endpoint` is not believed (the key was removed or
@@ -135,5 +129,6 @@ extension CoordinatorNode {
     func forgetQuietClients() {
         let cutoff = Date().addingTimeInterval(-30)
         clientKeys = clientKeys.filter { $0.value.lastSeen >= cutoff }
+        for evictor in evictors.values { evictor.forgetClosed() }
     }
 }

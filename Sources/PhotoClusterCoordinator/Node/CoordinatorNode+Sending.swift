@@ -10,8 +10,9 @@ extension CoordinatorNode {
 
     /// Sends an encoded message to a worker; whether it left.
     func send(encoded message: Data, to id: String) -> Bool {
+        guard let route = workerRoute(id) else { return false }
         do {
-            try workerSocket.send([workers[id]?.identity ?? Data(id.utf8), message], dontWait: true)
+            try workerSocket.send([route, message], dontWait: true)
             return true
         } catch {
             return false

@@ -2,6 +2,7 @@ import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
 import PhotoClusterScheduling
+import PhotoClusterTransport
 
 /// The node as the scheduling core's shell: what arrives goes to the core as events, and what
 /// the core decides is done here, with the sockets, the journal, the writers and the clients.
@@ -17,7 +18,7 @@ extension CoordinatorNode: CoordinatorShell {
     /// `frames`: the worker's identity, the envelope, and the encoded photos of its results;
     /// `key`: the CURVE key the message came with (nil without CURVE).
     func receiveFromWorker(_ frames: [Data], key: String?) {
-        guard frames.count >= 2, let id = String(data: frames[0], encoding: .utf8),
+        guard frames.count >= 2, let id = RoutingIdentity.workerName(of: frames[0]),
             let message = Envelope.decode(Photocluster_V1_WorkerToCoordinator.self, from: frames[1])
         else {
             droppedFrames += 1
@@ -30,6 +31,8 @@ extension CoordinatorNode: CoordinatorShell {
         if authorizedKeys != nil, let holder = workers[id], holder.key != key {
             return refuseImpostor(frames[0], at: .workers, holder: "worker \(id)", registeredKey: holder.key, key: key)
         }
+        let isHello: Bool = { if case .hello = message.body { return true } else { return false } }()
+        noteWorkerRoute(id, routingID: frames[0], hello: isHello)
         core.handle(.fromWorker(id: id, key: key, message: message, photos: frames[2...]), now: .now)
     }
 

@@ -67,6 +67,9 @@ public final class CoordinatorNode: @unchecked Sendable {
     var floodSeen = false
     /// Connections refused for holding a routing id registered with another key (loop thread).
     var impostorsRefused = 0
+    /// Each worker's routing id, the one its registered key spoke from (loop thread; see
+    /// `CoordinatorNode+Routes`).
+    var workerRoutes: [String: Data] = [:]
     /// Open output directories of unfinished jobs (absent for a job whose directory could not
     /// be opened again after a restart: `outputProblems` says why).
     var outputDirectories: [String: JobDirectory] = [:]
@@ -147,24 +150,25 @@ public final class CoordinatorNode: @unchecked Sendable {
             log(.warning, "no CURVE keys: any process that reaches the endpoints may join as a worker, and any client may see and act on every job")
         }
         let workerSocket = try ZMQSocket(context: context, kind: .router)
-        try workerSocket.makeStrictRouter()
+        // With CURVE keys a routing id is never handed to another connection: no key can take
+        // the connection of another (see `CoordinatorNode+Routes`).
+        try workerSocket.makeStrictRouter(handover: configuration.curve == nil)
         try secure(workerSocket, as: .workers)
         try workerSocket.setMaxMessageSize(configuration.maxMessageBytes)
-        try workerSocket.setHeartbeat(intervalMs: 1000, timeoutMs: 3000, ttlMs: 3000)
+        // Dead connections are torn down by TCP keepalive, not ZMTP heartbeats (see `setKeepalive`).
+        try workerSocket.setKeepalive(idleSeconds: 5, intervalSeconds: 1, count: 3, unacknowledgedSeconds: 30)
         try workerSocket.bind(configuration.workerEndpoint)
         let clientSocket = try ZMQSocket(context: context, kind: .router)
-        try clientSocket.makeStrictRouter()
+        try clientSocket.makeStrictRouter(handover: configuration.curve == nil)
         try secure(clientSocket, as: .clients)
         try clientSocket.setMaxMessageSize(configuration.limits.socketMessageBytes)
-        // ZMTP heartbeats also close a connection `PeerEvictor` detached.
-        try clientSocket.setHeartbeat(intervalMs: 1000, timeoutMs: 3000, ttlMs: 3000)
+        try clientSocket.setKeepalive(idleSeconds: 5, intervalSeconds: 1, count: 3, unacknowledgedSeconds: 30)
         try clientSocket.bind(configuration.clientEndpoint)
         boundWorkerEndpoint = workerSocket.lastEndpoint ?? configuration.workerEndpoint
         boundClientEndpoint = clientSocket.lastEndpoint ?? configuration.clientEndpoint
         if configuration.curve != nil {
-            // After reading the bound endpoints: the evictors bind the sockets again, to inproc.
-            evictors[.workers] = try PeerEvictor(router: workerSocket, context: context)
-            evictors[.clients] = try PeerEvictor(router: clientSocket, context: context)
+            evictors[.workers] = PeerEvictor()
+            evictors[.clients] = PeerEvictor()
         }
         self.workerSocket = workerSocket
         self.clientSocket = clientSocket
@@ -172,7 +176,10 @@ public final class CoordinatorNode: @unchecked Sendable {
         // out to the workers before the results are handled.
         loop.watch(clientSocket) { [unowned self] socket in
             flushClientOutbox()
-            while let message = try? socket.receiveWithUserID(dontWait: true) { receiveFromClient(message.frames, key: message.userID, arrivedAt: .now) }
+            while let message = try? socket.receiveWithUserID(dontWait: true) {
+                if let identity = message.frames.first { evictors[.clients]?.note(identity, descriptor: message.descriptor) }
+                receiveFromClient(message.frames, key: message.userID, arrivedAt: .now)
+            }
         }
         loop.watch(workerSocket) { [unowned self] socket in
             // A bounded drain, so the graphs these messages free leave with the turn's end even
@@ -182,6 +189,7 @@ public final class CoordinatorNode: @unchecked Sendable {
                     core.handle(.workerMessagesDrained, now: .now)
                     break
                 }
+                if let identity = message.frames.first { evictors[.workers]?.note(identity, descriptor: message.descriptor) }
                 receiveFromWorker(message.frames, key: message.userID)
             }
         }
@@ -206,6 +214,7 @@ public final class CoordinatorNode: @unchecked Sendable {
             closeSecond()
             returnMemoryAfterFlood()
             forgetQuietClients()
+            forgetRoutesOfUnregisteredWorkers()
             expireStuckWrites()
         }
         loop.every(JobSubscribers.countsInterval) { [unowned self] in sendWaitingCounts() }
@@ -215,7 +224,6 @@ public final class CoordinatorNode: @unchecked Sendable {
         loop.post { [unowned self] in for id in settledRestored { finish(id) } }
         loop.start { [unowned self] in
             self.commitJournal()
-            for evictor in self.evictors.values { evictor.close() }
             self.workerSocket.close()
             self.clientSocket.close()
         }

@@ -6,11 +6,12 @@ import PhotoClusterProto
 /// loop reads a worker's record several times per photo, and a struct read out of the table is
 /// a copy of its sets. Owned by the core (`CoordinatorCore.workers`), on its shell's loop thread.
 package final class WorkerRecord {
-    /// The worker's ZeroMQ routing identity, which is also its id.
+    /// The worker's name (`--id`); its routing id without CURVE, a prefix of it with CURVE
+    /// (`RoutingIdentity`).
     package let id: String
     /// Its number in the worker table: what photo records hold instead of `id`.
     package let number: WorkerNumber
-    /// `id` as the frame that routes a message to it, made once.
+    /// `id` as the frame that routes a message to it without CURVE, made once.
     package let identity: Data
     /// The CURVE key it registered with (nil without CURVE): its messages must come with it.
     package let key: String?

@@ -60,8 +60,18 @@ extension WorkerNode {
                 metrics.coordinatorSilent()
                 logger.warning("no word from the coordinator for \(String(format: "%.1f", silence)) s; saying hello again")
             }
-            // The coordinator may have restarted and forgotten us: introduce ourselves again.
-            sayHello()
+            // The coordinator may have restarted and forgotten us: introduce ourselves again. A
+            // coordinator with CURVE keys never hands a routing id over, so a connection made
+            // while an old one of ours still lingered half-open there is never heard: once per
+            // liveness period of silence the worker connects afresh, under a new routing id.
+            let liveness = session.heartbeatInterval * Double(session.heartbeatLiveness)
+            if lastReopened.map({ MonotonicInstant.now.seconds(since: $0) >= liveness }) ?? true {
+                lastReopened = .now
+                closeSocket()
+                reconnect()
+            } else {
+                sayHello()
+            }
         }
     }
 

@@ -35,6 +35,8 @@ public final class WorkerNode: @unchecked Sendable {
     var lastHeardFromCoordinator = MonotonicInstant.now
     var heartbeatSequence: UInt64 = 0
     var lastHeartbeatSent: MonotonicInstant?
+    /// When the socket was last opened afresh because the coordinator fell silent; loop thread.
+    var lastReopened: MonotonicInstant?
     /// The protocol: epochs, what to believe and in what order, the coordinator's settings.
     var session: WorkerSession
     /// New for each process (each node): tells the coordinator a restart from a reconnect.
@@ -113,7 +115,9 @@ public final class WorkerNode: @unchecked Sendable {
     /// Before `start()` or on the loop thread.
     func openSocket() throws {
         let socket = try ZMQSocket(context: context, kind: .dealer)
-        try socket.setRoutingID(configuration.workerID)
+        // With CURVE, an id no other key can claim (new for each socket), so the coordinator's
+        // messages for this worker reach no one else.
+        try socket.setRoutingID(RoutingIdentity.worker(named: configuration.workerID, secret: configuration.curve != nil))
         try socket.setMaxMessageSize(256 << 20)
         try socket.setHeartbeat(intervalMs: 1000, timeoutMs: 3000, ttlMs: 3000)
         try socket.setReconnectInterval(initialMs: 100, maxMs: 2000)
