@@ -1,8 +1,6 @@
 import Foundation
 import Hummingbird
 import PhotoClusterCoordinator
-import PhotoClusterProto
-import PhotoClusterScheduling
 
 /// The coordinator's web dashboard: the overview and job pages, the read-only JSON they show
 /// (what the HTTP API has no operation for: the overview, the history, the task stream, a job
