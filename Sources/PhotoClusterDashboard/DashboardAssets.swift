@@ -21,9 +21,10 @@ import Foundation
 /// | `/assets/task-math.js`     | `Web/task-math.js`     |
 /// | `/assets/task-stream.js`   | `Web/task-stream.js`   |
 ///
-/// The pages use the JSON API only, every request through `PhotoClusterAPI.request` (`api.js`):
-/// `GET /api/overview`, `GET /api/history`, `GET /api/tasks?after=N`, `GET /api/jobs/{id}`, `POST /api/jobs/{id}/viewport`
-/// and `GET /api/jobs/{id}/photos/{index}/image`.
+/// The pages make every request through `PhotoClusterAPI.request` (`api.js`): they read the
+/// dashboard's JSON (`GET /api/overview`, `GET /api/history`, `GET /api/tasks?after=N`,
+/// `GET /api/jobs/{id}`) and use the HTTP API with the dashboard's cookie for the rest
+/// (`POST /v1/jobs/{id}/viewport`, `GET /v1/jobs/{id}/photos/{name}/output`).
 public enum DashboardAssets {
     /// The content type of each page and asset.
     public static let htmlContentType = "text/html; charset=utf-8"

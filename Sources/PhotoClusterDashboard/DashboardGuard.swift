@@ -40,12 +40,12 @@ public struct DashboardAccess: Sendable {
 }
 
 /// Guards the dashboard and its API: the `Host` check, the token (a bearer header, or the
-/// cookie a page's first visit with `?token=` sets), JSON and a matching `Origin` for every POST,
-/// and a strict Content-Security-Policy on every answer. `/metrics` and `/healthz` are left as
-/// Prometheus and probes expect: no token and any host; they show counts and ids, never URLs,
-/// paths or keys, and who reaches them is chosen by where they listen.
+/// cookie a page's first visit with `?token=` sets), JSON and a matching `Origin` for every POST
+/// (`DashboardAccess.refusal(of:)`), and a strict Content-Security-Policy on every answer.
+/// `/metrics` and `/healthz` are left as Prometheus and probes expect: no token and any host; they
+/// show counts and ids, never URLs, paths or keys, and who reaches them is chosen by where they listen.
 struct DashboardGuard<Context: RequestContext>: RouterMiddleware {
-    static var cookieName: String { "photocluster_token" }
+    static var cookieName: String { DashboardAccess.cookieName }
     /// Scripts and styles from the dashboard only, no inline script, nothing framed or posted
     /// elsewhere; inline style attributes (bar widths, legend colours) are the one allowance.
     static var contentSecurityPolicy: String {
@@ -65,17 +65,11 @@ struct DashboardGuard<Context: RequestContext>: RouterMiddleware {
 
     private func check(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
-        // The HTTP API (/v1) guards itself: bearer tokens only, no cookies, so neither the host
-        // nor the origin matters (see PhotoClusterHTTPAPI's APIGuard).
+        // The HTTP API (/v1) guards itself: bearer tokens as they come, and the dashboard's cookie
+        // with the same host and origin checks as here (PhotoClusterHTTPAPI's APIGuard).
         if path == "/metrics" || path == "/healthz" || path.hasPrefix("/v1/") { return try await next(request, context) }
-        let host = Self.hostName(of: request.head.authority ?? "")
-        guard access.hostNames.contains(host) else {
-            return DashboardRoutes.problem(.misdirectedRequest,
-                "this dashboard does not answer to the host \"\(request.head.authority ?? "")\" (it answers to \(access.hostNames.sorted().joined(separator: ", "))); "
-                    + "to reach it under another name, start the coordinator with --http-host NAME")
-        }
-        if request.method == .post, let refusal = postRefusal(request) {
-            return DashboardRoutes.problem(.forbidden, refusal)
+        if let refusal = access.refusal(of: request) {
+            return DashboardRoutes.problem(refusal.status, refusal.reason)
         }
         guard access.token != nil else { return try await next(request, context) }
         if bearer(of: request).map(access.admits) == true || request.cookies[Self.cookieName].map({ access.admits($0.value) }) == true {
@@ -93,34 +87,9 @@ struct DashboardGuard<Context: RequestContext>: RouterMiddleware {
                 + "`Authorization: Bearer TOKEN` (the token is in \(access.tokenLocation)); an admin's API token from `cluster token create --role admin` opens it too")
     }
 
-    /// Why a POST is refused: not JSON, or not from a page of this dashboard.
-    private func postRefusal(_ request: Request) -> String? {
-        let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-        guard type == "application/json" else {
-            return "a POST must send JSON (Content-Type: application/json), got \(request.headers[.contentType] ?? "no Content-Type")"
-        }
-        let expected = "http://\(request.head.authority ?? "")"
-        guard let origin = request.headers[.origin], origin.lowercased() == expected.lowercased() else {
-            return "a POST must come from this dashboard's own pages (Origin \(expected)), got "
-                + (request.headers[.origin].map { "Origin \($0)" } ?? "no Origin header") + "; from a script, send the header `Origin: \(expected)`"
-        }
-        return nil
-    }
-
     private func bearer(of request: Request) -> String? {
         guard let value = request.headers[.authorization], value.lowercased().hasPrefix("bearer ") else { return nil }
         return String(value.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
-    }
-
-    /// `Host` without its port (`[::1]:8080` → `::1`), lowercased.
-    static func hostName(of authority: String) -> String {
-        var host = Substring(authority.lowercased())
-        if host.hasPrefix("[") {
-            host = host.dropFirst().prefix { $0 != "]" }
-        } else if let colon = host.lastIndex(of: ":"), host.firstIndex(of: ":") == colon {
-            host = host[..<colon]
-        }
-        return String(host)
     }
 
     /// Compares in time that does not depend on where the strings differ.

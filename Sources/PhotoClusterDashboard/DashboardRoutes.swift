@@ -1,12 +1,13 @@
 import Foundation
 import Hummingbird
 import PhotoClusterCoordinator
-import PhotoClusterProto
-import PhotoClusterScheduling
 
-/// The coordinator's web dashboard: the overview and job pages, their JSON API, and `/metrics`.
-/// Every answer comes from the coordinator's loop thread through its async queries; every
-/// request passes `DashboardGuard` first (host, token, POST origin; CSP on every answer).
+/// The coordinator's web dashboard: the overview and job pages, the read-only JSON they show
+/// (what the HTTP API has no operation for: the overview, the history, the task stream, a job
+/// with every photo), and `/metrics`. The pages act (a job's viewport) and fetch outputs through
+/// the HTTP API (/v1), with the dashboard's cookie. Every answer comes from the coordinator's
+/// loop thread through its async queries; every request passes `DashboardGuard` first (host,
+/// token, POST origin; CSP on every answer).
 public enum DashboardRoutes {
     public static func router(for coordinator: CoordinatorNode, access: DashboardAccess) -> Router<BasicRequestContext> {
         let router = Router()
@@ -38,48 +39,7 @@ public enum DashboardRoutes {
             guard let job = status.jobs.first else { return problem(.notFound, coordinator.noJob(id)) }
             return json(DashboardJSON.Job(job, includePhotos: true))
         }
-        router.post("/api/jobs/:id/viewport") { request, context in
-            let id = try context.parameters.require("id")
-            let body: ViewportRequest
-            do {
-                body = try await request.decode(as: ViewportRequest.self, context: context)
-            } catch {
-                return problem(.badRequest, "the body must be JSON {visibleStart, visibleEnd, prefetch, scrolling}: \(error)")
-            }
-            switch await coordinator.setViewport(body.proto, of: id) {
-            case .success(let summary): return json(DashboardJSON.Job(summary, includePhotos: false))
-            case .failure(let refusal): return problem(refusal.kind.status, refusal.message)
-            }
-        }
-        router.get("/api/jobs/:id/photos/:index/image") { _, context in
-            let id = try context.parameters.require("id")
-            let index = try context.parameters.require("index", as: UInt32.self)
-            guard let file = await coordinator.outputFile(of: id, photo: index), let data = try? Data(contentsOf: file) else {
-                return problem(.notFound, "photo \(index) of job \(id) has no output (yet)")
-            }
-            let type = ["png": "image/png", "webp": "image/webp"][file.pathExtension.lowercased()] ?? "image/jpeg"
-            return Response(
-                status: .ok, headers: [.contentType: type, .cacheControl: "max-age=3600"],
-                body: .init(byteBuffer: ByteBuffer(bytes: data)))
-        }
         return router
-    }
-
-    /// What the job page posts when its user scrolls.
-    struct ViewportRequest: Decodable {
-        let visibleStart: UInt32
-        let visibleEnd: UInt32
-        let prefetch: UInt32?
-        let scrolling: Bool?
-
-        var proto: Photocluster_V1_Viewport {
-            var viewport = Photocluster_V1_Viewport()
-            viewport.visibleStart = visibleStart
-            viewport.visibleEnd = visibleEnd
-            viewport.prefetch = prefetch ?? 0
-            viewport.scrolling = scrolling ?? false
-            return viewport
-        }
     }
 
     static func page(_ text: String, type: String) -> Response {
@@ -97,15 +57,5 @@ public enum DashboardRoutes {
 
     static func problem(_ status: HTTPResponse.Status, _ message: String) -> Response {
         json(DashboardJSON.Problem(error: message), status: status)
-    }
-}
-
-extension JobRequestProblem.Kind {
-    var status: HTTPResponse.Status {
-        switch self {
-        case .notFound: return .notFound
-        case .conflict: return .conflict
-        case .invalid: return .badRequest
-        }
     }
 }

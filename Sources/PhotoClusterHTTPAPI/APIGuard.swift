@@ -4,8 +4,9 @@ import OpenAPIRuntime
 import PhotoClusterCoordinator
 
 /// Guards the API's routes: who is asking (a bearer token: an API token from the authorized
-/// keys, or the dashboard's, which is the operator's), how often (`RateLimiter`), how much (the
-/// body), and that every error leaves as a problem. The OpenAPI document needs no token.
+/// keys, or the dashboard's, which is the operator's; or the dashboard's cookie, from one of its
+/// pages only: `DashboardCookie`), how often (`RateLimiter`, per token however it came), how much
+/// (the body), and that every error leaves as a problem. The OpenAPI document needs no token.
 ///
 /// Without CURVE the coordinator checks no one on its client socket, and the API is as open:
 /// a request without a token acts as a client without a key does there.
@@ -91,22 +92,40 @@ struct APIGuard<Context: RequestContext>: RouterMiddleware {
         keys.isEmpty ? "the body" : keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }.description
     }
 
+    /// Who is asking: a bearer header as it comes; else the dashboard's cookie, from one of the
+    /// dashboard's pages only (`DashboardCookie.refusal`).
     private func authenticate(_ request: Request) -> Result<APICaller, APIProblem> {
-        let given = Self.bearer(of: request)
         guard coordinator.checksKeys || access.operatorToken != nil else {
             return .success(APICaller(requester: .key(nil), name: "anonymous"))
         }
-        guard let given else {
-            return .failure(APIProblem(401, "this API needs a token: send `Authorization: Bearer TOKEN` with a token from `cluster token create`"))
+        if let given = Self.bearer(of: request) {
+            return caller(holding: given).mapError { _ in
+                APIProblem(401, "the token is not one this coordinator knows (never made, or revoked): make one with `cluster token create` and reload the authorized keys")
+            }
         }
+        if let cookie = access.dashboardCookie, let given = request.cookies[cookie.name]?.value {
+            if let refused = cookie.refusal(request) { return .failure(APIProblem(refused.status, refused.reason)) }
+            return caller(holding: given, admitsClients: false).mapError { _ in
+                APIProblem(401, "the dashboard's cookie \(cookie.name) holds neither the dashboard's token nor an admin's API token (a coordinator "
+                    + "started anew makes a new token, a revoked token opens nothing): open the URL with ?token= that the coordinator printed again")
+            }
+        }
+        return .failure(APIProblem(401, "this API needs a token: send `Authorization: Bearer TOKEN` with a token from `cluster token create`"))
+    }
+
+    /// The caller a token stands for: the dashboard's token is the operator; an API token, its
+    /// holder (only an admin's when `admitsClients` is false, as the dashboard opens only for those).
+    private func caller(holding given: String, admitsClients: Bool = true) -> Result<APICaller, UnknownToken> {
         if let token = access.operatorToken, Self.same(given, token) {
             return .success(APICaller(requester: .operator, name: "operator"))
         }
-        if let holder = coordinator.tokenHolder(of: given) {
+        if let holder = coordinator.tokenHolder(of: given), admitsClients || holder.isAdmin {
             return .success(APICaller(requester: .key(holder.principal), name: holder.name))
         }
-        return .failure(APIProblem(401, "the token is not one this coordinator knows (never made, or revoked): make one with `cluster token create` and reload the authorized keys"))
+        return .failure(UnknownToken())
     }
+
+    private struct UnknownToken: Error {}
 
     static func bearer(of request: Request) -> String? {
         guard let value = request.headers[.authorization], value.lowercased().hasPrefix("bearer ") else { return nil }

@@ -36,7 +36,7 @@ struct APIProblem: Error, Sendable {
     /// The status's reason phrase (a status made from its code alone has none).
     var title: String {
         let known: [HTTPResponse.Status] = [
-            .badRequest, .unauthorized, .forbidden, .notFound, .conflict, .contentTooLarge, .unsupportedMediaType, .tooManyRequests,
+            .badRequest, .unauthorized, .forbidden, .notFound, .conflict, .contentTooLarge, .misdirectedRequest, .unsupportedMediaType, .tooManyRequests,
             .internalServerError, .serviceUnavailable,
         ]
         return known.first { $0.code == status }?.reasonPhrase ?? HTTPResponse.Status(code: status).reasonPhrase

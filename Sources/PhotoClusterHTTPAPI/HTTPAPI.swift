@@ -9,8 +9,8 @@ import PhotoClusterCoordinator
 /// protocol to the coordinator's loop (`CoordinatorNode.request`), so a token does exactly what
 /// a client key of its role does.
 public enum HTTPAPI {
-    /// Adds the API's routes to `router`, behind their own guard (`APIGuard`): bearer tokens,
-    /// rate limits, body limits, problems for every error.
+    /// Adds the API's routes to `router`, behind their own guard (`APIGuard`): bearer tokens or
+    /// the dashboard's cookie, rate limits, body limits, problems for every error.
     public static func add(to router: Router<BasicRequestContext>, coordinator: CoordinatorNode, access: APIAccess) throws {
         // Before the group, so it also sees the router's own answer for a path or method it has no route for.
         router.add(middleware: APINotFound())
@@ -26,10 +26,31 @@ public struct APIAccess: Sendable {
     /// the dashboard has none.
     public var operatorToken: String?
     public var limits: APILimits
+    /// The dashboard's cookie, which its pages send to /v1 instead of a bearer header; nil: the
+    /// API takes no cookie.
+    public var dashboardCookie: DashboardCookie?
 
-    public init(operatorToken: String?, limits: APILimits = APILimits()) {
+    public init(operatorToken: String?, limits: APILimits = APILimits(), dashboardCookie: DashboardCookie? = nil) {
         self.operatorToken = operatorToken
         self.limits = limits
+        self.dashboardCookie = dashboardCookie
+    }
+}
+
+/// The cookie the dashboard sets from its `?token=` URL: it holds the dashboard's token (the
+/// operator) or an admin's API token. A browser sends it with every request to the dashboard's
+/// address, whichever page made it, so a request it authenticates must also pass the dashboard's
+/// own checks (its host names against DNS rebinding; JSON from its own origin for a POST). A
+/// request with a bearer header is never checked so: no browser adds that header by itself.
+public struct DashboardCookie: Sendable {
+    public var name: String
+    /// Why a request that carries the cookie is refused though its token may be good: the status
+    /// and the reason; nil when it may go on.
+    public var refusal: @Sendable (Request) -> (status: Int, reason: String)?
+
+    public init(name: String, refusal: @escaping @Sendable (Request) -> (status: Int, reason: String)?) {
+        self.name = name
+        self.refusal = refusal
     }
 }
 

@@ -7,13 +7,15 @@ With --token, the dashboard is first opened as the coordinator prints it (/?toke
 must leave the address and stay out of reach of the page's scripts (an HttpOnly cookie).
 
 (a) the overview at / shows the job with at least one photo done (its "done/total" text);
-(b) the job page /jobs/JOB shows its cells and has posted its first viewport;
+(b) the job page /jobs/JOB shows its cells, has posted its first viewport (to the HTTP API,
+    POST /v1/jobs/JOB/viewport, with the dashboard's cookie) and shows a done photo's thumbnail
+    (GET /v1/jobs/JOB/photos/NAME/output);
 (c) scrolling like a user: the page reports the viewport as not settled while the wheel turns,
     and once scrolled to the last row and stopped, a settled viewport that the coordinator
     accepted (HTTP 200) and reports back with a visible start past 0;
 (d) no page broke the Content-Security-Policy (the browser console names every violation);
-(e) prints one JSON line: {"overviewProgress", "viewport", "reportedViewport", "tokenInAddress",
-    "tokenVisibleToScripts", "screenshots"}.
+(e) prints one JSON line: {"overviewProgress", "viewport", "reportedViewport", "thumbnail",
+    "tokenInAddress", "tokenVisibleToScripts", "screenshots"}.
 
 Screenshots: DIR/overview.png, DIR/job-top.png, DIR/job-scrolled.png. Exit status 0 when every
 step passed; 1 with the step, what was expected and what was seen on stderr otherwise.
@@ -148,6 +150,14 @@ def run(args):
             return state["cells"] > 0 and sent >= 1, json.dumps(state)
 
         wait_for("(b) job page", "cells and window.photoclusterViewport.sent >= 1", job_page_ready, args.timeout)
+
+        def thumbnail_shown():
+            src = driver.execute_script(
+                "var i = Array.from(document.querySelectorAll('.cell img')).find(function (e) {"
+                " return e.complete && e.naturalWidth > 0; }); return i ? i.getAttribute('src') : null;")
+            return src is not None, src
+
+        thumbnail = wait_for("(b) job page", "a done photo's thumbnail loaded", thumbnail_shown, args.timeout)
         shots.append(save(driver, os.path.join(args.screenshots, "job-top.png")))
 
         # (c) scroll like a user, then stop at the last row.
@@ -203,7 +213,7 @@ def run(args):
         if viewport.get("lastStatus") != 200 or viewport.get("scrolling") is not False:
             raise StepFailed("step (e): expected the last viewport POST to be settled (scrolling false) and answered 200; "
                              f"saw {json.dumps(viewport)}")
-        print(json.dumps({"overviewProgress": progress, "viewport": viewport, "reportedViewport": reported,
+        print(json.dumps({"overviewProgress": progress, "viewport": viewport, "reportedViewport": reported, "thumbnail": thumbnail,
                           "tokenInAddress": token_in_address, "tokenVisibleToScripts": token_visible,
                           "screenshots": shots}, ensure_ascii=False), flush=True)
     except StepFailed:

@@ -2,15 +2,17 @@ import Foundation
 import PhotoClusterTestSupport
 import XCTest
 
-/// The dashboard's JSON API as its pages use it: the overview, a job's photos, setting the
-/// viewport (which suspends, cancels out-of-view work and reprioritises like `cluster viewport`),
-/// the filtered photos, and clear errors.
+/// The requests the dashboard's pages make: its own JSON (the overview, a job's photos, the
+/// history), and the HTTP API's viewport (which suspends, cancels out-of-view work and
+/// reprioritises like `cluster viewport`) and outputs, with clear errors. The private routes the
+/// API replaced are gone.
 final class DashboardAPITests: XCTestCase {
-    func testViewportPostedToTheDashboardSteersTheJob() throws {
+    func testViewportPostedByThePageSteersTheJob() throws {
         let cluster = try ObservedCluster(label: "dashboard-api", photoDelay: 0.4)
         defer { cluster.stop() }
         let job = try cluster.submitViewportJob(count: 40, visible: "0..3", prefetch: 2)
         let api = cluster.dashboard + "/api/jobs/\(job)"
+        let v1 = cluster.dashboard + "/v1/jobs/\(job)"
 
         let overview = try HTTP.json(cluster.dashboard + "/api/overview")
         let listed = (overview["jobs"] as? [[String: Any]])?.first { $0["id"] as? String == job }
@@ -19,12 +21,15 @@ final class DashboardAPITests: XCTestCase {
         XCTAssertTrue(eventually(timeout: 10) { ((try? HTTP.json(api))?["inFlight"] as? Int ?? 0) > 0 }, "photos in view start")
 
         // While the user scrolls the job is suspended everywhere.
-        let scrolling = try HTTP.post(api + "/viewport", json: ["visibleStart": 30, "visibleEnd": 33, "prefetch": 0, "scrolling": true])
+        let scrolling = try HTTP.post(v1 + "/viewport", json: ["visibleStart": 30, "visibleEnd": 33, "prefetch": 0, "scrolling": true])
         XCTAssertEqual(scrolling.status, 200, String(decoding: scrolling.body, as: UTF8.self))
+        let answer = try JSONSerialization.jsonObject(with: scrolling.body) as? [String: Any]
+        XCTAssertEqual(answer?["id"] as? String, job, "the API's Job: \(String(describing: answer))")
+        XCTAssertEqual((answer?["counts"] as? [String: Any])?["total"] as? Int, 40)
         XCTAssertEqual(try cluster.status(of: job)["suspended"] as? Bool, true)
 
         // Settled: photos in flight outside 30..33 are cancelled where they run, 30..33 start.
-        let settled = try HTTP.post(api + "/viewport", json: ["visibleStart": 30, "visibleEnd": 33, "prefetch": 0, "scrolling": false])
+        let settled = try HTTP.post(v1 + "/viewport", json: ["visibleStart": 30, "visibleEnd": 33, "prefetch": 0, "scrolling": false])
         XCTAssertEqual(settled.status, 200)
         let summary = try cluster.status(of: job)
         let viewport = summary["viewport"] as? [String: Any]
@@ -40,16 +45,20 @@ final class DashboardAPITests: XCTestCase {
             ((try? HTTP.json(api))?["photos"] as? [[String: Any]])?.first { $0["index"] as? Int == index }
         }
         XCTAssertTrue(eventually(timeout: 20) { photo(30)?["state"] as? String == "done" }, "\(photo(30) ?? [:])")
-        let image = try HTTP.get(api + "/photos/30/image")
+        // The thumbnail the page shows: the photo's output, by its name, retried with ?attempt=.
+        let image = try HTTP.get(v1 + "/photos/p30/output?attempt=1")
         XCTAssertEqual(image.status, 200)
         XCTAssertTrue(image.body.starts(with: [0xFF, 0xD8]) || image.body.starts(with: [0x89, 0x50]), "a JPEG or PNG")
 
-        XCTAssertEqual(try HTTP.get(api + "/photos/39/image").status, 404, "not done yet")
+        XCTAssertEqual(try HTTP.get(v1 + "/photos/p39/output").status, 404, "not done yet")
         XCTAssertEqual(try HTTP.get(cluster.dashboard + "/api/jobs/job-none").status, 404)
-        let outside = try HTTP.post(api + "/viewport", json: ["visibleStart": 50, "visibleEnd": 60])
+        let outside = try HTTP.post(v1 + "/viewport", json: ["visibleStart": 50, "visibleEnd": 60])
         XCTAssertEqual(outside.status, 400)
         XCTAssertTrue(String(decoding: outside.body, as: UTF8.self).contains("outside the job's photos 0..39"))
-        XCTAssertEqual(try HTTP.post(api + "/viewport", json: ["visible": "all"]).status, 400)
+        XCTAssertEqual(try HTTP.post(v1 + "/viewport", json: ["visible": "all"]).status, 400)
+        // The dashboard's own viewport and image routes are gone: the API's are the only ones.
+        XCTAssertEqual(try HTTP.post(api + "/viewport", json: ["visibleStart": 0, "visibleEnd": 1]).status, 404)
+        XCTAssertEqual(try HTTP.get(api + "/photos/30/image").status, 404)
 
         // The pages and assets are the files in Web/, compiled into the binary.
         let web = Repository.root.appendingPathComponent("Sources/PhotoClusterDashboard/Web")

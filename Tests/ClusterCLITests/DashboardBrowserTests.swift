@@ -5,8 +5,9 @@ import XCTest
 /// The dashboard in headless Chromium (Tests/Browser/drive_dashboard.py), as an operator reaches
 /// it on a coordinator with CURVE keys: from the URL with its token, which becomes a cookie the
 /// page's scripts cannot read. The overview shows a running job's progress, and scrolling the job
-/// page sets the job's viewport, which the coordinator reports back and which cancels work out of
-/// view; nothing on the pages breaks the Content-Security-Policy. Screenshots of both pages are
+/// page sets the job's viewport through the HTTP API (with the cookie), which the coordinator
+/// reports back and which cancels work out of view; its thumbnails are the API's outputs; nothing
+/// on the pages breaks the Content-Security-Policy. Screenshots of both pages are
 /// kept in .build/screenshots/.
 final class DashboardBrowserTests: XCTestCase {
     func testScrollingTheJobPageDrivesTheViewport() throws {
@@ -34,6 +35,8 @@ final class DashboardBrowserTests: XCTestCase {
         let pageStart = try XCTUnwrap(page["visibleStart"] as? Int)
         XCTAssertGreaterThan(pageStart, 0, "scrolled down: \(report)")
         XCTAssertNotNil((report["overviewProgress"] as? String)?.range(of: #"^[1-9][0-9]*/150$"#, options: .regularExpression), "\(report)")
+        let thumbnail = try XCTUnwrap(report["thumbnail"] as? String, "\(report)")
+        XCTAssertTrue(thumbnail.hasPrefix("/v1/jobs/\(job)/photos/") && thumbnail.hasSuffix("/output"), thumbnail)
         XCTAssertEqual(report["tokenInAddress"] as? Bool, false, "\(report)")
         XCTAssertEqual(report["tokenVisibleToScripts"] as? Bool, false, "\(report)")
 

@@ -59,7 +59,7 @@ final class ObservedCluster {
             "worker", "--coordinator", "tcp://127.0.0.1:\(ports[0])", "--concurrency", "\(workerConcurrency)",
             "--id", "w1", "--metrics-bind", "127.0.0.1:\(ports[4])",
         ] + workerSecurity)
-        guard eventually(timeout: 20, { self.coordinator.stderrSoFar.contains("worker w1 joined") && self.coordinator.stderrSoFar.contains("dashboard at") }) else {
+        guard eventually(timeout: 20, { self.coordinator.stderrSoFar.contains("worker w1 joined") && self.coordinator.stderrSoFar.contains("dashboard and HTTP API at") }) else {
             stop()
             throw XCTSkip("the cluster did not start: \(coordinator.stderrSoFar)\n\(worker.stderrSoFar)")
         }

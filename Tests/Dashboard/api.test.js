@@ -1,4 +1,5 @@
-// Every dashboard request goes through PhotoClusterAPI.request (Sources/PhotoClusterDashboard/Web/api.js).
+// Every dashboard request goes through PhotoClusterAPI.request (Sources/PhotoClusterDashboard/Web/api.js),
+// and what the pages send to and read from the HTTP API (/v1) is shaped there.
 "use strict";
 var assert = require("assert");
 var test = require("node:test");
@@ -47,4 +48,37 @@ test("a request that takes too long is aborted", function () {
   return api.request("/slow", { timeoutMs: 20 }).then(function () { assert.fail("resolved"); }, function (error) {
     assert.strictEqual(error.message, "aborted");
   }).finally(function () { globalThis.fetch = saved; });
+});
+
+test("the HTTP API's paths escape the job id and the photo's name", function () {
+  assert.strictEqual(api.jobPath("job-1a2b"), "/v1/jobs/job-1a2b");
+  assert.strictEqual(api.photoOutputPath("job-1", "Horse 2/a?b#c"), "/v1/jobs/job-1/photos/Horse%202%2Fa%3Fb%23c/output");
+});
+
+test("Retry-After in seconds, or the fallback", function () {
+  function answer(value) { return { headers: { get: function (name) { return name === "Retry-After" ? value : null; } } }; }
+  assert.strictEqual(api.retryAfterMs(answer("2"), 1000), 2000);
+  assert.strictEqual(api.retryAfterMs(answer(null), 1000), 1000);
+  assert.strictEqual(api.retryAfterMs(answer("soon"), 750), 750);
+  assert.strictEqual(api.retryAfterMs(null, 500), 500);
+});
+
+test("a refusal's text: the API's problem detail, the dashboard's error, or the status", function () {
+  assert.strictEqual(api.refusalText({ type: "about:blank", title: "Too Many Requests", status: 429, detail: "too many requests" }, 429), "too many requests");
+  assert.strictEqual(api.refusalText({ error: "no asset x" }, 404), "no asset x");
+  assert.strictEqual(api.refusalText(null, 502), "HTTP 502");
+});
+
+test("an API Job as the job page's summary: phase, counts, flags, and no rate or viewport", function () {
+  var summary = api.summaryFromJob({
+    id: "job-1", state: "running", suspended: true, inFlight: 3, elapsedSeconds: 4.5, output: "/out", viewportMode: true,
+    counts: { total: 40, done: 7, succeeded: 5, failed: 1, cancelled: 1 }, failures: []
+  });
+  assert.deepStrictEqual(summary, {
+    id: "job-1", label: "", phase: "inProgress", phaseLabel: "in progress", total: 40, done: 7, succeeded: 5, failed: 1,
+    cancelled: 1, inFlight: 3, suspended: true, viewportMode: true
+  });
+  assert.strictEqual(api.summaryFromJob({ state: "finished", counts: {} }).phase, "didFinish");
+  assert.strictEqual(api.summaryFromJob({ state: "cancelled", label: "L", counts: {} }).label, "L");
+  assert.ok(!("viewport" in summary) && !("photosPerSecond10s" in summary));
 });

@@ -18,7 +18,12 @@ extension CoordinatorCommand {
             token: token?.value, hostNames: DashboardAccess.hostNames(listeningOn: address.host, extra: httpHosts),
             tokenLocation: token?.location ?? "", isAdminToken: { node.tokenHolder(of: $0)?.isAdmin == true })
         let router = DashboardRoutes.router(for: node, access: access)
-        try HTTPAPI.add(to: router, coordinator: node, access: APIAccess(operatorToken: token?.value, limits: httpAPI.limits(maxManifestBytes: limits.limits.maxManifestBytes)))
+        // The dashboard's pages call /v1 with its cookie: the same tokens, checked as the dashboard checks them.
+        let cookie = DashboardCookie(name: DashboardAccess.cookieName) { request in
+            access.refusal(of: request).map { (Int($0.status.code), $0.reason) }
+        }
+        try HTTPAPI.add(to: router, coordinator: node, access: APIAccess(
+            operatorToken: token?.value, limits: httpAPI.limits(maxManifestBytes: limits.limits.maxManifestBytes), dashboardCookie: cookie))
         let server = await option.start(what: "dashboard and HTTP API", router: router, tls: httpAPI.tls, logger: logger)
         if let server, let token {
             let shown = token.fromFile ? "TOKEN (the token in \(token.location))" : token.value

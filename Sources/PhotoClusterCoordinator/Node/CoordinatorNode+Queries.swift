@@ -2,8 +2,7 @@ import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
 
-/// Why a request about a job was refused, for callers that are not ZeroMQ clients (the web
-/// dashboard): `notFound` maps to 404, `conflict` to 409, `invalid` to 400.
+/// Why a viewport request about a job was refused: no such job, a finished one, a range outside it.
 public struct JobRequestProblem: Error, CustomStringConvertible, Sendable {
     public enum Kind: Sendable { case notFound, conflict, invalid }
     public let kind: Kind
@@ -16,25 +15,6 @@ extension CoordinatorNode {
     /// Jobs (every one when `jobID` is empty), workers, rates and recent failures.
     public func status(jobID: String = "", includePhotos: Bool = false) async -> Photocluster_V1_StatusReply {
         await onLoop { self.statusReply(for: jobID, includePhotos: includePhotos) }
-    }
-
-    /// Sets a job's viewport as `cluster viewport` does, and answers with the job's summary.
-    public func setViewport(_ viewport: Photocluster_V1_Viewport, of jobID: String) async -> Result<Photocluster_V1_JobSummary, JobRequestProblem> {
-        await onLoop {
-            if let problem = self.applyViewport(viewport, to: jobID) { return .failure(problem) }
-            self.applyPendingViewports()
-            return .success(self.statusReply(for: jobID, includePhotos: false).jobs[0])
-        }
-    }
-
-    /// Where a finished photo's file is, if it succeeded.
-    public func outputFile(of jobID: String, photo index: UInt32) async -> URL? {
-        await onLoop {
-            guard let job = self.jobs[jobID], let photo = job.photo(index), photo.state == .done else { return nil }
-            // An S3 object is not a file here; a shared directory's file is, where it is mounted.
-            let path = job.outputPath(of: photo)
-            return path.hasPrefix("/") ? URL(fileURLWithPath: path) : nil
-        }
     }
 
     /// Checks and applies a viewport request that reached the coordinator at `arrivedAt`; the

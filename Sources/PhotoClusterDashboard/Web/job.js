@@ -1,7 +1,9 @@
 // PhotoCluster job page: the table of photos as a grid of thumbnails. Polls /api/jobs/{id}
 // every 500 ms and updates only the cells that changed; drives the job's viewport of interest
-// from the scroll position: while the user scrolls it posts `scrolling: true` (at most one
-// request per 200 ms), and once no scroll event came for 250 ms it posts the settled range.
+// from the scroll position through the HTTP API (POST /v1/jobs/{id}/viewport, within the token's
+// rate limit): while the user scrolls it posts `scrolling: true` (at most one request per
+// 200 ms), and once no scroll event came for 250 ms it posts the settled range. Thumbnails are
+// the photos' outputs, GET /v1/jobs/{id}/photos/{name}/output.
 (function () {
   "use strict";
 
@@ -16,8 +18,9 @@
 
   var path = location.pathname.replace(/\/+$/, "");
   var jobId = decodeURIComponent(path.slice(path.lastIndexOf("/") + 1));
-  var apiBase = "/api/jobs/" + encodeURIComponent(jobId);
   var api = window.PhotoClusterAPI;
+  var jobJSONPath = "/api/jobs/" + encodeURIComponent(jobId);   // the dashboard's own, with every photo
+  var jobAPIPath = api.jobPath(jobId);                             // the HTTP API's
   var geometry = window.PhotoClusterViewportMath;
 
   var grid = document.getElementById("grid");
@@ -83,7 +86,7 @@
   }
 
   function poll() {
-    api.request(apiBase)
+    api.request(jobJSONPath)
       .then(function (response) {
         if (response.status === 404) {
           showBanner("job " + jobId + " is not known to the coordinator");
@@ -129,17 +132,18 @@
     phaseEl.className = "badge " + phase;
     setText("job-phase", job.phaseLabel || phase || "–");
     setText("job-in-flight", num(job.inFlight));
-    setText("job-rate", rate(job.photosPerSecond10s));
+    if ("photosPerSecond10s" in job) setText("job-rate", rate(job.photosPerSecond10s));
     setText("job-failed", failed);
 
+    // The API's answer to a viewport change has no viewport: the next poll shows it.
     var v = job.viewport;
     var reported = $("viewport-reported");
-    if (v && job.viewportMode !== false) {
-      setText("viewport-reported", "visible " + num(v.visibleStart) + "–" + num(v.visibleEnd) + ", prefetch " + num(v.prefetch));
-      reported.title = "epoch " + num(v.epoch) + (v.scrolling ? ", scrolling (job suspended)" : ", settled");
-    } else {
+    if (job.viewportMode === false) {
       setText("viewport-reported", "none");
       reported.title = "the job has no viewport: every photo is wanted";
+    } else if (v) {
+      setText("viewport-reported", "visible " + num(v.visibleStart) + "–" + num(v.visibleEnd) + ", prefetch " + num(v.prefetch));
+      reported.title = "epoch " + num(v.epoch) + (v.scrolling ? ", scrolling (job suspended)" : ", settled");
     }
     if (finished()) {
       pending = null;
@@ -199,8 +203,8 @@
     return "placeholder";
   }
 
-  function imageURL(index, attempt) {
-    return apiBase + "/photos/" + index + "/image" + (attempt ? "?attempt=" + attempt : "");
+  function imageURL(name, attempt) {
+    return api.photoOutputPath(jobId, name) + (attempt ? "?attempt=" + attempt : "");
   }
 
   function thumbHTML(view, p, index) {
@@ -227,16 +231,17 @@
     img.loading = "lazy";
     var attempt = 0;
     img.onerror = function () {
-      // The output can lag its "done" by a moment; try again a few times, then say so.
+      // The output can lag its "done" by a moment, and a burst of thumbnails can pass the
+      // token's rate limit; try again a few times, then say so.
       if (attempt < 3) {
         attempt++;
-        setTimeout(function () { img.src = imageURL(index, attempt); }, 1000 * attempt);
+        setTimeout(function () { img.src = imageURL(name, attempt); }, 1000 * attempt);
       } else {
         img.remove();
         cell.thumb.innerHTML = '<span class="note">image not available</span>';
       }
     };
-    img.src = imageURL(index, 0);
+    img.src = imageURL(name, 0);
     cell.thumb.textContent = "";
     cell.thumb.appendChild(img);
   }
@@ -322,9 +327,11 @@
     pending = null;
     postInFlight = true;
     var status = 0;
-    api.request(apiBase + "/viewport", { method: "POST", json: sent })
+    var retryMs = 0;
+    api.request(jobAPIPath + "/viewport", { method: "POST", json: sent })
       .then(function (response) {
         status = response.status;
+        retryMs = api.retryAfterMs(response, 1000);
         return response.json().catch(function () { return null; });
       })
       .catch(function () { return null; })
@@ -336,14 +343,17 @@
         hooks.scrolling = sent.scrolling;
         hooks.sent += 1;
         hooks.lastStatus = status;
-        if (status === 200 && json && typeof json === "object" && !json.error) applySummary(json);
+        if (status === 200 && json && typeof json === "object" && json.counts) applySummary(api.summaryFromJob(json));
         if (!sent.scrolling && status === 200 && !userScrolling && !pending) {
           body.dataset.viewportSettled = "true";
         }
         if (status === 0) showBanner("coordinator not reachable — retrying");
-        else if (status !== 200) {
-          var error = json && json.error ? json.error : "HTTP " + status;
-          setText("poll-status", "viewport refused: " + error);
+        else if (status !== 200) setText("poll-status", "viewport refused: " + api.refusalText(json, status));
+        if (status === 429) {
+          // Over the token's rate: send it again when allowed, unless a newer range came meanwhile.
+          if (!pending) pending = sent;
+          pumpTimer = setTimeout(function () { pumpTimer = null; pump(); }, retryMs);
+          return;
         }
         pump();
       });
