@@ -6,13 +6,10 @@ import PhotoClusterProto
 extension ClusterAPI {
     func getPhotoOutput(_ input: Operations.GetPhotoOutput.Input) async throws -> Operations.GetPhotoOutput.Output {
         let (jobID, name) = (input.path.id, input.path.name)
-        let job: Photocluster_V1_JobSummary
-        switch await summary(of: jobID) {
-        case .success(let summary): job = summary
-        case .failure(let problem): return Self.problem(problem)
-        }
-        guard let photo = job.photos.first(where: { $0.name == name }) else {
-            return Self.problem(APIProblem(404, "job \(jobID) has no photo named \"\(name)\""))
+        let photo: Photocluster_V1_PhotoStatus
+        switch await coordinator.photoStatus(of: jobID, named: name, from: APICaller.current.requester) {
+        case .found(let status): photo = status
+        case .refused(let refusal): return Self.problem(APIProblem(refusal))
         }
         guard photo.state == .done else {
             let why = photo.state == .failed || photo.state == .cancelled ? "it \(photo.state == .failed ? "failed" : "was cancelled"): \(photo.reason)" : "it has not finished yet"

@@ -134,6 +134,19 @@ final class LocalClientTests: XCTestCase {
             guard case .status(let reply)? = await coordinator.request(status, from: requester).body else { return XCTFail("\(requester) cannot read the job") }
             XCTAssertEqual(reply.jobs.first?.jobID, accepted.jobID)
         }
+        // One photo by name, as an output's download looks it up: by the same rule.
+        guard case .found(let photo) = await coordinator.photoStatus(of: accepted.jobID, named: "a", from: .key(alicePrincipal)) else {
+            return XCTFail("alice cannot look up her photo")
+        }
+        XCTAssertEqual(photo.name, "a")
+        guard case .refused(let foreign) = await coordinator.photoStatus(of: accepted.jobID, named: "a", from: .key(bobPrincipal)),
+              case .refused(let unnamed) = await coordinator.photoStatus(of: accepted.jobID, named: "b", from: .key(alicePrincipal)) else {
+            return XCTFail("a lookup that should be refused was not")
+        }
+        XCTAssertEqual(foreign.refusal, .notPermitted)
+        XCTAssertEqual(unnamed.refusal, .noSuchJob)
+        XCTAssertTrue(unnamed.message.contains("no photo named \"b\""), unnamed.message)
+
         // The operator (the dashboard's token) writes a directory of its own: every key's are taken.
         let aliceOut = out!
         defer { try? FileManager.default.removeItem(at: aliceOut) }

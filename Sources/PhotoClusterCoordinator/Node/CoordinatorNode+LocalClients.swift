@@ -13,6 +13,12 @@ public enum LocalRequester: Sendable, Equatable {
     case `operator`
 }
 
+/// One photo looked up for a client inside the process: its status, or why not.
+public enum PhotoLookup: Sendable {
+    case found(Photocluster_V1_PhotoStatus)
+    case refused(Photocluster_V1_ErrorReply)
+}
+
 /// A client inside the coordinator's process: what the coordinator sends it goes to `deliver`
 /// (on the loop thread, in order, only once the journal holds what it tells) instead of a socket.
 /// Loop-owned.
@@ -88,6 +94,31 @@ extension CoordinatorNode {
             handle(Self.localRequest(.watch(watch)), from: identity, requester: requester, bytes: 0)
         }
         return stream
+    }
+
+    /// One photo's status by its name, for `requester` under the rules of a status request (the
+    /// job's owner and admins only): what a photo's output needs, without the status of every
+    /// other photo of the job (a thumbnail of a job of 100,000 photos).
+    public func photoStatus(of jobID: String, named name: String,
+                            from requester: LocalRequester) async -> PhotoLookup {
+        await onLoop { [self] in
+            func refusal(_ message: String, _ kind: Photocluster_V1_Refusal) -> PhotoLookup {
+                .refused(.with { $0.message = message; $0.refusal = kind })
+            }
+            guard let job = jobs[jobID] else { return refusal(noJob(jobID), .noSuchJob) }
+            let asker: Requester = switch requester {
+            case .operator: .operator
+            case .key(let key): .client(key: key)
+            }
+            guard may(asker, accessJobOwnedBy: job.owner) else {
+                metrics.refusedRequest(reason: "not_permitted")
+                return refusal("job \(jobID) belongs to another client: only the client that submitted it and admin keys may see it or act on it", .notPermitted)
+            }
+            guard let index = (0..<UInt32(job.total)).first(where: { job.name(of: $0) == name }), let photo = job.photo(index) else {
+                return refusal("job \(jobID) has no photo named \"\(name)\"", .noSuchJob)
+            }
+            return .found(job.status(of: photo))
+        }
     }
 
     /// Counts an HTTP API request by its answer's status (any thread).
