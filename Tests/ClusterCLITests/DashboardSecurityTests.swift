@@ -27,7 +27,7 @@ final class DashboardSecurityTests: XCTestCase {
         // Without the token: refused, and told where it is.
         let anonymous = try PlainHTTPClient.send("GET", cluster.dashboard + "/api/overview")
         XCTAssertEqual(anonymous.status, 401)
-        XCTAssertTrue(problem(anonymous).contains("(the token is in \(tokenFile.path);"), problem(anonymous))
+        XCTAssertTrue(problem(anonymous).contains("(the token is in \(tokenFile.path))"), problem(anonymous))
         XCTAssertEqual(try PlainHTTPClient.send("GET", cluster.dashboard + "/api/overview", headers: ["Authorization": "Bearer wrong"]).status, 401)
         XCTAssertEqual(try PlainHTTPClient.send("GET", cluster.dashboard + "/").status, 401)
         XCTAssertEqual(try PlainHTTPClient.send("POST", viewport, headers: fromPage, body: scroll).status, 401)
