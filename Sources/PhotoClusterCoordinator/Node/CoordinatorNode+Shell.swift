@@ -5,7 +5,7 @@ import PhotoClusterScheduling
 
 /// The node as the scheduling core's shell: what arrives goes to the core as events, and what
 /// the core decides is done here, with the sockets, the journal, the writers and the clients.
-extension CoordinatorNode: CoordinatorShell {
+extension CoordinatorNode {
     // The core's state, read by the node's queries, metrics and client requests.
     var jobs: SlotTable<String, Job> { _read { yield core.jobs } }
     var jobOrder: [String] { _read { yield core.jobOrder } }
@@ -30,13 +30,53 @@ extension CoordinatorNode: CoordinatorShell {
         if authorizedKeys != nil, let holder = workers[id], holder.key != key {
             return refuseImpostor(frames[0], at: .workers, holder: "worker \(id)", registeredKey: holder.key, key: key)
         }
-        core.handle(.fromWorker(id: id, key: key, message: message, photos: frames[2...]), now: .now)
+        tellCore(.fromWorker(id: id, key: key, message: message, photos: frames[2...]))
     }
 
-    package func tellsEveryPhoto(of job: String) -> Bool { subscribers[job]?.everyPhoto.isEmpty == false }
+    /// Hands `event` to the core, then carries out what it decided, in order. What the node
+    /// learns meanwhile (batches of graphs refused, a write that failed at once, a client that now
+    /// hears of every photo) waits in `eventsForCore` until the actions in hand are carried out,
+    /// and goes in the same way: the core never gets an event while it decides one.
+    func tellCore(_ event: CoordinatorEvent, now: MonotonicInstant = .now) {
+        eventsForCore.append(event)
+        guard !tellingCore else { return }
+        tellingCore = true
+        defer { tellingCore = false }
+        while !eventsForCore.isEmpty {
+            core.handle(eventsForCore.removeFirst(), now: now)
+            while core.hasActions {
+                core.takeActions(into: &actionsInHand)
+                for action in actionsInHand where !perform(action) {
+                    if let refused = RefusedGraphs(action) { graphsRefused.append(refused) }
+                }
+                // The batches refused in one pass go back together (the core dispatches once).
+                if !graphsRefused.isEmpty {
+                    eventsForCore.append(.graphsRefused(graphsRefused))
+                    graphsRefused.removeAll()
+                }
+            }
+        }
+    }
 
-    @discardableResult
-    package func perform(_ action: CoordinatorAction) -> Bool {
+    /// Tells the core whether any client of the job hears of each photo as it settles, when that
+    /// has changed (call it after `subscribers[jobID]` changes).
+    func noteEveryPhotoAudience(of jobID: String) {
+        let hears = subscribers[jobID]?.everyPhoto.isEmpty == false
+        guard hears != jobsToldEveryPhoto.contains(jobID) else { return }
+        if hears { jobsToldEveryPhoto.insert(jobID) } else { jobsToldEveryPhoto.remove(jobID) }
+        tellCore(.clientsHearEveryPhoto(job: jobID, hears))
+    }
+
+    /// A client hears of no job any more.
+    func unsubscribe(_ identity: Data) {
+        for job in subscribers.keys {
+            subscribers[job]?.remove(identity)
+            noteEveryPhotoAudience(of: job)
+        }
+    }
+
+    /// Does `action`; answers whether it was done (false: a send that did not leave).
+    private func perform(_ action: CoordinatorAction) -> Bool {
         switch action {
         case .sendToWorker(let id, var body):
             if case .heartbeat(var beat) = body {
