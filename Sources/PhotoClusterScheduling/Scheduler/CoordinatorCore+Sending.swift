@@ -43,29 +43,27 @@ extension CoordinatorCore {
     /// Batches the shell could not send (`.graphsRefused`; it replaces the answer `perform` used
     /// to give the send). Their photos go back to their places at once (not after the worker is
     /// declared lost), their credit back to the worker, and the worker is sent nothing more until
-    /// it is heard from. Refused at the end of a turn, the photos go to the other workers at once,
-    /// as no other end of turn will come for them; refused in the middle of one (a batch that left
-    /// ahead of another message), they wait for the turn's next dispatch.
+    /// it is heard from: the graphs assigned to it since, which would be refused too, come back
+    /// with them. Then they go to the other workers, as the send's answer let the rest of the
+    /// turn do; refused at the end of a turn, they leave at once, as no other end of turn will
+    /// come for them.
     func graphsRefused(_ refused: [RefusedGraphs], turnHasEnded: Bool) {
         var tookBack = false
         for refusal in refused where takeBack(refusal) { tookBack = true }
-        guard tookBack, turnHasEnded else { return }
+        guard tookBack else { return }
         dispatch()
-        sendAssignedGraphs()
+        if turnHasEnded { sendAssignedGraphs() }
     }
 
     /// Undoes what `send` recorded, for the batch's photos that nothing has moved on since it was
-    /// decided (a photo cancelled or requeued in the same turn is left as it now is). Answers
-    /// whether any photo came back.
+    /// decided (a photo cancelled or requeued in the same turn is left as it now is), and the
+    /// assignments waiting for the worker. Answers whether any photo came back.
     private func takeBack(_ refusal: RefusedGraphs) -> Bool {
         // Lost since: its photos went back to the queue with it.
         guard let worker = workers[refusal.worker] else { return false }
         var tookBack = false
         for (ref, attempt) in refusal.batch.sent where worker.assignedAt[ref] == refusal.sequence && worker.inFlight.contains(ref) {
-            if let photo = jobs[ref.job]?.photo(ref.index), photo.worker == worker.number, photo.attempts == attempt {
-                jobs[ref.job]?.unassign(ref.index)
-            }
-            worker.refundCredit(releasing: ref)
+            unassign(ref, attempt: attempt, from: worker)
             worker.assignedAt.removeValue(forKey: ref)
             attemptsSent.ended(ref, attempt: attempt, on: refusal.worker)
             tookBack = true
@@ -74,6 +72,18 @@ extension CoordinatorCore {
         worker.unreachable = true
         // No later batch went out: the next one takes this number, as if this one never was.
         if worker.assignSequence == refusal.sequence { worker.assignSequence -= 1 }
+        for (ref, attempt) in graphsToSend.removeValue(forKey: refusal.worker)?.sent ?? [] where worker.inFlight.contains(ref) {
+            unassign(ref, attempt: attempt, from: worker)
+        }
         return true
+    }
+
+    /// A graph that did not reach the worker: the photo is queued again if it still waits for
+    /// that attempt there, and the worker's credit for it comes back.
+    private func unassign(_ ref: PhotoRef, attempt: UInt32, from worker: WorkerRecord) {
+        if let photo = jobs[ref.job]?.photo(ref.index), photo.worker == worker.number, photo.attempts == attempt {
+            jobs[ref.job]?.unassign(ref.index)
+        }
+        worker.refundCredit(releasing: ref)
     }
 }
