@@ -38,22 +38,28 @@ extension CoordinatorNode {
     /// hears of every photo) waits in `eventsForCore` until the actions in hand are carried out,
     /// and goes in the same way: the core never gets an event while it decides one.
     func tellCore(_ event: CoordinatorEvent, now: MonotonicInstant = .now) {
-        eventsForCore.append(event)
-        guard !tellingCore else { return }
+        guard !tellingCore else { return eventsForCore.append(event) }
         tellingCore = true
         defer { tellingCore = false }
+        core.handle(event, now: now)
+        carryOutActions()
         while !eventsForCore.isEmpty {
             core.handle(eventsForCore.removeFirst(), now: now)
-            while core.hasActions {
-                core.takeActions(into: &actionsInHand)
-                for action in actionsInHand where !perform(action) {
-                    if let refused = RefusedGraphs(action) { graphsRefused.append(refused) }
-                }
-                // The batches refused in one pass go back together (the core dispatches once).
-                if !graphsRefused.isEmpty {
-                    eventsForCore.append(.graphsRefused(graphsRefused))
-                    graphsRefused.removeAll()
-                }
+            carryOutActions()
+        }
+    }
+
+    /// Carries out the core's actions, in order, until it has none left; the batches refused in
+    /// one pass go back together (the core dispatches once), after the pass.
+    private func carryOutActions() {
+        while core.hasActions {
+            core.takeActions(into: &actionsInHand)
+            for action in actionsInHand where !perform(action) {
+                if let refused = RefusedGraphs(action) { graphsRefused.append(refused) }
+            }
+            if !graphsRefused.isEmpty {
+                eventsForCore.append(.graphsRefused(graphsRefused))
+                graphsRefused.removeAll()
             }
         }
     }
@@ -88,8 +94,8 @@ extension CoordinatorNode {
             return send(encoded: Envelope.encode(message), to: id)
         case .sendGraphs(let id, let batch, let sequence):
             return send(encoded: batch.message(sequence: sequence), to: id)
-        case .photosSettled(let jobID, let settled):
-            photosSettled(jobID, settled)
+        case .photosSettled(let jobID, let settled, let progress, let allSettled):
+            photosSettled(jobID, settled, progress: progress, allSettled: allSettled)
         case .writeResult(let result, let worker, let encoded, let targets):
             queueWrite(result, from: worker, encoded: encoded, targets: targets)
         case .journalLosses(let job, let photo, let losses):
@@ -118,14 +124,18 @@ extension CoordinatorNode {
     }
 
     /// Settled photos: journaled, told to the clients (every photo's status, then the counts
-    /// once, then the job's end), and the job finished when they were its last.
-    private func photosSettled(_ jobID: String, _ settled: [(photo: PhotoRecord, worker: String?)]) {
+    /// once, then the job's end), and the job finished when they were its last. The counts and
+    /// whether they were the last come with the action: photos settled later in the same event
+    /// are told by the actions after it.
+    private func photosSettled(
+        _ jobID: String, _ settled: [(photo: PhotoRecord, worker: String?)], progress: Photocluster_V1_JobProgress, allSettled: Bool
+    ) {
         guard let job = jobs[jobID] else { return }
         for (photo, worker) in settled { recordEnd(of: photo, job: jobID, worker: worker) }
         journaling("\(settled.count) photo(s) of job \(jobID)") { try $0.recordPhotos(settled.map(\.photo), of: job) }
         for (photo, _) in settled { publishStatus(of: photo, in: jobID) }
-        publishProgress(of: jobID)
-        if job.allSettled && !job.isFinished { finish(jobID) }
+        publishProgress(progress, of: jobID)
+        if allSettled && !job.isFinished { finish(jobID) }
     }
 
     private func count(_ counter: CoordinatorAction.Counter) {

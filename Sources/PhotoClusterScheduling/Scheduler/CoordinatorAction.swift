@@ -13,8 +13,10 @@ package enum CoordinatorAction {
     /// sent; one that cannot leave comes back as `.graphsRefused`.
     case sendGraphs(String, GraphBatch, sequence: UInt64)
     /// Photos settled (done, failed or cancelled): journal them, tell the clients, and finish
-    /// the job when it was the last.
-    case photosSettled(job: String, [(photo: PhotoRecord, worker: String?)])
+    /// the job when it was the last. `progress`: the job's counts right after them, and
+    /// `allSettled`: whether they were its last, as of the decision (the shell carries it out
+    /// after the rest of the event is decided, when more photos may have settled).
+    case photosSettled(job: String, [(photo: PhotoRecord, worker: String?)], progress: Photocluster_V1_JobProgress, allSettled: Bool)
     /// Write a result's photo under each target's name in the job's directory; answered later
     /// with `.resultsWritten`.
     case writeResult(Photocluster_V1_PhotoResult, worker: String, encoded: Data, targets: [(index: UInt32, name: String)])

@@ -216,6 +216,7 @@ extension CoordinatorCore {
             attemptsSent.forget(PhotoRef(job: jobID, index: index))
             settled.append((photo, worker))
         }
-        emit(.photosSettled(job: jobID, settled))
+        guard let job = jobs[jobID] else { return }
+        emit(.photosSettled(job: jobID, settled, progress: job.progress, allSettled: job.allSettled))
     }
 }

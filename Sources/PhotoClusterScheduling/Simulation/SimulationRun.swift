@@ -224,21 +224,28 @@ package final class SimulationRun {
     /// `CoordinatorNode.tellCore` does: what the world answers (a batch refused) goes back to the
     /// core once the actions in hand are carried out.
     package func tellCore(_ event: CoordinatorEvent) {
-        eventsForCore.append(event)
-        guard !tellingCore else { return }
+        guard !tellingCore else { return eventsForCore.append(event) }
         tellingCore = true
         defer { tellingCore = false }
+        core.handle(event, now: now)
+        carryOutActions()
         while !eventsForCore.isEmpty {
             core.handle(eventsForCore.removeFirst(), now: now)
-            while core.hasActions {
-                core.takeActions(into: &actionsInHand)
-                for action in actionsInHand where !perform(action) {
-                    if let refused = RefusedGraphs(action) { graphsRefused.append(refused) }
-                }
-                if !graphsRefused.isEmpty {
-                    eventsForCore.append(.graphsRefused(graphsRefused))
-                    graphsRefused.removeAll()
-                }
+            carryOutActions()
+        }
+    }
+
+    /// Carries out the core's actions, in order, until it has none left; the batches refused in
+    /// one pass go back together (the core dispatches once), after the pass.
+    private func carryOutActions() {
+        while core.hasActions {
+            core.takeActions(into: &actionsInHand)
+            for action in actionsInHand where !perform(action) {
+                if let refused = RefusedGraphs(action) { graphsRefused.append(refused) }
+            }
+            if !graphsRefused.isEmpty {
+                eventsForCore.append(.graphsRefused(graphsRefused))
+                graphsRefused.removeAll()
             }
         }
     }
@@ -256,8 +263,8 @@ package final class SimulationRun {
             else { return false }
             for (ref, attempt) in batch.sent { sentAttempts.insert(SentAttempt(ref: ref, attempt: attempt, worker: id)) }
             return true
-        case .photosSettled(let jobID, let photos):
-            photosSettled(jobID, photos)
+        case .photosSettled(let jobID, let photos, _, let allSettled):
+            photosSettled(jobID, photos, allSettled: allSettled)
         case .writeResult(let result, let worker, _, let targets):
             startWrite(result, from: worker, targets: targets)
         case .journalLosses(let job, let photo, let losses):
@@ -280,7 +287,7 @@ package final class SimulationRun {
         return true
     }
 
-    private func photosSettled(_ jobID: String, _ photos: [(photo: PhotoRecord, worker: String?)]) {
+    private func photosSettled(_ jobID: String, _ photos: [(photo: PhotoRecord, worker: String?)], allSettled: Bool) {
         if let job = core.jobs[jobID] {
             for (photo, _) in photos { journal[jobID]?.photos[Int(photo.index)] = JournaledPhoto(photo, of: job) }
             journal[jobID]?.noteState(of: job)
@@ -290,7 +297,7 @@ package final class SimulationRun {
             if !settled.insert(ref).inserted { return fail("photo \(photo.index) of job \(jobID) settled twice") }
             if photo.state == .done && !written.contains(ref) { return fail("photo \(photo.index) of job \(jobID) is done without its output written") }
         }
-        guard let job = core.jobs[jobID], job.allSettled, !job.isFinished, finishing.insert(jobID).inserted else { return }
+        guard allSettled, let job = core.jobs[jobID], !job.isFinished, finishing.insert(jobID).inserted else { return }
         if !job.cancelledWhole { job.enter(.willFinish, at: Date(timeIntervalSince1970: 0)) }
         agenda.schedule(.indexWritten(jobID, coordinator: coordinator.incarnation), at: time + random.millis(1...20))
     }

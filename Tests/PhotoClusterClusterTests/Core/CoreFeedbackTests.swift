@@ -51,20 +51,27 @@ final class CoreFeedbackTests: XCTestCase {
     }
 
     /// Photos settled together are told one by one only for a job whose clients hear of every
-    /// photo, as the shell says with `.clientsHearEveryPhoto`.
+    /// photo, as the shell says with `.clientsHearEveryPhoto`; each action carries the counts as
+    /// they were when it was decided, not when the shell carries it out.
     func testPhotosAreToldOneByOneOnlyWhileAClientHearsOfEveryPhoto() {
         let core = CoreHarness()
         let job = core.submit(photos: 4)
-        func settleTwo(from index: UInt32) -> Int {
+        /// The counts each `.photosSettled` carries, and whether it says the job is all settled.
+        func settleTwo(from index: UInt32) -> [(done: UInt32, last: Bool)] {
             let write = WrittenResult(
                 result: .with { $0.jobID = job; $0.photoIndex = index; $0.format = .jpeg }, worker: "w",
                 targets: [(index, "p\(index).jpg"), (index + 1, "p\(index + 1).jpg")], errors: [nil, nil])
-            return core.handle(.resultsWritten([write])).filter { if case .photosSettled = $0 { return true } else { return false } }.count
+            return core.handle(.resultsWritten([write])).compactMap { action in
+                guard case .photosSettled(_, _, let progress, let allSettled) = action else { return nil }
+                return (progress.done, allSettled)
+            }
         }
-        XCTAssertEqual(settleTwo(from: 0), 1, "told together")
+        XCTAssertEqual(settleTwo(from: 0).map(\.done), [2], "told together")
         core.handle(.clientsHearEveryPhoto(job: job, true))
         XCTAssertTrue(core.core.tellsEveryPhoto(of: job))
-        XCTAssertEqual(settleTwo(from: 2), 2, "told one by one")
+        let oneByOne = settleTwo(from: 2)
+        XCTAssertEqual(oneByOne.map(\.done), [3, 4], "told one by one, each with the counts after it")
+        XCTAssertEqual(oneByOne.map(\.last), [false, true], "only the last finishes the job")
         core.handle(.clientsHearEveryPhoto(job: job, false))
         XCTAssertFalse(core.core.tellsEveryPhoto(of: job))
     }

@@ -151,7 +151,7 @@ final class CoreHarness {
 
     static func settled(in actions: [CoordinatorAction]) -> [String] {
         actions.flatMap { action -> [String] in
-            guard case .photosSettled(let job, let photos) = action else { return [] }
+            guard case .photosSettled(let job, let photos, _, _) = action else { return [] }
             return photos.map { "\(job)/\($0.photo.index) \($0.photo.state)" }
         }
     }
