@@ -132,9 +132,9 @@ let package = Package(
         // the worker's shell and the coordinator's simulator both run it. Also the output place as
         // messages carry it.
         .target(name: "PhotoClusterProtocol", dependencies: ["PhotoClusterCore", "PhotoClusterProto"], swiftSettings: swiftSettings),
-        // The coordinator's scheduling as a state machine (`CoordinatorCore`), the jobs it owns and
-        // the seeded simulator that drives it: no socket, file or clock. `CoordinatorNode` is its
-        // shell.
+        // The coordinator's scheduling as a state machine (`CoordinatorCore`: events in, actions
+        // out, no reference to its shell), the jobs it owns and the seeded simulator that drives
+        // it: no socket, file or clock. `CoordinatorNode` is its shell.
         .target(
             name: "PhotoClusterScheduling",
             dependencies: ["PhotoClusterCore", "PhotoClusterProto", "PhotoClusterProtocol", .product(name: "Logging", package: "swift-log")],

@@ -54,7 +54,7 @@ final class ViewportCostTests: XCTestCase {
                 let start = Int.random(in: 0...(count - 10), using: &generator)
                 let viewport = Viewport(visible: start...(start + 9), prefetch: 5)
                 let micros = await cluster.coordinator.onLoop {
-                    Self.threadCPUMicroseconds { self.cluster.coordinator.core.handle(.viewport(job: job, viewport, arrivedAt: .now), now: .now) }
+                    Self.threadCPUMicroseconds { self.cluster.coordinator.tellCore(.viewport(job: job, viewport, arrivedAt: .now)) }
                 }
                 // The first rounds warm up caches and allocations.
                 if round >= 40 { costs[job]!.append(micros) }

@@ -57,6 +57,7 @@ extension CoordinatorNode {
         case .watch(let watch):
             guard permitted(watch.jobID, for: requester, client, id), let job = jobs[watch.jobID] else { return }
             subscribers[watch.jobID, default: JobSubscribers()].add(client, detail: watch.events, summary: watch.summary)
+            noteEveryPhotoAudience(of: watch.jobID)
             // A renewal's answer is only looked at for an error: every photo's status, built
             // every few seconds for a job of a million photos, would cost the loop seconds.
             sendToClient(client, requestID: id, .status(statusReply(for: job.id, includePhotos: !watch.renewal, for: requester)))
@@ -75,7 +76,7 @@ extension CoordinatorNode {
             guard unknown.isEmpty else {
                 return refuse(client, id, "job \(cancel.jobID) has no photo named \(unknown.sorted().map { "\"\($0)\"" }.joined(separator: ", "))")
             }
-            core.handle(.cancel(job: cancel.jobID, names: Set(cancel.photoNames)), now: .now)
+            tellCore(.cancel(job: cancel.jobID, names: Set(cancel.photoNames)))
             sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
         case .viewport(let request):
             guard permitted(request.jobID, for: requester, client, id) else { return }
@@ -89,11 +90,11 @@ extension CoordinatorNode {
             viewportReplies.append((client, id, requester, request.jobID))
         case .suspend(let request):
             guard permitted(request.jobID, for: requester, client, id) else { return }
-            core.handle(.suspend(job: request.jobID, true, arrivedAt: arrivedAt), now: .now)
+            tellCore(.suspend(job: request.jobID, true, arrivedAt: arrivedAt))
             sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
         case .resume(let request):
             guard permitted(request.jobID, for: requester, client, id) else { return }
-            core.handle(.suspend(job: request.jobID, false, arrivedAt: arrivedAt), now: .now)
+            tellCore(.suspend(job: request.jobID, false, arrivedAt: arrivedAt))
             sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
         case .heartbeat(let beat):
             sendToClient(client, requestID: id, .heartbeat(beat))
@@ -110,7 +111,7 @@ extension CoordinatorNode {
             guard workers[request.workerID] != nil else {
                 return refuse(client, id, "no worker \(request.workerID) is connected (cluster status lists them)")
             }
-            core.handle(.drainWorker(request.workerID, timeoutMs: request.timeoutMs), now: .now)
+            tellCore(.drainWorker(request.workerID, timeoutMs: request.timeoutMs))
             sendToClient(client, requestID: id, .ack(Photocluster_V1_Ack()))
         case .none:
             refuse(client, id, "empty request")
@@ -248,6 +249,7 @@ extension CoordinatorNode {
         }
         if let directory { outputDirectories[jobID] = directory }
         subscribers[jobID] = JobSubscribers(client, detail: submit.events, summary: submit.summary)
+        noteEveryPhotoAudience(of: jobID)
         var accepted = Photocluster_V1_JobAccepted()
         accepted.jobID = jobID
         accepted.total = UInt32(submit.photos.count)
@@ -258,7 +260,7 @@ extension CoordinatorNode {
         job.enter(.inProgress, at: Date())
         journaling("job \(jobID)") { try $0.recordJobState(job) }
         publish(jobID, .phase(.inProgress))
-        core.handle(.jobOpened(job), now: .now)
+        tellCore(.jobOpened(job))
     }
 
     private func refuseLimit(_ client: Data, _ requestID: UInt64, _ problem: String, _ refusal: Photocluster_V1_Refusal) {

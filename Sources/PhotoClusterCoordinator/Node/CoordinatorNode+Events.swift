@@ -23,9 +23,8 @@ extension CoordinatorNode {
 
     /// The job's counts after a photo settled: at once to every-photo clients, paced for
     /// counts-only ones.
-    func publishProgress(of jobID: String) {
-        guard let progress = jobs[jobID]?.progress,
-            let recipients = subscribers[jobID]?.countsRecipients(now: ProcessInfo.processInfo.systemUptime, final: progress.done == progress.total)
+    func publishProgress(_ progress: Photocluster_V1_JobProgress, of jobID: String) {
+        guard let recipients = subscribers[jobID]?.countsRecipients(now: ProcessInfo.processInfo.systemUptime, final: progress.done == progress.total)
         else { return }
         if subscribers[jobID]?.countsWaiting == true { jobsWithWaitingCounts.insert(jobID) }
         send(.progress(progress), of: jobID, to: recipients)

@@ -57,7 +57,7 @@ extension CoordinatorNode {
         describeAuthorizedKeys(keys)
         for worker in workers.values {
             guard let key = worker.key, let refusal = keys.refusal(of: key, at: .workers) else { continue }
-            core.handle(.workerRemoved(worker.id, .keyRemoved(refusal)), now: .now)
+            tellCore(.workerRemoved(worker.id, .keyRemoved(refusal)))
             if let route = workerRoute(worker.id) { scheduleEviction(of: route, from: .workers) }
         }
         for (identity, client) in clientKeys {
@@ -71,7 +71,7 @@ extension CoordinatorNode {
     /// Tells a client its key no longer gets in, forgets what it watched, and drops its connection.
     func dropClient(_ identity: Data, because refusal: String) {
         clientKeys.removeValue(forKey: identity)
-        for job in subscribers.keys { subscribers[job]?.remove(identity) }
+        unsubscribe(identity)
         sendToClient(identity, .error(.with {
             $0.message = "the coordinator no longer accepts this client: \(refusal); ask its operator to authorize the key as a client"
             $0.refusal = .keyRemoved

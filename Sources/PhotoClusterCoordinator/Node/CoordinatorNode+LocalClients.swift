@@ -150,7 +150,7 @@ extension CoordinatorNode {
     /// Loop thread: the local client is gone; it watches nothing any more.
     private func forgetLocalClient(_ identity: Data) {
         guard let client = localClients.removeValue(forKey: identity) else { return }
-        for job in subscribers.keys { subscribers[job]?.remove(identity) }
+        unsubscribe(identity)
         client.end()
     }
 

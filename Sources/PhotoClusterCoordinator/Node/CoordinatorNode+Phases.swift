@@ -49,7 +49,7 @@ extension CoordinatorNode {
         log("job \(jobID) \(finished.phase == .cancelled ? "cancelled" : "finished"): \(p.succeeded) ok, \(p.failed) failed, \(p.cancelled) cancelled in \(String(format: "%.2f", finished.elapsed(at: Date()))) s", job: jobID)
         publish(jobID, .phase(finished.phase))
         sendFinishedSummary(of: jobID, to: subscribers[jobID]?.all ?? [])
-        core.handle(.jobEnded(jobID), now: .now)
+        tellCore(.jobEnded(jobID))
         // Nothing more is written there (a result still being written holds the directory).
         outputDirectories.removeValue(forKey: jobID)
         finishedOrder.append(jobID)

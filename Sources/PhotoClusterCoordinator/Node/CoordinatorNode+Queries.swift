@@ -37,7 +37,7 @@ extension CoordinatorNode {
     func applyPendingViewports() {
         for (jobID, pending) in viewportInbox.takePending() {
             guard let job = jobs[jobID], !job.isFinished else { continue }
-            core.handle(.viewport(job: jobID, Viewport(from: pending.viewport, count: job.total), arrivedAt: pending.arrivedAt), now: .now)
+            tellCore(.viewport(job: jobID, Viewport(from: pending.viewport, count: job.total), arrivedAt: pending.arrivedAt))
         }
         let replies = viewportReplies
         viewportReplies.removeAll(keepingCapacity: false)

@@ -13,10 +13,11 @@ extension CoordinatorNode {
         let forgotten = finishedOrder.prefix(excess)
         finishedOrder.removeFirst(excess)
         let known = forgotten.compactMap { jobs[$0] }
-        core.handle(.jobsForgotten(Array(forgotten)), now: .now)
+        tellCore(.jobsForgotten(Array(forgotten)))
         for job in known {
             let id = job.id
             subscribers.removeValue(forKey: id)
+            jobsToldEveryPhoto.remove(id)
             jobsWithWaitingCounts.remove(id)
             outputDirectories.removeValue(forKey: id)
             outputProblems.removeValue(forKey: id)

@@ -32,7 +32,7 @@ extension CoordinatorNode {
     /// encoding serves every client an event goes to.
     func sendToClient(_ identity: Data, encoded: Data) {
         if !clientOutbox.send([identity, encoded], to: identity, via: deliverToClient) {
-            for job in subscribers.keys { subscribers[job]?.remove(identity) }
+            unsubscribe(identity)
             log(.warning, "a client stopped reading: \(ClientOutbox.limit) messages waited for it; it no longer hears about its jobs (it can watch them again)")
         }
     }

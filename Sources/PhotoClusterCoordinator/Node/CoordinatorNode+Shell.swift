@@ -6,7 +6,7 @@ import PhotoClusterTransport
 
 /// The node as the scheduling core's shell: what arrives goes to the core as events, and what
 /// the core decides is done here, with the sockets, the journal, the writers and the clients.
-extension CoordinatorNode: CoordinatorShell {
+extension CoordinatorNode {
     // The core's state, read by the node's queries, metrics and client requests.
     var jobs: SlotTable<String, Job> { _read { yield core.jobs } }
     var jobOrder: [String] { _read { yield core.jobOrder } }
@@ -33,13 +33,59 @@ extension CoordinatorNode: CoordinatorShell {
         }
         let isHello: Bool = { if case .hello = message.body { return true } else { return false } }()
         noteWorkerRoute(id, routingID: frames[0], hello: isHello)
-        core.handle(.fromWorker(id: id, key: key, message: message, photos: frames[2...]), now: .now)
+        tellCore(.fromWorker(id: id, key: key, message: message, photos: frames[2...]))
     }
 
-    package func tellsEveryPhoto(of job: String) -> Bool { subscribers[job]?.everyPhoto.isEmpty == false }
+    /// Hands `event` to the core, then carries out what it decided, in order. What the node
+    /// learns meanwhile (batches of graphs refused, a write that failed at once, a client that now
+    /// hears of every photo) waits in `eventsForCore` until the actions in hand are carried out,
+    /// and goes in the same way: the core never gets an event while it decides one.
+    func tellCore(_ event: CoordinatorEvent, now: MonotonicInstant = .now) {
+        guard !tellingCore else { return eventsForCore.append(event) }
+        tellingCore = true
+        defer { tellingCore = false }
+        core.handle(event, now: now)
+        carryOutActions()
+        while !eventsForCore.isEmpty {
+            core.handle(eventsForCore.removeFirst(), now: now)
+            carryOutActions()
+        }
+    }
 
-    @discardableResult
-    package func perform(_ action: CoordinatorAction) -> Bool {
+    /// Carries out the core's actions, in order, until it has none left; the batches refused in
+    /// one pass go back together (the core dispatches once), after the pass.
+    private func carryOutActions() {
+        while core.hasActions {
+            core.takeActions(into: &actionsInHand)
+            for action in actionsInHand where !perform(action) {
+                if let refused = RefusedGraphs(action) { graphsRefused.append(refused) }
+            }
+            if !graphsRefused.isEmpty {
+                eventsForCore.append(.graphsRefused(graphsRefused))
+                graphsRefused.removeAll()
+            }
+        }
+    }
+
+    /// Tells the core whether any client of the job hears of each photo as it settles, when that
+    /// has changed (call it after `subscribers[jobID]` changes).
+    func noteEveryPhotoAudience(of jobID: String) {
+        let hears = subscribers[jobID]?.everyPhoto.isEmpty == false
+        guard hears != jobsToldEveryPhoto.contains(jobID) else { return }
+        if hears { jobsToldEveryPhoto.insert(jobID) } else { jobsToldEveryPhoto.remove(jobID) }
+        tellCore(.clientsHearEveryPhoto(job: jobID, hears))
+    }
+
+    /// A client hears of no job any more.
+    func unsubscribe(_ identity: Data) {
+        for job in subscribers.keys {
+            subscribers[job]?.remove(identity)
+            noteEveryPhotoAudience(of: job)
+        }
+    }
+
+    /// Does `action`; answers whether it was done (false: a send that did not leave).
+    private func perform(_ action: CoordinatorAction) -> Bool {
         switch action {
         case .sendToWorker(let id, var body):
             if case .heartbeat(var beat) = body {
@@ -51,8 +97,8 @@ extension CoordinatorNode: CoordinatorShell {
             return send(encoded: Envelope.encode(message), to: id)
         case .sendGraphs(let id, let batch, let sequence):
             return send(encoded: batch.message(sequence: sequence), to: id)
-        case .photosSettled(let jobID, let settled):
-            photosSettled(jobID, settled)
+        case .photosSettled(let jobID, let settled, let progress, let allSettled):
+            photosSettled(jobID, settled, progress: progress, allSettled: allSettled)
         case .writeResult(let result, let worker, let encoded, let targets):
             queueWrite(result, from: worker, encoded: encoded, targets: targets)
         case .journalLosses(let job, let photo, let losses):
@@ -81,14 +127,18 @@ extension CoordinatorNode: CoordinatorShell {
     }
 
     /// Settled photos: journaled, told to the clients (every photo's status, then the counts
-    /// once, then the job's end), and the job finished when they were its last.
-    private func photosSettled(_ jobID: String, _ settled: [(photo: PhotoRecord, worker: String?)]) {
+    /// once, then the job's end), and the job finished when they were its last. The counts and
+    /// whether they were the last come with the action: photos settled later in the same event
+    /// are told by the actions after it.
+    private func photosSettled(
+        _ jobID: String, _ settled: [(photo: PhotoRecord, worker: String?)], progress: Photocluster_V1_JobProgress, allSettled: Bool
+    ) {
         guard let job = jobs[jobID] else { return }
         for (photo, worker) in settled { recordEnd(of: photo, job: jobID, worker: worker) }
         journaling("\(settled.count) photo(s) of job \(jobID)") { try $0.recordPhotos(settled.map(\.photo), of: job) }
         for (photo, _) in settled { publishStatus(of: photo, in: jobID) }
-        publishProgress(of: jobID)
-        if job.allSettled && !job.isFinished { finish(jobID) }
+        publishProgress(progress, of: jobID)
+        if allSettled && !job.isFinished { finish(jobID) }
     }
 
     private func count(_ counter: CoordinatorAction.Counter) {

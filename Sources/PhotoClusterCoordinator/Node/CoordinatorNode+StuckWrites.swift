@@ -12,7 +12,7 @@ import PhotoClusterProto
 extension CoordinatorNode {
     func expireStuckWrites(now: MonotonicInstant = .now) {
         let limit = configuration.writeTimeout
-        core.handle(.writesOverdue(limit: limit), now: now)
+        tellCore(.writesOverdue(limit: limit), now: now)
         finishJobsWithStuckIndexes(now: now)
         for (token, preparing) in preparingDirectories where now.seconds(since: preparing.since) > limit {
             preparingDirectories.removeValue(forKey: token)

@@ -81,6 +81,6 @@ extension CoordinatorNode {
                 if jobs[write.result.jobID]?.photo(target.index)?.isSettled != false { writers.submit { directory.remove(named: target.name) } }
             }
         }
-        core.handle(.resultsWritten(writes.map { WrittenResult(result: $0.result, worker: $0.worker, targets: $0.targets, errors: $0.errors) }), now: .now)
+        tellCore(.resultsWritten(writes.map { WrittenResult(result: $0.result, worker: $0.worker, targets: $0.targets, errors: $0.errors) }))
     }
 }

@@ -26,6 +26,13 @@ public final class CoordinatorNode: @unchecked Sendable {
     /// shell: it owns the sockets, the journal, the writers and the clients, and does what the
     /// core decides.
     private(set) var core: CoordinatorCore!
+    /// The loop's side of the core (see `tellCore`): events that wait while the actions in hand
+    /// are carried out, the buffer the actions are taken into (swapped with the core's, never
+    /// allocated again), and the batches of graphs refused in the current pass.
+    var eventsForCore: [CoordinatorEvent] = []
+    var tellingCore = false
+    var actionsInHand: [CoordinatorAction] = []
+    var graphsRefused: [RefusedGraphs] = []
 
     // Loop-thread state.
     var workerSocket: ZMQSocket!
@@ -34,6 +41,8 @@ public final class CoordinatorNode: @unchecked Sendable {
     var finishedOrder: [String] = []
     /// Who hears about each job, and how much.
     var subscribers = SlotTable<String, JobSubscribers>()
+    /// The jobs the core was last told a client hears of photo by photo (`noteEveryPhotoAudience`).
+    var jobsToldEveryPhoto: Set<String> = []
     /// Jobs whose paced counts wait for the timer (see `JobSubscribers`).
     var jobsWithWaitingCounts: Set<String> = []
     /// Messages for clients whose connections are full, sent as they read.
@@ -115,7 +124,7 @@ public final class CoordinatorNode: @unchecked Sendable {
             maxAttempts: configuration.maxAttempts, retryBackoff: configuration.retryBackoff, maxWorkerLosses: configuration.maxWorkerLosses,
             workerBudgets: configuration.workerBudgets,
             resultLimit: configuration.workerBudgets.resultLimit(messageLimit: configuration.maxMessageBytes))
-        core = CoordinatorCore(settings: settings, shell: self, now: .now)
+        core = CoordinatorCore(settings: settings, now: .now)
     }
 
     /// Opens the journal (restoring its jobs), binds both endpoints (so errors such as a busy
@@ -186,7 +195,7 @@ public final class CoordinatorNode: @unchecked Sendable {
             // while workers keep sending; what is left is read on the next turn.
             for _ in 0..<Self.workerMessagesPerTurn {
                 guard let message = try? socket.receiveWithUserID(dontWait: true) else {
-                    core.handle(.workerMessagesDrained, now: .now)
+                    tellCore(.workerMessagesDrained)
                     break
                 }
                 if let identity = message.frames.first { evictors[.workers]?.note(identity, descriptor: message.descriptor) }
@@ -199,14 +208,14 @@ public final class CoordinatorNode: @unchecked Sendable {
             commitJournal()
             flushClientOutbox()
             submitQueuedWrites()
-            core.handle(.turnEnded, now: .now)
+            tellCore(.turnEnded)
         }
         loop.every(configuration.heartbeatInterval) { [unowned self] in
-            core.handle(.heartbeatTick(messagesWaiting: workerSocket.hasMessageWaiting), now: .now)
+            tellCore(.heartbeatTick(messagesWaiting: workerSocket.hasMessageWaiting))
         }
         // Retry back-offs are shorter than a heartbeat: release them on a finer clock.
         loop.every(0.05) { [unowned self] in
-            core.handle(.retryTick, now: .now)
+            tellCore(.retryTick)
             flushClientOutbox()
             evictDueConnections()
         }

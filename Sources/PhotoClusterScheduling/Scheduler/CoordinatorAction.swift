@@ -2,15 +2,21 @@ import Foundation
 import Logging
 import PhotoClusterProto
 
-/// What the scheduling core asks its shell to do, in the order it must be done.
+/// What the scheduling core asks its shell to do, in the order it must be done: the shell takes
+/// them once `handle` returns (`CoordinatorCore.takeActions(into:)`). What it learns in doing
+/// them comes back as events, never as an answer.
 package enum CoordinatorAction {
-    /// A message to a worker (after any graphs assigned to it before).
+    /// A message to a worker (after any graphs assigned to it before); one that cannot leave is
+    /// dropped (the heartbeat check decides whether the worker is lost).
     case sendToWorker(String, Photocluster_V1_CoordinatorToWorker.OneOf_Body)
-    /// Graphs for a worker, as one `AssignGraphs` numbered `sequence`. Answered whether it left.
+    /// Graphs for a worker, as one `AssignGraphs` numbered `sequence`. The core records them as
+    /// sent; one that cannot leave comes back as `.graphsRefused`.
     case sendGraphs(String, GraphBatch, sequence: UInt64)
     /// Photos settled (done, failed or cancelled): journal them, tell the clients, and finish
-    /// the job when it was the last.
-    case photosSettled(job: String, [(photo: PhotoRecord, worker: String?)])
+    /// the job when it was the last. `progress`: the job's counts right after them, and
+    /// `allSettled`: whether they were its last, as of the decision (the shell carries it out
+    /// after the rest of the event is decided, when more photos may have settled).
+    case photosSettled(job: String, [(photo: PhotoRecord, worker: String?)], progress: Photocluster_V1_JobProgress, allSettled: Bool)
     /// Write a result's photo under each target's name in the job's directory; answered later
     /// with `.resultsWritten`.
     case writeResult(Photocluster_V1_PhotoResult, worker: String, encoded: Data, targets: [(index: UInt32, name: String)])

@@ -32,7 +32,7 @@ extension CoordinatorCore {
         let parked = change.cancelledCount
         if !viewport.scrolling { count(.cancelled(parked, reason: "viewport")) }
         if parked > 0 { log(.debug, "viewport epoch \(change.epoch): \(parked) photo(s) out of view cancelled", job: jobID) }
-        perform(.journalJobState(jobID))
+        emit(.journalJobState(jobID))
         dispatch()
     }
 
@@ -43,7 +43,7 @@ extension CoordinatorCore {
         let state = job.controlState
         noteControlSent(jobID, epoch: state.epoch, arrivedAt: arrivedAt)
         for id in workers.keys { sendControlState(state, to: id) }
-        perform(.journalJobState(jobID))
+        emit(.journalJobState(jobID))
         dispatch()
     }
 
@@ -127,7 +127,7 @@ extension CoordinatorCore {
             job.markCancelled(index, reason: reason)
             cancelled.append(index)
         }
-        perform(.journalJobState(jobID))
+        emit(.journalJobState(jobID))
         count(.cancelled(cancelled.count, reason: "client"))
         photosFinished(jobID, cancelled)
         dispatch()

@@ -23,7 +23,7 @@ extension CoordinatorCore {
         for ref in held {
             guard let job = jobs[ref.job], job.photo(ref.index)?.isSettled == false else { continue }
             let losses = job.recordLoss(ref.index, worker: worker.id, alone: alone)
-            perform(.journalLosses(job: ref.job, photo: ref.index, losses))
+            emit(.journalLosses(job: ref.job, photo: ref.index, losses))
             if losses.count >= settings.maxWorkerLosses {
                 failPoisonPhoto(ref, losses, of: job)
             } else {
@@ -70,7 +70,7 @@ extension CoordinatorCore {
         for ref in loss.photos {
             guard let job = jobs[ref.job], job.photo(ref.index)?.isSettled == false else { continue }
             let left = job.forgiveLoss(ref.index, worker: id, alone: loss.alone)
-            perform(.journalLosses(job: ref.job, photo: ref.index, left))
+            emit(.journalLosses(job: ref.job, photo: ref.index, left))
         }
         log("worker \(id) came back as the same process: the loss recorded for its \(loss.photos.count) photo(s) is forgiven", worker: id)
     }

@@ -36,6 +36,6 @@ extension CoordinatorCore {
     }
 
     private func rejectReport(_ report: WorkerReport, _ ref: PhotoRef, attempt: UInt32, from worker: String, reason: String, why: String) {
-        perform(.rejected(worker: worker, key: nil, what: report.rawValue, reason: reason, why: why, job: ref.job, photo: ref.index))
+        emit(.rejected(worker: worker, key: nil, what: report.rawValue, reason: reason, why: why, job: ref.job, photo: ref.index))
     }
 }

@@ -56,7 +56,7 @@ extension CoordinatorCore {
             controlAcknowledged(ack, by: id)
         case .spans(let spans):
             guard admitReport(.spans, job: spans.jobID, photo: spans.photoIndex, attempt: spans.attempt, from: id) else { return false }
-            perform(.spansReported(spans, worker: id))
+            emit(.spansReported(spans, worker: id))
         case .admitted(let admitted):
             guard admitReport(.admitted, job: admitted.jobID, photo: admitted.photoIndex, attempt: admitted.attempt, from: id) else { return false }
             jobs[admitted.jobID]?.memoryGrants[admitted.photoIndex] = admitted.memoryGrantBytes
@@ -83,7 +83,7 @@ extension CoordinatorCore {
         guard let photo = jobs[progress.jobID]?.photo(progress.photoIndex) else { return }
         if !photo.isSettled { noteCached(photo, of: progress.jobID, on: worker) }
         let wasted = jobs[progress.jobID]?.account(progress) ?? false
-        perform(.stageReported(progress, worker: worker, wasted: wasted))
+        emit(.stageReported(progress, worker: worker, wasted: wasted))
         guard photo.worker == workers[worker]?.number else { return }
         workers[worker]?.heardOf(PhotoRef(job: progress.jobID, index: progress.photoIndex), at: now)
         switch progress.stage {
@@ -216,6 +216,7 @@ extension CoordinatorCore {
             attemptsSent.forget(PhotoRef(job: jobID, index: index))
             settled.append((photo, worker))
         }
-        perform(.photosSettled(job: jobID, settled))
+        guard let job = jobs[jobID] else { return }
+        emit(.photosSettled(job: jobID, settled, progress: job.progress, allSettled: job.allSettled))
     }
 }

@@ -34,7 +34,7 @@ extension CoordinatorCore {
         }
         // In a batch of reports, told with the batch's others (one journal write, one count); a
         // client that hears of every photo is promised the counts after each (`EventDetail`).
-        if settledInBatch != nil, !shell.tellsEveryPhoto(of: result.jobID) {
+        if settledInBatch != nil, !tellsEveryPhoto(of: result.jobID) {
             settledInBatch![result.jobID, default: []].append(contentsOf: ends)
         } else {
             photosFinished(result.jobID, ends)

@@ -72,7 +72,7 @@ extension CoordinatorCore {
     /// A message from a worker whose connection is not the key it registered with: nothing it
     /// says is believed.
     package func rejectMessage(from worker: String, key: String?, why: String) {
-        perform(.rejected(worker: worker, key: key, what: "message", reason: "wrong_key", why: why, job: nil, photo: nil))
+        emit(.rejected(worker: worker, key: key, what: "message", reason: "wrong_key", why: why, job: nil, photo: nil))
     }
 
     private func isBatch(_ message: Photocluster_V1_WorkerToCoordinator) -> Bool {
@@ -141,7 +141,7 @@ extension CoordinatorCore {
         sendToWorker(id, .welcome(welcome))
         // Bring it up to date with every open job's control state.
         for job in open { sendControlState(job.controlState, to: id) }
-        perform(.workersChanged)
+        emit(.workersChanged)
         log("worker \(id) joined from \(hello.host) (concurrency \(hello.concurrency), filters: \(hello.filters.map(\.name).sorted().joined(separator: ", ")))", worker: id)
         if hello.protocolVersion < ProtocolNeeds.newCodecs {
             log(.notice, "worker \(id) speaks protocol \(hello.protocolVersion): it is sent no photo that needs protocol \(ProtocolNeeds.newCodecs) "
@@ -159,7 +159,7 @@ extension CoordinatorCore {
             $0.oldestAccepted = ProtocolVersions.oldestAccepted
             $0.reason = reason
         }))
-        perform(.refusedProtocol(worker: id, key: key, why: reason))
+        emit(.refusedProtocol(worker: id, key: key, why: reason))
     }
 
     /// The most held photos a hello or heartbeat may name that are looked at: twice the credit
@@ -198,7 +198,7 @@ extension CoordinatorCore {
             jobs[ref.job]?.noteCached(ref.index, on: .none)
         }
         capabilitiesChanged = true
-        perform(.workersChanged)
+        emit(.workersChanged)
         if dispatching { dispatch() }
     }
 }

@@ -13,7 +13,7 @@ extension CoordinatorCore {
         // counting then, not a second time when it comes back.
         bytesByWrite[PhotoRef(job: result.jobID, index: result.photoIndex)] = encoded.count
         bytesBeingWritten += encoded.count
-        perform(.writeResult(result, worker: worker, encoded: encoded, targets: targets))
+        emit(.writeResult(result, worker: worker, encoded: encoded, targets: targets))
     }
 
     /// The files are in place (or could not be written).
@@ -38,7 +38,7 @@ extension CoordinatorCore {
                 } else {
                     jobs[result.jobID]?.markDone(target.index, format: result.format, width: result.width, height: result.height)
                 }
-                if shell.tellsEveryPhoto(of: result.jobID) {
+                if tellsEveryPhoto(of: result.jobID) {
                     photoFinished(result.jobID, target.index, worker: write.worker)
                 } else {
                     ends[result.jobID, default: []].append((target.index, write.worker))

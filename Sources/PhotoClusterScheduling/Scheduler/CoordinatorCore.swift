@@ -5,8 +5,12 @@ import PhotoClusterProto
 
 /// The coordinator's scheduling, as a state machine: the jobs, the workers, the attempts sent,
 /// the losses, the viewport epochs, the credit and the write backlog, changed only by the events
-/// `handle(_:now:)` is given, and acting on the world only through the actions it hands its shell
-/// (`CoordinatorShell`), in order, as it decides them.
+/// `handle(_:now:)` is given, and acting on the world only through the actions it decides, in
+/// order, which its shell takes once `handle` has returned (`takeActions(into:)`).
+///
+/// It holds no reference to its shell and calls nothing of it: what the shell learns while it
+/// carries out the actions (a batch of graphs refused, a write that failed at once) comes back as
+/// another event, handed in after `handle` returned, so no event can arrive while it decides.
 ///
 /// It opens no socket and no file and reads no clock: time comes with each event, ids with the
 /// messages, so the same events make the same actions. `CoordinatorNode` is the shell of the real
@@ -44,9 +48,9 @@ package final class CoordinatorCore {
     }
 
     package let settings: Settings
-    /// Carries out the actions. The shell owns the core and outlives it, so no reference is
-    /// counted for each action.
-    unowned(unsafe) var shell: CoordinatorShell
+    /// The actions decided and not taken by the shell yet, in order. Reused: the shell swaps its
+    /// own emptied buffer in (`takeActions(into:)`), so no action allocates in the steady state.
+    private var actions: [CoordinatorAction] = []
     /// The time of the event being handled.
     package private(set) var now: MonotonicInstant
 
@@ -86,17 +90,28 @@ package final class CoordinatorCore {
     /// when each request arrived: each is timed when the last worker acknowledges its epoch or a
     /// newer one, so a change overtaken by the next is timed too, not left out.
     package var controlSentAt: [String: [(epoch: UInt64, at: MonotonicInstant)]] = [:]
+    /// Jobs a client hears of photo by photo (the shell's `.clientsHearEveryPhoto`): their photos
+    /// settled together are told one by one, each with the counts after it (`EventDetail`).
+    package private(set) var jobsToldEveryPhoto: Set<String> = []
+    /// The turn has ended (`.turnEnded`, and the shell's answers to what it sent then): graphs
+    /// assigned now leave at once, as no other end of turn will come for them.
+    private var turnHasEnded = false
 
-    package init(settings: Settings, shell: CoordinatorShell, now: MonotonicInstant) {
+    package init(settings: Settings, now: MonotonicInstant) {
         self.settings = settings
-        self.shell = shell
         self.now = now
         workerMessagesReadAt = now
     }
 
-    /// Handles one event at `now`; the actions it leads to are carried out before it returns.
+    /// Handles one event at `now`; the actions it leads to wait, in order, for the shell to take
+    /// them (`takeActions(into:)`) once it returns.
     package func handle(_ event: CoordinatorEvent, now: MonotonicInstant) {
         self.now = now
+        switch event {
+        case .graphsRefused, .clientsHearEveryPhoto: break
+        case .turnEnded: turnHasEnded = true
+        default: turnHasEnded = false
+        }
         switch event {
         case .fromWorker(let id, let key, let message, let photos):
             receiveFromWorker(id, message, photos: photos, key: key)
@@ -131,8 +146,16 @@ package final class CoordinatorCore {
             resultsWritten(writes)
         case .writesOverdue(let limit):
             expireStuckWrites(after: limit)
+        case .graphsRefused(let refused):
+            graphsRefused(refused, turnHasEnded: turnHasEnded)
+        case .clientsHearEveryPhoto(let jobID, let hear):
+            if hear { jobsToldEveryPhoto.insert(jobID) } else { jobsToldEveryPhoto.remove(jobID) }
         }
     }
+
+    /// Whether a client hears of each of the job's photos as it settles (then photos settled
+    /// together are told one by one, each with the counts after it).
+    package func tellsEveryPhoto(of job: String) -> Bool { jobsToldEveryPhoto.contains(job) }
 
     /// A job submitted or restored: dispatch looks at it from now on.
     package func open(_ job: Job) {
@@ -151,32 +174,33 @@ package final class CoordinatorCore {
             controlSentAt.removeValue(forKey: id)
             for worker in workers.keys { workers[worker]?.ackedEpoch.removeValue(forKey: id) }
             attemptsSent.forget(job: id)
+            jobsToldEveryPhoto.remove(id)
         }
     }
 
     // MARK: - Actions
 
-    @discardableResult
-    package func perform(_ action: CoordinatorAction) -> Bool { shell.perform(action) }
+    /// Whether actions wait for the shell.
+    package var hasActions: Bool { !actions.isEmpty }
+
+    /// Hands the shell the actions decided so far, in order, in `taken` (whatever it held is
+    /// dropped); the core keeps `taken`'s old storage for the next ones, so the two buffers are
+    /// swapped back and forth and neither is allocated again.
+    package func takeActions(into taken: inout [CoordinatorAction]) {
+        taken.removeAll(keepingCapacity: true)
+        swap(&actions, &taken)
+    }
+
+    /// Decides an action: the shell carries it out after `handle` returns, after those before it.
+    package func emit(_ action: CoordinatorAction) { actions.append(action) }
 
     package func log(_ message: String, job: String? = nil, photo: UInt32? = nil, worker: String? = nil) {
-        perform(.log(.info, message, job: job, photo: photo, worker: worker))
+        emit(.log(.info, message, job: job, photo: photo, worker: worker))
     }
 
     package func log(_ level: Logger.Level, _ message: String, job: String? = nil, photo: UInt32? = nil, worker: String? = nil) {
-        perform(.log(level, message, job: job, photo: photo, worker: worker))
+        emit(.log(level, message, job: job, photo: photo, worker: worker))
     }
 
-    package func count(_ counter: CoordinatorAction.Counter) { perform(.count(counter)) }
-}
-
-/// Carries out what the core decides: the coordinator node with its sockets, journal and files,
-/// or the simulator.
-package protocol CoordinatorShell: AnyObject {
-    /// Does `action`; answers whether a message left (for the sends; true otherwise).
-    @discardableResult
-    func perform(_ action: CoordinatorAction) -> Bool
-    /// Whether a client hears of each of the job's photos as it settles (then photos settled
-    /// together are told one by one, each with the counts after it).
-    func tellsEveryPhoto(of job: String) -> Bool
+    package func count(_ counter: CoordinatorAction.Counter) { emit(.count(counter)) }
 }

@@ -3,7 +3,8 @@ import PhotoClusterCore
 import PhotoClusterProto
 
 /// What reaches the scheduling core (`CoordinatorCore.handle(_:now:)`): messages, timers and
-/// the outcomes of what the shell did for it.
+/// the outcomes of what the shell did for it (what a send or a write came to, handed in after
+/// the `handle` that decided it has returned).
 package enum CoordinatorEvent {
     /// A worker's message, decoded, from a connection whose key the shell has checked (`key`:
     /// nil without CURVE); `photos`: the frames after the envelope (a result's encoded photos).
@@ -35,6 +36,31 @@ package enum CoordinatorEvent {
     case resultsWritten([WrittenResult])
     /// Writes outstanding longer than `limit` seconds are given up, their photos failed.
     case writesOverdue(limit: TimeInterval)
+    /// Batches of graphs (`.sendGraphs`) the shell could not send: the worker is gone or not
+    /// reading. Handed in once the actions in hand are carried out, those of one pass together.
+    case graphsRefused([RefusedGraphs])
+    /// Whether any client of the job now hears of each of its photos as it settles (a watch
+    /// or submit with `EventDetail.everyPhoto` came or went).
+    case clientsHearEveryPhoto(job: String, Bool)
+}
+
+/// A `.sendGraphs` action that did not leave, as the shell was given it.
+package struct RefusedGraphs {
+    package let worker: String
+    package let batch: GraphBatch
+    package let sequence: UInt64
+
+    package init(worker: String, batch: GraphBatch, sequence: UInt64) {
+        self.worker = worker
+        self.batch = batch
+        self.sequence = sequence
+    }
+
+    /// The refusal of `action`, if it is a batch of graphs.
+    package init?(_ action: CoordinatorAction) {
+        guard case .sendGraphs(let worker, let batch, let sequence) = action else { return nil }
+        self.init(worker: worker, batch: batch, sequence: sequence)
+    }
 }
 
 /// A result the shell wrote to its files: each target's error, nil when written.

@@ -105,10 +105,10 @@ package final class WorkerRecord {
         for ref in refs { hold(ref) }
     }
 
-    /// Graphs that could not be sent: their credit comes back and they are not in flight here.
-    package func refundCredit(releasing refs: [PhotoRef]) {
-        credits += refs.count
-        for ref in refs { release(ref) }
+    /// A graph that could not be sent: its credit comes back and it is not in flight here.
+    package func refundCredit(releasing ref: PhotoRef) {
+        credits += 1
+        release(ref)
     }
 
     /// Graphs that left in one message numbered `sequence` (see `reconcile`).

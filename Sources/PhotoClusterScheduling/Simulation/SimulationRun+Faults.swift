@@ -39,21 +39,21 @@ extension SimulationRun {
             moveViewport()
         case 70..<80:
             guard let job = openJob() else { return }
-            core.handle(.suspend(job: job.id, !job.suspendedByClient, arrivedAt: now), now: now)
+            tellCore(.suspend(job: job.id, !job.suspendedByClient, arrivedAt: now))
         case 80..<90:
             guard let job = openJob(), job.total > 0 else { return }
             let names = (0..<Int.random(in: 1...2, using: &random)).map { _ in job.name(of: UInt32.random(in: 0..<UInt32(job.total), using: &random)) }
-            core.handle(.cancel(job: job.id, names: Set(names)), now: now)
+            tellCore(.cancel(job: job.id, names: Set(names)))
         case 90..<92:
             guard let job = openJob() else { return }
-            core.handle(.cancel(job: job.id, names: []), now: now)
+            tellCore(.cancel(job: job.id, names: []))
         case 92..<95:
             guard !coordinator.down else { return }
             agenda.schedule(.coordinatorKilled, at: time)
         default:
             if jobIDs.count < 6 { submitJob() }
         }
-        core.handle(.turnEnded, now: now)
+        tellCore(.turnEnded)
     }
 
     private func openJob() -> Job? {
@@ -66,7 +66,7 @@ extension SimulationRun {
         let start = Int.random(in: 0..<job.total, using: &random)
         let end = min(job.total - 1, start + Int.random(in: 0...8, using: &random))
         let viewport = Viewport(visible: start...end, prefetch: Int.random(in: 0...6, using: &random), scrolling: random.chance(0.2))
-        core.handle(.viewport(job: job.id, viewport, arrivedAt: now), now: now)
+        tellCore(.viewport(job: job.id, viewport, arrivedAt: now))
     }
 
     /// A job of 10 to 80 photos: some share a URL (one is computed, the rest copy it), some are
@@ -97,8 +97,9 @@ extension SimulationRun {
         // Journaled before it is accepted, as `Journal.recordJob` is.
         journal[id] = JournaledJob(id: id, submit: submit, outputDirectory: job.outputDirectory, createdAt: job.createdAt, phase: .inProgress)
         journal[id]?.noteState(of: job)
-        core.handle(.jobOpened(job), now: now)
-        core.handle(.turnEnded, now: now)
+        if Self.tellsEveryPhoto(of: id) { tellCore(.clientsHearEveryPhoto(job: id, true)) }
+        tellCore(.jobOpened(job))
+        tellCore(.turnEnded)
     }
 
     /// The faults stop: every worker runs again, and the clients let every job run to its end.
@@ -114,12 +115,12 @@ extension SimulationRun {
             }
         }
         for job in jobIDs.compactMap({ core.jobs[$0] }) where !job.isFinished {
-            if job.suspendedByClient { core.handle(.suspend(job: job.id, false, arrivedAt: now), now: now) }
+            if job.suspendedByClient { tellCore(.suspend(job: job.id, false, arrivedAt: now)) }
             if job.viewportMode || job.viewport.scrolling {
-                core.handle(.viewport(job: job.id, Viewport(visible: 0...(job.total - 1), prefetch: 0, scrolling: false), arrivedAt: now), now: now)
+                tellCore(.viewport(job: job.id, Viewport(visible: 0...(job.total - 1), prefetch: 0, scrolling: false), arrivedAt: now))
             }
         }
-        core.handle(.turnEnded, now: now)
+        tellCore(.turnEnded)
     }
 
     package func unfinishedJobs() -> String {

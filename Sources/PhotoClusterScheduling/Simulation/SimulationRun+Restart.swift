@@ -19,10 +19,12 @@ extension SimulationRun {
     package func startCoordinator() {
         coordinator.down = false
         missingSince = [:]
-        core = CoordinatorCore(settings: Self.settings, shell: self, now: now)
+        core = CoordinatorCore(settings: Self.settings, now: now)
         for id in jobIDs {
             guard let journaled = journal[id] else { continue }
             core.open(Job.restore(journaled, place: nil, now: Date(timeIntervalSince1970: 0)))
+            // Their clients watch them again.
+            if Self.tellsEveryPhoto(of: id) { tellCore(.clientsHearEveryPhoto(job: id, true)) }
         }
         // Workers that run connect again; a stopped one does when it resumes.
         for slot in workers.indices where workers[slot].process == .running { workers[slot].connection = openConnection() }

@@ -45,7 +45,7 @@ extension SimulationRun {
         case .sendToWorker(let id, let body): line = "send \(Self.name(of: body)) to \(id)"
         case .sendGraphs(let id, let batch, let sequence):
             line = "send graphs #\(sequence) to \(id): " + batch.sent.map { "\($0.ref.job)/\($0.ref.index)@\($0.attempt)" }.joined(separator: " ")
-        case .photosSettled(let job, let photos): line = "settled \(job): " + photos.map { "\($0.photo.index) \($0.photo.state)" }.joined(separator: ", ")
+        case .photosSettled(let job, let photos, _, _): line = "settled \(job): " + photos.map { "\($0.photo.index) \($0.photo.state)" }.joined(separator: ", ")
         case .writeResult(let result, let worker, _, let targets): line = "write \(result.jobID)/\(targets.map(\.index)) from \(worker)"
         case .journalLosses(let job, let photo, let losses): line = "journal losses of \(job)/\(photo): \(losses?.count ?? 0)"
         case .journalJobState(let job): line = "journal \(job)"
@@ -86,7 +86,7 @@ extension SimulationRun {
                 mix(ref.job)
                 mix(UInt64(ref.index) << 32 | UInt64(attempt))
             }
-        case .photosSettled(let job, let photos):
+        case .photosSettled(let job, let photos, _, _):
             mix(3)
             mix(job)
             for (photo, _) in photos { mix(UInt64(photo.index) << 8 | UInt64(PhotoState.allCases.firstIndex(of: photo.state) ?? 0)) }

@@ -33,8 +33,9 @@ package enum SimulationEvent {
 }
 
 /// One run of `ClusterSimulation`: the core under test, the simulated world around it, and the
-/// record the invariants are checked against. The core's shell: its actions land here.
-package final class SimulationRun: CoordinatorShell {
+/// record the invariants are checked against. The core's shell: it takes the core's actions once
+/// each event is handled, and carries them out in the simulated world (see `tellCore`).
+package final class SimulationRun {
     package let options: ClusterSimulation.Options
     package var random: SeededRandom
     package var agenda = SimulationAgenda<SimulationEvent>()
@@ -42,6 +43,12 @@ package final class SimulationRun: CoordinatorShell {
     package var time: Int64 = 0
     package let origin: MonotonicInstant
     package var core: CoordinatorCore!
+    /// As in `CoordinatorNode.tellCore`: events that wait while the actions in hand are carried
+    /// out, the buffer they are taken into, and the batches refused in the current pass.
+    private var eventsForCore: [CoordinatorEvent] = []
+    private var tellingCore = false
+    private var actionsInHand: [CoordinatorAction] = []
+    private var graphsRefused: [RefusedGraphs] = []
     package var workers: [SimulatedWorker] = []
     package var liveConnections: Set<Int> = []
     private var lastConnection = 0
@@ -80,7 +87,7 @@ package final class SimulationRun: CoordinatorShell {
         self.options = options
         self.origin = origin
         random = SeededRandom(seed: options.seed)
-        core = CoordinatorCore(settings: Self.settings, shell: self, now: origin)
+        core = CoordinatorCore(settings: Self.settings, now: origin)
     }
 
     package static let settings = CoordinatorCore.Settings(
@@ -125,9 +132,9 @@ package final class SimulationRun: CoordinatorShell {
         switch event {
         case .toCoordinator(let connection, let worker, let message, let photos):
             guard liveConnections.contains(connection), !coordinator.down else { return }
-            core.handle(.fromWorker(id: worker, key: nil, message: message, photos: photos[...]), now: now)
-            core.handle(.workerMessagesDrained, now: now)
-            core.handle(.turnEnded, now: now)
+            tellCore(.fromWorker(id: worker, key: nil, message: message, photos: photos[...]))
+            tellCore(.workerMessagesDrained)
+            tellCore(.turnEnded)
         case .toWorker(let slot, let connection, let body):
             deliver(body, to: slot, on: connection)
         case .photoStep(let slot, let incarnation, let job, let index, let attempt):
@@ -151,19 +158,19 @@ package final class SimulationRun: CoordinatorShell {
             liveConnections.remove(connection)
         case .coordinatorHeartbeat:
             guard !coordinator.down else { return agenda.schedule(.coordinatorHeartbeat, at: time + 1_000_000) }
-            core.handle(.heartbeatTick(messagesWaiting: false), now: now)
-            core.handle(.turnEnded, now: now)
+            tellCore(.heartbeatTick(messagesWaiting: false))
+            tellCore(.turnEnded)
             checkHeldAssignments()
             agenda.schedule(.coordinatorHeartbeat, at: time + 1_000_000)
         case .retryTick:
             guard !coordinator.down else { return agenda.schedule(.retryTick, at: time + 250_000) }
-            core.handle(.retryTick, now: now)
-            core.handle(.turnEnded, now: now)
+            tellCore(.retryTick)
+            tellCore(.turnEnded)
             agenda.schedule(.retryTick, at: time + 250_000)
         case .writeCheck:
             guard !coordinator.down else { return agenda.schedule(.writeCheck, at: time + 1_000_000) }
-            core.handle(.writesOverdue(limit: writeTimeout), now: now)
-            core.handle(.turnEnded, now: now)
+            tellCore(.writesOverdue(limit: writeTimeout))
+            tellCore(.turnEnded)
             agenda.schedule(.writeCheck, at: time + 1_000_000)
         case .writeDone(let write, let incarnation):
             guard incarnation == coordinator.incarnation, !coordinator.down else { return }
@@ -173,8 +180,8 @@ package final class SimulationRun: CoordinatorShell {
             job.enter(job.cancelledWhole ? .cancelled : .didFinish, at: Date(timeIntervalSince1970: 0))
             journal[jobID]?.noteState(of: job)
             finishing.remove(jobID)
-            core.handle(.jobEnded(jobID), now: now)
-            core.handle(.turnEnded, now: now)
+            tellCore(.jobEnded(jobID))
+            tellCore(.turnEnded)
         case .fault:
             guard !healing else { return }
             injectFault()
@@ -211,10 +218,40 @@ package final class SimulationRun: CoordinatorShell {
 
     /// Some jobs have a client that hears of every photo (the path that settles photos one by
     /// one), the others only counts.
-    package func tellsEveryPhoto(of job: String) -> Bool { job.hasSuffix("1") }
+    package static func tellsEveryPhoto(of job: String) -> Bool { job.hasSuffix("1") }
 
-    @discardableResult
-    package func perform(_ action: CoordinatorAction) -> Bool {
+    /// Hands `event` to the core now, then carries out what it decided, in order, as
+    /// `CoordinatorNode.tellCore` does: what the world answers (a batch refused) goes back to the
+    /// core once the actions in hand are carried out.
+    package func tellCore(_ event: CoordinatorEvent) {
+        guard !tellingCore else { return eventsForCore.append(event) }
+        tellingCore = true
+        defer { tellingCore = false }
+        core.handle(event, now: now)
+        carryOutActions()
+        while !eventsForCore.isEmpty {
+            core.handle(eventsForCore.removeFirst(), now: now)
+            carryOutActions()
+        }
+    }
+
+    /// Carries out the core's actions, in order, until it has none left; the batches refused in
+    /// one pass go back together (the core dispatches once), after the pass.
+    private func carryOutActions() {
+        while core.hasActions {
+            core.takeActions(into: &actionsInHand)
+            for action in actionsInHand where !perform(action) {
+                if let refused = RefusedGraphs(action) { graphsRefused.append(refused) }
+            }
+            if !graphsRefused.isEmpty {
+                eventsForCore.append(.graphsRefused(graphsRefused))
+                graphsRefused.removeAll()
+            }
+        }
+    }
+
+    /// Carries out one action; answers whether it was done (false: a send that did not leave).
+    private func perform(_ action: CoordinatorAction) -> Bool {
         noteAction(action)
         switch action {
         case .sendToWorker(let id, let body):
@@ -226,8 +263,8 @@ package final class SimulationRun: CoordinatorShell {
             else { return false }
             for (ref, attempt) in batch.sent { sentAttempts.insert(SentAttempt(ref: ref, attempt: attempt, worker: id)) }
             return true
-        case .photosSettled(let jobID, let photos):
-            photosSettled(jobID, photos)
+        case .photosSettled(let jobID, let photos, _, let allSettled):
+            photosSettled(jobID, photos, allSettled: allSettled)
         case .writeResult(let result, let worker, _, let targets):
             startWrite(result, from: worker, targets: targets)
         case .journalLosses(let job, let photo, let losses):
@@ -250,7 +287,7 @@ package final class SimulationRun: CoordinatorShell {
         return true
     }
 
-    private func photosSettled(_ jobID: String, _ photos: [(photo: PhotoRecord, worker: String?)]) {
+    private func photosSettled(_ jobID: String, _ photos: [(photo: PhotoRecord, worker: String?)], allSettled: Bool) {
         if let job = core.jobs[jobID] {
             for (photo, _) in photos { journal[jobID]?.photos[Int(photo.index)] = JournaledPhoto(photo, of: job) }
             journal[jobID]?.noteState(of: job)
@@ -260,7 +297,7 @@ package final class SimulationRun: CoordinatorShell {
             if !settled.insert(ref).inserted { return fail("photo \(photo.index) of job \(jobID) settled twice") }
             if photo.state == .done && !written.contains(ref) { return fail("photo \(photo.index) of job \(jobID) is done without its output written") }
         }
-        guard let job = core.jobs[jobID], job.allSettled, !job.isFinished, finishing.insert(jobID).inserted else { return }
+        guard allSettled, let job = core.jobs[jobID], !job.isFinished, finishing.insert(jobID).inserted else { return }
         if !job.cancelledWhole { job.enter(.willFinish, at: Date(timeIntervalSince1970: 0)) }
         agenda.schedule(.indexWritten(jobID, coordinator: coordinator.incarnation), at: time + random.millis(1...20))
     }
@@ -286,8 +323,8 @@ package final class SimulationRun: CoordinatorShell {
             // As the node does: a file for a photo settled meanwhile is removed, never kept.
             if core.jobs[ref.job]?.photo(ref.index)?.isSettled == false { written.insert(ref) }
         }
-        core.handle(.resultsWritten([write]), now: now)
-        core.handle(.turnEnded, now: now)
+        tellCore(.resultsWritten([write]))
+        tellCore(.turnEnded)
     }
 
     package func fail(_ what: String) {

@@ -9,10 +9,10 @@ import XCTest
 
 /// A `CoordinatorCore` driven by hand: events go in at a virtual time, and every action it
 /// takes is kept, so a test says exactly what the coordinator does, with no socket, thread or
-/// sleep. `refuseSendsTo` makes the shell's sends to those workers fail, as a ROUTER's do to a
-/// peer that is gone.
-final class CoreHarness: CoordinatorShell {
-    private(set) var core: CoordinatorCore!
+/// sleep. `refuseSendsTo` makes the sends to those workers fail, as a ROUTER's do to a peer that
+/// is gone: the refused batches go back to the core as the shells send them (`.graphsRefused`).
+final class CoreHarness {
+    let core: CoordinatorCore
     private let origin = ContinuousClock.now
     private(set) var time: TimeInterval = 0
     var actions: [CoordinatorAction] = []
@@ -20,28 +20,33 @@ final class CoreHarness: CoordinatorShell {
     private var jobCount = 0
 
     init(settings: CoordinatorCore.Settings = CoordinatorCore.Settings(coordinatorID: "test")) {
-        core = CoordinatorCore(settings: settings, shell: self, now: origin)
+        core = CoordinatorCore(settings: settings, now: origin)
     }
 
     var now: MonotonicInstant { origin + .milliseconds(Int64(time * 1000)) }
 
-    func perform(_ action: CoordinatorAction) -> Bool {
-        actions.append(action)
-        switch action {
-        case .sendToWorker(let id, _), .sendGraphs(let id, _, _): return !refuseSendsTo.contains(id)
-        default: return true
-        }
-    }
-
-    func tellsEveryPhoto(of job: String) -> Bool { false }
-
     /// Handles `event` now, ends the turn, and answers the actions taken, which it forgets.
     @discardableResult
     func handle(_ event: CoordinatorEvent) -> [CoordinatorAction] {
-        core.handle(event, now: now)
-        core.handle(.turnEnded, now: now)
+        run(event)
+        run(.turnEnded)
         defer { actions = [] }
         return actions
+    }
+
+    /// Hands the core `event`, keeps the actions it takes, and hands back the batches of graphs
+    /// sent to `refuseSendsTo` once each pass is through, as the shells do.
+    private func run(_ event: CoordinatorEvent) {
+        var next: CoordinatorEvent? = event
+        var taken: [CoordinatorAction] = []
+        while let event = next {
+            next = nil
+            core.handle(event, now: now)
+            core.takeActions(into: &taken)
+            actions += taken
+            let refused = taken.compactMap { RefusedGraphs($0) }.filter { refuseSendsTo.contains($0.worker) }
+            if !refused.isEmpty { next = .graphsRefused(refused) }
+        }
     }
 
     func advance(_ seconds: TimeInterval) { time += seconds }
@@ -146,7 +151,7 @@ final class CoreHarness: CoordinatorShell {
 
     static func settled(in actions: [CoordinatorAction]) -> [String] {
         actions.flatMap { action -> [String] in
-            guard case .photosSettled(let job, let photos) = action else { return [] }
+            guard case .photosSettled(let job, let photos, _, _) = action else { return [] }
             return photos.map { "\(job)/\($0.photo.index) \($0.photo.state)" }
         }
     }
