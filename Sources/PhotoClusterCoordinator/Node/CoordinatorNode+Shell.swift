@@ -36,35 +36,11 @@ extension CoordinatorNode {
         tellCore(.fromWorker(id: id, key: key, message: message, photos: frames[2...]))
     }
 
-    /// Hands `event` to the core, then carries out what it decided, in order. What the node
-    /// learns meanwhile (batches of graphs refused, a write that failed at once, a client that now
-    /// hears of every photo) waits in `eventsForCore` until the actions in hand are carried out,
-    /// and goes in the same way: the core never gets an event while it decides one.
+    /// Hands `event` to the core, then carries out what it decided, in order; what the node learns
+    /// meanwhile goes in the same way once those actions are done (`CoreDriver`, which the
+    /// simulator drives the core with too).
     func tellCore(_ event: CoordinatorEvent, now: MonotonicInstant = .now) {
-        guard !tellingCore else { return eventsForCore.append(event) }
-        tellingCore = true
-        defer { tellingCore = false }
-        core.handle(event, now: now)
-        carryOutActions()
-        while !eventsForCore.isEmpty {
-            core.handle(eventsForCore.removeFirst(), now: now)
-            carryOutActions()
-        }
-    }
-
-    /// Carries out the core's actions, in order, until it has none left; the batches refused in
-    /// one pass go back together (the core dispatches once), after the pass.
-    private func carryOutActions() {
-        while core.hasActions {
-            core.takeActions(into: &actionsInHand)
-            for action in actionsInHand where !perform(action) {
-                if let refused = RefusedGraphs(action) { graphsRefused.append(refused) }
-            }
-            if !graphsRefused.isEmpty {
-                eventsForCore.append(.graphsRefused(graphsRefused))
-                graphsRefused.removeAll()
-            }
-        }
+        coreDriver.tell(event, to: core, now: now) { perform($0) }
     }
 
     /// Tells the core whether any client of the job hears of each photo as it settles, when that

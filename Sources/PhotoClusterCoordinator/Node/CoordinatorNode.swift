@@ -26,13 +26,8 @@ public final class CoordinatorNode: @unchecked Sendable {
     /// shell: it owns the sockets, the journal, the writers and the clients, and does what the
     /// core decides.
     private(set) var core: CoordinatorCore!
-    /// The loop's side of the core (see `tellCore`): events that wait while the actions in hand
-    /// are carried out, the buffer the actions are taken into (swapped with the core's, never
-    /// allocated again), and the batches of graphs refused in the current pass.
-    var eventsForCore: [CoordinatorEvent] = []
-    var tellingCore = false
-    var actionsInHand: [CoordinatorAction] = []
-    var graphsRefused: [RefusedGraphs] = []
+    /// The loop's side of the core (see `tellCore`).
+    let coreDriver = CoreDriver()
 
     // Loop-thread state.
     var workerSocket: ZMQSocket!

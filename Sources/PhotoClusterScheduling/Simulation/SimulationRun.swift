@@ -43,12 +43,8 @@ package final class SimulationRun {
     package var time: Int64 = 0
     package let origin: MonotonicInstant
     package var core: CoordinatorCore!
-    /// As in `CoordinatorNode.tellCore`: events that wait while the actions in hand are carried
-    /// out, the buffer they are taken into, and the batches refused in the current pass.
-    private var eventsForCore: [CoordinatorEvent] = []
-    private var tellingCore = false
-    private var actionsInHand: [CoordinatorAction] = []
-    private var graphsRefused: [RefusedGraphs] = []
+    /// Tells the core as the coordinator node does (see `CoreDriver`).
+    private let coreDriver = CoreDriver()
     package var workers: [SimulatedWorker] = []
     package var liveConnections: Set<Int> = []
     private var lastConnection = 0
@@ -220,34 +216,11 @@ package final class SimulationRun {
     /// one), the others only counts.
     package static func tellsEveryPhoto(of job: String) -> Bool { job.hasSuffix("1") }
 
-    /// Hands `event` to the core now, then carries out what it decided, in order, as
-    /// `CoordinatorNode.tellCore` does: what the world answers (a batch refused) goes back to the
+    /// Hands `event` to the core now, then carries out what it decided, in order, by the driver
+    /// `CoordinatorNode.tellCore` uses: what the world answers (a batch refused) goes back to the
     /// core once the actions in hand are carried out.
     package func tellCore(_ event: CoordinatorEvent) {
-        guard !tellingCore else { return eventsForCore.append(event) }
-        tellingCore = true
-        defer { tellingCore = false }
-        core.handle(event, now: now)
-        carryOutActions()
-        while !eventsForCore.isEmpty {
-            core.handle(eventsForCore.removeFirst(), now: now)
-            carryOutActions()
-        }
-    }
-
-    /// Carries out the core's actions, in order, until it has none left; the batches refused in
-    /// one pass go back together (the core dispatches once), after the pass.
-    private func carryOutActions() {
-        while core.hasActions {
-            core.takeActions(into: &actionsInHand)
-            for action in actionsInHand where !perform(action) {
-                if let refused = RefusedGraphs(action) { graphsRefused.append(refused) }
-            }
-            if !graphsRefused.isEmpty {
-                eventsForCore.append(.graphsRefused(graphsRefused))
-                graphsRefused.removeAll()
-            }
-        }
+        coreDriver.tell(event, to: core, now: now) { perform($0) }
     }
 
     /// Carries out one action; answers whether it was done (false: a send that did not leave).
