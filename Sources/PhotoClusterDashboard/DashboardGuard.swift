@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PhotoClusterCore
 
 /// Who may use the dashboard, and from where.
 public struct DashboardAccess: Sendable {
@@ -26,7 +27,7 @@ public struct DashboardAccess: Sendable {
     /// Whether `given` opens the dashboard.
     func admits(_ given: String) -> Bool {
         guard let token else { return true }
-        return DashboardGuard<BasicRequestContext>.same(given, token) || isAdminToken(given)
+        return BearerToken.matches(given, token) || isAdminToken(given)
     }
 
     /// The names a listener on `host` answers to: the address itself, the loopback names when it
@@ -72,7 +73,7 @@ struct DashboardGuard<Context: RequestContext>: RouterMiddleware {
             return DashboardRoutes.problem(refusal.status, refusal.reason)
         }
         guard access.token != nil else { return try await next(request, context) }
-        if bearer(of: request).map(access.admits) == true || request.cookies[Self.cookieName].map({ access.admits($0.value) }) == true {
+        if BearerToken.parse(authorization: request.headers[.authorization]).map(access.admits) == true || request.cookies[Self.cookieName].map({ access.admits($0.value) }) == true {
             return try await next(request, context)
         }
         // A page opened from the printed URL: keep the token in a cookie the page's scripts cannot
@@ -87,15 +88,5 @@ struct DashboardGuard<Context: RequestContext>: RouterMiddleware {
                 + "`Authorization: Bearer TOKEN` (the token is in \(access.tokenLocation)); an admin's API token from `cluster token create --role admin` opens it too")
     }
 
-    private func bearer(of request: Request) -> String? {
-        guard let value = request.headers[.authorization], value.lowercased().hasPrefix("bearer ") else { return nil }
-        return String(value.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
-    }
 
-    /// Compares in time that does not depend on where the strings differ.
-    static func same(_ given: String, _ token: String) -> Bool {
-        let a = Array(given.utf8), b = Array(token.utf8)
-        guard a.count == b.count else { return false }
-        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
-    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PhotoClusterCore
 import OpenAPIRuntime
 import PhotoClusterCoordinator
 
@@ -98,7 +99,7 @@ struct APIGuard<Context: RequestContext>: RouterMiddleware {
         guard coordinator.checksKeys || access.operatorToken != nil else {
             return .success(APICaller(requester: .key(nil), name: "anonymous"))
         }
-        if let given = Self.bearer(of: request) {
+        if let given = BearerToken.parse(authorization: request.headers[.authorization]) {
             return caller(holding: given).mapError { _ in
                 APIProblem(401, "the token is not one this coordinator knows (never made, or revoked): make one with `cluster token create` and reload the authorized keys")
             }
@@ -116,7 +117,7 @@ struct APIGuard<Context: RequestContext>: RouterMiddleware {
     /// The caller a token stands for: the dashboard's token is the operator; an API token, its
     /// holder (only an admin's when `admitsClients` is false, as the dashboard opens only for those).
     private func caller(holding given: String, admitsClients: Bool = true) -> Result<APICaller, UnknownToken> {
-        if let token = access.operatorToken, Self.same(given, token) {
+        if let token = access.operatorToken, BearerToken.matches(given, token) {
             return .success(APICaller(requester: .operator, name: "operator"))
         }
         if let holder = coordinator.tokenHolder(of: given), admitsClients || holder.isAdmin {
@@ -127,15 +128,5 @@ struct APIGuard<Context: RequestContext>: RouterMiddleware {
 
     private struct UnknownToken: Error {}
 
-    static func bearer(of request: Request) -> String? {
-        guard let value = request.headers[.authorization], value.lowercased().hasPrefix("bearer ") else { return nil }
-        return String(value.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
-    }
 
-    /// Compares in time that does not depend on where the strings differ.
-    static func same(_ given: String, _ token: String) -> Bool {
-        let a = Array(given.utf8), b = Array(token.utf8)
-        guard a.count == b.count else { return false }
-        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
-    }
 }
