@@ -87,6 +87,4 @@ struct DashboardGuard<Context: RequestContext>: RouterMiddleware {
             "this dashboard needs its token: open the URL with ?token= that the coordinator printed at start, or send the header "
                 + "`Authorization: Bearer TOKEN` (the token is in \(access.tokenLocation)); an admin's API token from `cluster token create --role admin` opens it too")
     }
-
-
 }

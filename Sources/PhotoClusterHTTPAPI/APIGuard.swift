@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
-import PhotoClusterCore
 import OpenAPIRuntime
 import PhotoClusterCoordinator
+import PhotoClusterCore
 
 /// Guards the API's routes: who is asking (a bearer token: an API token from the authorized
 /// keys, or the dashboard's, which is the operator's; or the dashboard's cookie, from one of its
@@ -40,8 +40,9 @@ struct APIGuard<Context: RequestContext>: RouterMiddleware {
         }
         let submitting = request.method == .post && request.uri.path == "/v1/jobs"
         if let wait = limiter.admit(caller.name, submitting: submitting) {
-            let what = submitting ? "jobs (\(access.limits.jobsPerMinute) a minute" : "requests (\(access.limits.requestsPerSecond) a second"
-            return APIProblem(429, "too many \(what) for \(caller.name), --http-rate/--http-job-rate); try again after Retry-After",
+            let what = submitting ? "jobs: \(access.limits.jobsPerMinute.formatted()) a minute (--http-job-rate)"
+                : "requests: \(access.limits.requestsPerSecond.formatted()) a second (--http-rate)"
+            return APIProblem(429, "too many \(what) for \(caller.name); try again after Retry-After",
                               retryAfter: max(1, Int(wait.rounded(.up)))).httpResponse
         }
         var request = request
@@ -127,6 +128,4 @@ struct APIGuard<Context: RequestContext>: RouterMiddleware {
     }
 
     private struct UnknownToken: Error {}
-
-
 }

@@ -131,7 +131,7 @@ final class DashboardSecurityTests: XCTestCase {
         XCTAssertEqual(over.status, 429, detail(over))
         XCTAssertEqual(over.headers["content-type"], "application/problem+json")
         XCTAssertEqual(over.headers["retry-after"], "2")
-        XCTAssertTrue(detail(over).contains("too many requests (0.5 a second for operator"), detail(over))
+        XCTAssertTrue(detail(over).contains("too many requests: 0.5 a second (--http-rate) for operator"), detail(over))
         let job2 = try XCTUnwrap(summary(of: job, in: cluster, token: token)["viewport"] as? [String: Any])
         XCTAssertEqual(job2["visibleStart"] as? Int, 2, "the refused change was not applied: \(job2)")
         let asBearer = try PlainHTTPClient.send("GET", cluster.dashboard + "/v1/jobs/\(job)", headers: ["Authorization": "Bearer \(token)"])
