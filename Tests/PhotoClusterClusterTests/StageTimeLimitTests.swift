@@ -18,11 +18,13 @@ final class StageTimeLimitTests: XCTestCase {
     }
 
     /// Runs one photo through an engine with `limit`; its outcome and the incidents reported.
-    private func run(_ photo: String, filters: [String], limit: TimeInterval) throws -> (outcome: String, incidents: [String]) {
+    private func run(_ photo: String, filters: [String], limit: TimeInterval, adding extra: (any FilterStage)? = nil) throws -> (outcome: String, incidents: [String]) {
         let outcome = LockedBox<String?>(nil)
         let incidents = LockedBox<[String]>([])
+        var registry = FilterRegistry.builtIn
+        if let extra { try registry.register(extra) }
         let engine = WorkerEngine(
-            configuration: .init(concurrency: 1, downloadSlots: 1, stageTimeout: limit).allowingLoopback(), filters: .builtIn,
+            configuration: .init(concurrency: 1, downloadSlots: 1, stageTimeout: limit).allowingLoopback(), filters: registry,
             onStage: { _, _, _, _, _ in },
             onIncident: { _, incident in
                 if case .stageTimedOut(let stage, let name, _) = incident { incidents.withLock { $0.append("\(stage.metricLabel) \(name)") } }
@@ -60,12 +62,15 @@ final class StageTimeLimitTests: XCTestCase {
     // later stages under a tiny limit.
 
     func testAFilterPastTheLimitFailsItsPhoto() throws {
-        // A wide blur of a quarter-megapixel photo takes far longer than 2 ms.
-        let (outcome, incidents) = try run("brick.png", filters: ["blur:sigma=40"], limit: 0.002)
+        // A filter held at a gate that never opens runs past any limit, and a limit of a quarter
+        // of a second leaves the decode its time however busy the machine is.
+        let gate = GateFilter(name: "gate", inPlace: false)
+        let (outcome, incidents) = try run("brick.png", filters: ["gate"], limit: 0.25, adding: gate)
         XCTAssertEqual(
             outcome,
-            "failed filter:blur transient=false: filter blur ran past its time limit of 0.002 s (raise it with `cluster worker --stage-timeout SECONDS`)")
-        XCTAssertEqual(incidents, ["filter filter:blur"])
+            "failed filter:gate transient=false: filter gate ran past its time limit of 0.25 s (raise it with `cluster worker --stage-timeout SECONDS`)")
+        XCTAssertEqual(incidents, ["filter filter:gate"])
+        XCTAssertEqual(gate.cancellations.current, 1, "the filter was not told to stop at the limit")
     }
 
     func testAnEncodePastTheLimitFailsItsPhoto() throws {

@@ -170,6 +170,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
         let signal = await SignalWaiter.waitForTermination()
         Terminal.error("coordinator: signal \(signal), shutting down")
         reloader?.stop()
+        // Event streams end first: the HTTP server's stop waits for every open response.
+        await node.closeLocalClients()
         await dashboard?.stop()
         await metrics?.stop()
         node.stop()

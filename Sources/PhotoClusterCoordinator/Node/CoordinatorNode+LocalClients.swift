@@ -24,15 +24,15 @@ public enum PhotoLookup: Sendable {
 /// Loop-owned.
 final class LocalClient {
     let deliver: (Data) -> Void
-    /// Called once the coordinator forgets it: its stream ends, or its request is answered
-    /// with a refusal if it was not yet.
-    let end: () -> Void
+    /// Called once the coordinator forgets it, with why: its stream ends, or its request is
+    /// answered with a refusal saying so if it was not yet.
+    let end: (_ reason: String) -> Void
     /// Whose it is, so a revoked token's event streams end (see `dropRevokedLocalClients`).
     let requester: LocalRequester
     /// A watch (an event stream) rather than one request.
     let watches: Bool
 
-    init(requester: LocalRequester, watches: Bool, deliver: @escaping (Data) -> Void, end: @escaping () -> Void) {
+    init(requester: LocalRequester, watches: Bool, deliver: @escaping (Data) -> Void, end: @escaping (_ reason: String) -> Void) {
         self.requester = requester
         self.watches = watches
         self.deliver = deliver
@@ -60,12 +60,12 @@ extension CoordinatorNode {
                     continuation.resume(returning: message)
                     // Not while the coordinator is sending: the client leaves once the loop is free.
                     self?.loop.post { self?.forgetLocalClient(identity) }
-                }, end: {
+                }, end: { reason in
                     guard !answered else { return }
                     answered = true
                     continuation.resume(returning: .with {
                         $0.requestID = Self.localRequestID
-                        $0.body = .error(.with { $0.message = "the token this request came with was revoked"; $0.refusal = .keyRemoved })
+                        $0.body = .error(.with { $0.message = reason; $0.refusal = .unavailable })
                     })
                 })
                 handle(Self.localRequest(body), from: identity, requester: requester, bytes: bytes)
@@ -85,7 +85,7 @@ extension CoordinatorNode {
         loop.post { [self] in
             localClients[identity] = LocalClient(requester: requester, watches: true, deliver: { encoded in
                 if case .dropped = continuation.yield(encoded) { continuation.finish() }
-            }, end: { continuation.finish() })
+            }, end: { _ in continuation.finish() })
             let watch = Photocluster_V1_WatchJob.with {
                 $0.jobID = jobID
                 $0.events = .everyPhoto
@@ -134,7 +134,7 @@ extension CoordinatorNode {
         guard let keys = authorizedKeys else { return }
         for (identity, client) in localClients {
             guard case .key(let key?) = client.requester, !keys.contains(key) else { continue }
-            forgetLocalClient(identity)
+            forgetLocalClient(identity, because: "the token this request came with was revoked")
         }
     }
 
@@ -147,11 +147,19 @@ extension CoordinatorNode {
         }
     }
 
+    /// Ends every request and event stream from within the process, before the HTTP server
+    /// stops: it waits for open responses, and an event stream stays open while its job runs.
+    public func closeLocalClients() async {
+        await onLoop { [self] in
+            for identity in Array(localClients.keys) { forgetLocalClient(identity, because: "the coordinator is stopping; try again once it is back") }
+        }
+    }
+
     /// Loop thread: the local client is gone; it watches nothing any more.
-    private func forgetLocalClient(_ identity: Data) {
+    private func forgetLocalClient(_ identity: Data, because reason: String = "") {
         guard let client = localClients.removeValue(forKey: identity) else { return }
         unsubscribe(identity)
-        client.end()
+        client.end(reason)
     }
 
     private static let localRequestID: UInt64 = 1
