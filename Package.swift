@@ -54,6 +54,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // libpq, for the journal on PostgreSQL (synchronous, like the SQLite journal).
+        .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         .target(
             name: "CCurlShim",
             linkerSettings: [.linkedLibrary("curl")]
@@ -154,7 +160,7 @@ let package = Package(
         .target(
             name: "PhotoClusterCoordinator",
             dependencies: [
-                "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport", "CSQLite", "PhotoClusterMetrics", "PhotoClusterStorage",
+                "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport", "CSQLite", "CPostgres", "PhotoClusterMetrics", "PhotoClusterStorage",
                 "PhotoClusterProtocol", "PhotoClusterScheduling",
                 .product(name: "Logging", package: "swift-log"),
             ],

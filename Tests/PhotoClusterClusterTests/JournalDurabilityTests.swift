@@ -22,9 +22,10 @@ final class JournalDurabilityTests: XCTestCase {
 
     func testTheAcceptCommitsWithAFullFlushAndPhotoOutcomesDoNot() throws {
         let journal = try Journal(directory: state)
+        let database = try XCTUnwrap(journal.database as? SQLiteDatabase)
         var levels: [Int64] = []
         // 1 is NORMAL, 2 is FULL, read on the journal's own connection just before each commit.
-        journal.database.willCommit = { database in
+        database.willCommit = { database in
             levels.append((try? database.query("PRAGMA synchronous").first?.first?.int) ?? -1)
         }
         let submit = try ClusterHarness.submit([("a", "http://127.0.0.1:9/a.jpg")], out: state)
@@ -36,6 +37,6 @@ final class JournalDurabilityTests: XCTestCase {
         job.markFailed(0, stage: "download", reason: "HTTP 404")
         try journal.recordPhotos([job.photos[0]], of: job)
         XCTAssertEqual(levels, [1], "a photo's outcome paid for a full flush")
-        XCTAssertEqual(try journal.database.query("PRAGMA synchronous").first?.first?.int, 1, "the connection stays at NORMAL after the accept")
+        XCTAssertEqual(try database.query("PRAGMA synchronous").first?.first?.int, 1, "the connection stays at NORMAL after the accept")
     }
 }

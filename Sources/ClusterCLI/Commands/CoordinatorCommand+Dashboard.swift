@@ -8,8 +8,8 @@ import PhotoClusterHTTPAPI
 /// The coordinator's dashboard and its token.
 extension CoordinatorCommand {
     /// Starts the dashboard and the HTTP API (/v1) unless `--http off`. With CURVE it needs a token: from
-    /// `--http-token-file`, or a new one (written to dashboard.token in --state, mode 600) whose
-    /// URL is printed for the operator.
+    /// `--http-token-file`, or a new one (written to dashboard.token in a --state directory, mode
+    /// 600) whose URL is printed for the operator.
     func startDashboard(_ node: CoordinatorNode, secured: Bool, logger: Logger) async throws -> HTTPServer? {
         let option = HTTPListenerOption(flag: "--http", given: http, defaultAddress: "127.0.0.1:8080")
         guard let address = option.address else { return nil }
@@ -52,7 +52,9 @@ extension CoordinatorCommand {
         }
         var generator = SystemRandomNumberGenerator()
         let value = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-        guard let state else { return (value, "the URL the coordinator printed at start", false) }
+        // A database has no directory to put the file in (and coordinators sharing it would
+        // overwrite each other's): the token is only printed; --http-token-file gives a fixed one.
+        guard let state = stateDirectoryPath else { return (value, "the URL the coordinator printed at start", false) }
         let file = URL(fileURLWithPath: state, isDirectory: true).appendingPathComponent("dashboard.token")
         do {
             try DurableFile.write(Data((value + "\n").utf8), to: file, tag: "\(getpid())", permissions: 0o600)

@@ -33,7 +33,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("write-timeout"), help: ArgumentHelp("Seconds a write to an output directory may take before it is given up and its photo fails (a stuck file system, such as a hung network mount).", valueName: "seconds"))
     var writeTimeout: Double = 60
 
-    @Option(help: ArgumentHelp("Directory of the SQLite journal; a restart with the same directory continues its jobs.", valueName: "dir"))
+    @Option(help: ArgumentHelp("Where the journal lives: a directory (SQLite), or a PostgreSQL database as postgres://[USER@]HOST[:PORT]/DB (the password from PGPASSWORD or ~/.pgpass; needs --output-root); a restart on the same state continues its jobs.", valueName: "dir|uri"))
     var state: String?
 
     @Option(name: .customLong("keep-finished"), help: ArgumentHelp("Finished jobs kept for status, watch and the dashboard (the last to finish); older ones are forgotten, in memory and in the journal, and their outcome stays in index.json in their output directory.", valueName: "n"))
@@ -55,7 +55,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Flag(help: "Listen on TCP without CURVE keys (anyone who can reach the ports can join, submit, and act on every job).")
     var insecure = false
 
-    @Option(name: .customLong("output-root"), help: ArgumentHelp("The only directory jobs write under: a client's --out is relative to it (or absolute inside it). Default: outputs/ in --state, else the working directory.", valueName: "dir"))
+    @Option(name: .customLong("output-root"), help: ArgumentHelp("The only directory jobs write under: a client's --out is relative to it (or absolute inside it). Default: outputs/ in a --state directory, else the working directory; required with a --state database.", valueName: "dir"))
     var outputRoot: String?
 
     @OptionGroup var limits: CoordinatorLimitOptions
@@ -71,7 +71,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("task-stream-spans"), help: ArgumentHelp("Stages of photos kept for the dashboard's task stream and `cluster trace` (the latest; about 100 bytes each); 0 keeps none.", valueName: "n"))
     var taskStreamSpans = CoordinatorConfiguration.defaultTaskStreamSpans
 
-    @Option(name: .customLong("http-token-file"), help: ArgumentHelp("A file (mode 600) holding the dashboard's token; default with CURVE: a new token each start, in dashboard.token in --state.", valueName: "file"))
+    @Option(name: .customLong("http-token-file"), help: ArgumentHelp("A file (mode 600) holding the dashboard's token; default with CURVE: a new token each start, in dashboard.token in a --state directory.", valueName: "file"))
     var httpTokenFile: String?
 
     @Option(name: .customLong("http-host"), help: ArgumentHelp("Another host name the dashboard answers to (the Host header), besides its listening address; repeat for more.", valueName: "name"))
@@ -107,6 +107,10 @@ struct CoordinatorCommand: AsyncParsableCommand {
         if curveSecret != nil && authorizedKeys.isEmpty {
             throw ValidationError("--curve-secret needs --authorized-keys: with CURVE on, only listed workers and clients may join")
         }
+        if let state, PostgresURI.isDatabase(state), outputRoot == nil {
+            throw ValidationError(
+                "--state \(PostgresURI.redacted(state)) needs --output-root: the outputs the coordinator writes must be in a directory every coordinator on that database can reach (a shared file system), or stored by the workers (--out-shared, s3://); there is no state directory to default to")
+        }
         let network = [bind, clientBind].filter(InsecureEndpoint.isNetwork)
         if curveSecret == nil && !insecure && !network.isEmpty {
             throw ValidationError(InsecureEndpoint.refusal("listening", network))
@@ -126,10 +130,15 @@ struct CoordinatorCommand: AsyncParsableCommand {
 
     var keySources: [URL] { authorizedKeys.map { URL(fileURLWithPath: $0) } }
 
+    /// `--state` when it names a directory; nil for a database or none.
+    var stateDirectoryPath: String? {
+        state.flatMap { PostgresURI.isDatabase($0) ? nil : $0 }
+    }
+
     /// `--output-root`, or its default: outputs/ in the state directory, else the working directory.
     var outputRootDirectory: URL {
         if let outputRoot { return URL(fileURLWithPath: outputRoot, isDirectory: true) }
-        if let state { return URL(fileURLWithPath: state, isDirectory: true).appendingPathComponent("outputs", isDirectory: true) }
+        if let state = stateDirectoryPath { return URL(fileURLWithPath: state, isDirectory: true).appendingPathComponent("outputs", isDirectory: true) }
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
     }
 
@@ -141,12 +150,13 @@ struct CoordinatorCommand: AsyncParsableCommand {
             workerEndpoint: bind, clientEndpoint: clientBind,
             heartbeatInterval: Double(heartbeatMs) / 1000, heartbeatLiveness: liveness, maxAttempts: UInt32(maxAttempts),
             maxWorkerLosses: UInt32(maxWorkerLosses),
-            stateDirectory: state.map { URL(fileURLWithPath: $0, isDirectory: true) }, curve: curve,
+            stateDirectory: stateDirectoryPath.map { URL(fileURLWithPath: $0, isDirectory: true) }, curve: curve,
             finishedJobsKept: keepFinished, outputRoot: outputRootDirectory, limits: limits.limits, writeTimeout: writeTimeout,
             writerPriority: ThreadPriority(writerPriority)!,
             s3: try storage.s3(), sharedRoots: try storage.roots(), taskStreamSpans: taskStreamSpans,
             s3DefaultAccess: s3DefaultAccess.flatMap(S3DefaultAccess.init(rawValue:)))
         configuration.workerBudgets = workerBudgets.budgets
+        configuration.stateDatabase = state.flatMap { PostgresURI.isDatabase($0) ? $0 : nil }
         let node = CoordinatorNode(configuration: configuration, context: context)
         node.logger = logger
         do {
@@ -154,7 +164,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
         } catch {
             let hint = error is ZMQError
                 ? "is another coordinator running on that port? choose others with --bind and --client-bind"
-                : "check that --state and --output-root name writable directories"
+                : configuration.stateDatabase != nil
+                    ? "check that the --state database is reachable and --output-root names a writable directory"
+                    : "check that --state and --output-root name writable directories"
             CommandFailure(message: "cannot start: \(error) (\(hint))", status: 1).exit()
         }
         Terminal.error("coordinator: workers connect to \(node.boundWorkerEndpoint), clients to \(node.boundClientEndpoint); jobs write under \(node.outputRootPath ?? "-"); Ctrl-C stops")

@@ -5,13 +5,21 @@ import PhotoClusterScheduling
 import PhotoClusterStorage
 
 /// The coordinator's durable record: every job (with the submit that made it) and each photo's
-/// state, reason and output path, in a SQLite file under `--state DIR`. A job is written before
+/// state, reason and output path, in a SQLite file under `--state DIR` or in a PostgreSQL
+/// database (`--state postgres://…`, where coordinators share it). A job is written before
 /// it is accepted and a photo's outcome after its file is in place and before anyone is told,
 /// so after a restart no photo is lost and none is reported done without its file.
 ///
 /// Used only from the coordinator's loop thread.
 final class Journal {
-    let database: SQLiteDatabase
+    let database: any JournalDatabase
+
+    /// The journal in a PostgreSQL database (its tables made if missing). Give it a database
+    /// whose `fencingToken` is set where coordinators take turns leading.
+    init(postgres database: PostgresDatabase) throws {
+        try PostgresSchema.create(on: database)
+        self.database = database
+    }
 
     init(directory: URL) throws {
         do {
@@ -19,7 +27,8 @@ final class Journal {
         } catch {
             throw SQLiteDatabase.Failure(path: directory.path, message: "cannot create the state directory: \((error as NSError).localizedDescription)")
         }
-        database = try SQLiteDatabase(path: directory.appendingPathComponent("journal.sqlite").path)
+        let database = try SQLiteDatabase(path: directory.appendingPathComponent("journal.sqlite").path)
+        self.database = database
         try database.execute("""
             CREATE TABLE IF NOT EXISTS jobs (
                 id TEXT PRIMARY KEY, submit BLOB NOT NULL, output_dir TEXT NOT NULL, created_at REAL NOT NULL,
@@ -28,14 +37,14 @@ final class Journal {
                 visible_start INTEGER, visible_end INTEGER, prefetch INTEGER, seq INTEGER NOT NULL,
                 finished_seq INTEGER, epoch INTEGER NOT NULL DEFAULT 1, suspended_by_client INTEGER NOT NULL DEFAULT 0, owner TEXT)
             """)
-        try addColumnsIfMissing()
+        try Self.addColumnsIfMissing(database)
         try database.execute("""
             CREATE TABLE IF NOT EXISTS photos (
                 job_id TEXT NOT NULL, idx INTEGER NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL,
                 stage TEXT NOT NULL, reason TEXT NOT NULL, output_path TEXT NOT NULL, width INTEGER NOT NULL, height INTEGER NOT NULL,
                 settled_seq INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (job_id, idx))
             """)
-        try addPhotoColumnsIfMissing()
+        try Self.addPhotoColumnsIfMissing(database)
         // The submit message of each job, apart from its row in `jobs`: SQLite writes a row whole
         // on every update, and a job's row changes with every viewport change and every batch of
         // settled photos, while the submit of a 100,000-photo job is megabytes. (Journals from
@@ -54,7 +63,10 @@ final class Journal {
     func recordWorkerLosses(_ losses: WorkerLosses?, photo index: UInt32, of jobID: String) throws {
         if let losses {
             try database.execute(
-                "INSERT OR REPLACE INTO worker_losses (job_id, idx, losses, workers) VALUES (?, ?, ?, ?)",
+                """
+                INSERT INTO worker_losses (job_id, idx, losses, workers) VALUES (?, ?, ?, ?)
+                ON CONFLICT (job_id, idx) DO UPDATE SET losses = excluded.losses, workers = excluded.workers
+                """,
                 [.text(jobID), .int(Int64(index)), .int(Int64(losses.count)), .text(losses.workers.joined(separator: "\n"))])
         } else {
             try database.execute("DELETE FROM worker_losses WHERE job_id = ? AND idx = ?", [.text(jobID), .int(Int64(index))])
@@ -69,8 +81,8 @@ final class Journal {
         try database.transaction(synchronous: .full) {
             let seq = try database.query("SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs").first?.first?.int ?? 1
             try database.execute(
-                "INSERT INTO jobs (id, submit, output_dir, created_at, phase, seq, owner) VALUES (?, X'', ?, ?, ?, ?, ?)",
-                [.text(job.id), .text(job.outputLocation), .double(job.createdAt.timeIntervalSince1970),
+                "INSERT INTO jobs (id, submit, output_dir, created_at, phase, seq, owner) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [.text(job.id), .blob(Data()), .text(job.outputLocation), .double(job.createdAt.timeIntervalSince1970),
                  .int(Int64(job.phase.rawValue)), .int(seq), job.owner.map { .text($0) } ?? .null])
             try database.execute("INSERT INTO submits (job_id, submit) VALUES (?, ?)", [.text(job.id), .blob(submitBytes)])
         }
@@ -92,7 +104,7 @@ final class Journal {
     /// An older journal gets the columns added since. Its finished jobs keep a NULL finish order
     /// and count as finished before every later one; its jobs get epoch 1, not suspended, and
     /// no owner (only admins may act on them when the coordinator uses CURVE).
-    private func addColumnsIfMissing() throws {
+    private static func addColumnsIfMissing(_ database: SQLiteDatabase) throws {
         let columns = try database.query("PRAGMA table_info(jobs)").map { $0[1].text }
         if !columns.contains("finished_seq") { try database.execute("ALTER TABLE jobs ADD COLUMN finished_seq INTEGER") }
         if !columns.contains("epoch") { try database.execute("ALTER TABLE jobs ADD COLUMN epoch INTEGER NOT NULL DEFAULT 1") }
@@ -104,7 +116,7 @@ final class Journal {
 
     /// An older journal's settled photos get place 0: a client following the job over HTTP
     /// hears of them when it starts, not when it resumes.
-    private func addPhotoColumnsIfMissing() throws {
+    private static func addPhotoColumnsIfMissing(_ database: SQLiteDatabase) throws {
         let columns = try database.query("PRAGMA table_info(photos)").map { $0[1].text }
         if !columns.contains("settled_seq") { try database.execute("ALTER TABLE photos ADD COLUMN settled_seq INTEGER NOT NULL DEFAULT 0") }
     }
@@ -132,7 +144,7 @@ final class Journal {
         try database.transaction {
             for photo in photos {
                 try database.execute(
-                    "INSERT OR REPLACE INTO photos (job_id, idx, state, attempts, stage, reason, output_path, width, height, settled_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    Self.insertPhoto,
                     [.text(job.id), .int(Int64(photo.index)), .text(photo.state.rawValue), .int(Int64(photo.attempts)), .text(photo.failedStage),
                      .text(photo.reason), .text(job.outputPath(of: photo)), .int(Int64(photo.width)), .int(Int64(photo.height)),
                      .int(Int64(job.settledSequence(of: photo.index)))])
@@ -140,6 +152,14 @@ final class Journal {
             try recordJobState(job)
         }
     }
+
+    /// A photo's outcome, replacing the one before (a photo that ran again).
+    private static let insertPhoto = """
+        INSERT INTO photos (job_id, idx, state, attempts, stage, reason, output_path, width, height, settled_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (job_id, idx) DO UPDATE SET state = excluded.state, attempts = excluded.attempts, stage = excluded.stage,
+            reason = excluded.reason, output_path = excluded.output_path, width = excluded.width, height = excluded.height,
+            settled_seq = excluded.settled_seq
+        """
 
     /// Removes a job and its photos (a finished job the coordinator no longer keeps).
     func forgetJob(_ id: String) throws {

@@ -2,30 +2,18 @@ import CSQLite
 import Foundation
 
 /// A SQLite database file: just what the journal needs (statements with bound values, rows,
-/// transactions). Used only from the coordinator's loop thread.
-final class SQLiteDatabase {
+/// transactions). Used only from the coordinator's loop thread. In WAL mode, `normal` commits
+/// survive a killed process but a power cut may take the last ones; `full` flushes the log at
+/// every commit (a few milliseconds on a disk).
+final class SQLiteDatabase: JournalDatabase {
     struct Failure: Error, CustomStringConvertible {
         let path: String
         let message: String
         var description: String { "journal \(path): \(message)" }
     }
 
-    /// A value bound to a `?` of a statement, or read from a column.
-    enum Value {
-        case int(Int64)
-        case double(Double)
-        case text(String)
-        case blob(Data)
-        case null
-    }
-
-    /// How far a commit goes before it returns (`PRAGMA synchronous`). In WAL mode, `normal`
-    /// survives a killed process but a power cut may take the last commits; `full` flushes the
-    /// log at every commit, so what has been committed stays (a few milliseconds on a disk).
-    enum Synchronous: String {
-        case normal = "NORMAL"
-        case full = "FULL"
-    }
+    typealias Value = JournalValue
+    typealias Synchronous = JournalSynchronous
 
     let path: String
     private var handle: OpaquePointer?
@@ -60,13 +48,9 @@ final class SQLiteDatabase {
         sqlite3_close(handle)
     }
 
-    func execute(_ sql: String, _ values: [Value] = []) throws {
-        _ = try query(sql, values)
-    }
-
     /// Runs one statement and returns its rows.
     @discardableResult
-    func query(_ sql: String, _ values: [Value] = []) throws -> [[Value]] {
+    func query(_ sql: String, _ values: [Value]) throws -> [[Value]] {
         var statement = prepared[sql]
         let kept = statement != nil || prepared.count < Self.preparedKept
         if statement == nil {
@@ -107,7 +91,7 @@ final class SQLiteDatabase {
     /// it returns (the setting cannot change inside a transaction, so it is set around it).
     /// Inside a batch, a `.normal` transaction is a savepoint of the batch's; a `.full` one
     /// commits the batch first and flushes it with its own.
-    func transaction(synchronous: Synchronous = .normal, _ body: () throws -> Void) throws {
+    func transaction(synchronous: Synchronous, _ body: () throws -> Void) throws {
         if batchIsOpen && synchronous == .normal {
             try execute("SAVEPOINT nested")
             do {
@@ -174,11 +158,4 @@ final class SQLiteDatabase {
 
     /// SQLITE_TRANSIENT: SQLite copies the bound bytes before the call returns.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-}
-
-extension SQLiteDatabase.Value {
-    var int: Int64 { if case .int(let v) = self { return v } else { return 0 } }
-    var double: Double { if case .double(let v) = self { return v } else if case .int(let v) = self { return Double(v) } else { return 0 } }
-    var text: String { if case .text(let v) = self { return v } else { return "" } }
-    var blob: Data { if case .blob(let v) = self { return v } else { return Data() } }
 }

@@ -23,6 +23,9 @@ public struct CoordinatorConfiguration: Sendable {
     public var maxMessageBytes: Int64
     /// Where the SQLite journal lives; nil keeps everything in memory (embedded mode).
     public var stateDirectory: URL?
+    /// The journal in a PostgreSQL database instead (`--state postgres://…`), a connection URI
+    /// as libpq takes it (passwords from PGPASSWORD or ~/.pgpass); wins over `stateDirectory`.
+    public var stateDatabase: String?
     /// CURVE on both endpoints, with a ZAP handler that admits only authorized keys (worker keys
     /// on the worker endpoint, client and admin keys on the client endpoint), and jobs that
     /// belong to the key that submitted them; nil: plain, and every client may act on every job.

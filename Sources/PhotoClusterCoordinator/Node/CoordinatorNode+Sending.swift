@@ -68,7 +68,7 @@ extension CoordinatorNode {
             try journal.database.beginBatch()
             try body(journal)
         } catch {
-            log(.error, "cannot record \(what()): \(error); check the disk holding --state")
+            log(.error, "cannot record \(what()): \(error); check the disk or database holding --state")
         }
     }
 
@@ -78,7 +78,7 @@ extension CoordinatorNode {
         do {
             try journal.database.commitBatch()
         } catch {
-            log(.error, "cannot record this turn's changes: \(error); check the disk holding --state")
+            log(.error, "cannot record this turn's changes: \(error); check the disk or database holding --state")
         }
     }
 

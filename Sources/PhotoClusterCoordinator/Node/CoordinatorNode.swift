@@ -122,12 +122,17 @@ public final class CoordinatorNode: @unchecked Sendable {
         core = CoordinatorCore(settings: settings, now: .now)
     }
 
+    /// The journal `--state` names: a PostgreSQL database or a directory; nil without one.
+    private func openJournal() throws -> Journal? {
+        if let uri = configuration.stateDatabase { return try Journal(postgres: PostgresDatabase(uri: uri)) }
+        return try configuration.stateDirectory.map { try Journal(directory: $0) }
+    }
+
     /// Opens the journal (restoring its jobs), binds both endpoints (so errors such as a busy
     /// port surface here) and starts the loop.
     public func start() throws {
         if let root = configuration.outputRoot { outputRoot = try OutputRoot(root) }
-        if let directory = configuration.stateDirectory {
-            let journal = try Journal(directory: directory)
+        if let journal = try openJournal() {
             for job in try journal.loadJobs() {
                 core.open(job)
                 if !job.isFinished {

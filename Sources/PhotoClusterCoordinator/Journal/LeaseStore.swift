@@ -1,0 +1,77 @@
+import Foundation
+
+/// Who leads the coordinators that share a PostgreSQL database, until when, and with which
+/// fencing token.
+public struct Lease: Equatable, Sendable {
+    /// Grows with every new leader; the leader's journal writes carry it (`fencingToken`).
+    public let token: Int64
+    public let holder: String
+    /// Where the leader takes clients and workers.
+    public let endpoint: String
+    /// When this leader acquired the lease, by the database server's clock.
+    public let since: Date
+    /// When the lease lapses unless renewed, by the database server's clock.
+    public let expiresAt: Date
+}
+
+/// The leadership lease: the one row of `leadership`, read and changed in single statements, all
+/// times on the database server's clock (the coordinators' clocks may differ). PostgreSQL only.
+///
+/// Give it a connection of its own, not the fenced journal's: its statements are never fenced
+/// (taking the lease is how a token becomes current). Used from one thread at a time, like the
+/// connection.
+public final class LeaseStore {
+    public let database: PostgresDatabase
+
+    /// Makes the journal's tables and the lease's if missing.
+    public init(database: PostgresDatabase) throws {
+        try PostgresSchema.create(on: database)
+        self.database = database
+    }
+
+    public convenience init(uri: String) throws {
+        try self.init(database: PostgresDatabase(uri: uri))
+    }
+
+    /// Takes the lease if nobody holds it or it has lapsed (expired or released), with a token
+    /// one above the last; nil if another holds it still.
+    public func acquire(holder: String, endpoint: String, ttl: TimeInterval) throws -> Lease? {
+        try lease(
+            """
+            INSERT INTO leadership AS held (id, token, holder, endpoint, since, expires_at)
+                VALUES (1, 1, ?, ?, now(), now() + ? * interval '1 second')
+            ON CONFLICT (id) DO UPDATE SET token = held.token + 1, holder = excluded.holder, endpoint = excluded.endpoint,
+                since = excluded.since, expires_at = excluded.expires_at
+                WHERE held.expires_at <= now()
+            RETURNING \(Self.columns)
+            """, [.text(holder), .text(endpoint), .double(ttl)])
+    }
+
+    /// Extends the lease by `ttl` from now while `token` is still current (nobody took over,
+    /// even if it lapsed meanwhile); nil: the lease was lost, stop leading.
+    public func renew(token: Int64, ttl: TimeInterval) throws -> Lease? {
+        try lease(
+            "UPDATE leadership SET expires_at = now() + ? * interval '1 second' WHERE id = 1 AND token = ? RETURNING \(Self.columns)",
+            [.double(ttl), .int(token)])
+    }
+
+    /// Ends the lease at once (a coordinator stopping cleanly), so another takes over without
+    /// waiting for it to expire. Does nothing if `token` is no longer current.
+    public func release(token: Int64) throws {
+        try database.unfencedQuery("UPDATE leadership SET expires_at = now() WHERE id = 1 AND token = ? AND expires_at > now()", [.int(token)])
+    }
+
+    /// The lease while someone holds it; nil when nobody does (never taken, expired or released).
+    public func current() throws -> Lease? {
+        try lease("SELECT \(Self.columns) FROM leadership WHERE id = 1 AND expires_at > now()", [])
+    }
+
+    private static let columns = "token, holder, endpoint, EXTRACT(EPOCH FROM since)::float8, EXTRACT(EPOCH FROM expires_at)::float8"
+
+    private func lease(_ sql: String, _ values: [JournalValue]) throws -> Lease? {
+        guard let row = try database.unfencedQuery(sql, values).first else { return nil }
+        return Lease(
+            token: row[0].int, holder: row[1].text, endpoint: row[2].text, since: Date(timeIntervalSince1970: row[3].double),
+            expiresAt: Date(timeIntervalSince1970: row[4].double))
+    }
+}

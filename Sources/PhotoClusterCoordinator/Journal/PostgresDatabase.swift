@@ -1,0 +1,305 @@
+import CPostgres
+import Foundation
+
+/// One libpq connection to a PostgreSQL database: what the journal needs (statements with bound
+/// values, rows, transactions, the loop's batches), and the fencing of a leader's writes.
+///
+/// Used from one thread only, the coordinator's loop (a `LeaseStore` gets a connection of its
+/// own); every call blocks until the server answers, as SQLite's do. libpq rather than an
+/// event-loop client on purpose: the journal is synchronous on the loop thread, and libpq reads
+/// PGPASSWORD, ~/.pgpass, PGSSLMODE and the rest like every PostgreSQL tool, so a password never
+/// has to be on the command line.
+///
+/// Values go out in binary with explicit types (int8, float8, text, bytea); rows come back in
+/// binary, decoded by column type. `?` placeholders become `$1…$n`, so the journal's SQL serves
+/// both databases. A connection that broke (a restarted server) fails the statement that found
+/// it broken and is opened again on the next use.
+public final class PostgresDatabase: JournalDatabase {
+    public struct Failure: Error, CustomStringConvertible {
+        /// The database, its password hidden.
+        public let database: String
+        public let message: String
+        /// The server's SQLSTATE, where it sent one.
+        public let sqlState: String?
+        public var description: String { "journal \(database): \(message)" }
+    }
+
+    /// The URI as logs and errors show it (no password).
+    public let redactedURI: String
+    private var connection: OpaquePointer?
+    /// Statements prepared on this connection, by their types and SQL: the journal runs the same
+    /// few thousands of times a second. Cleared when the connection is opened again.
+    private var prepared: [String: String] = [:]
+    /// Distinct statements kept prepared, at most; others are parsed each time.
+    static let preparedKept = 64
+    /// While set, every write transaction first checks, in the same transaction, that the lease
+    /// row still carries this token (`photocluster_fence`, which locks the row `FOR SHARE`, so a
+    /// takeover waits for the transaction and the transaction for a takeover); a mismatch rolls
+    /// the transaction back and throws `JournalFenced`.
+    public var fencingToken: Int64?
+    /// A transaction is open across calls, from `beginBatch` to `commitBatch`.
+    public private(set) var batchIsOpen = false
+    /// A transaction is open: a batch's or `transaction`'s.
+    private var transactionIsOpen = false
+    /// Runs inside each transaction just before it commits (tests read its settings there).
+    var willCommit: ((PostgresDatabase) -> Void)?
+
+    /// How long the server lets this connection sit in an open transaction. A coordinator paused
+    /// (SIGSTOP) or cut off in the middle of a batch would otherwise keep the lease row locked
+    /// and a standby could never take over; after this the server ends the session, its open
+    /// writes are lost, and on waking the coordinator finds itself fenced.
+    static let idleInTransactionTimeout = "5s"
+
+    /// SQLSTATE that `photocluster_fence` raises.
+    static let fencedState = "PCF01"
+
+    public init(uri: String) throws {
+        redactedURI = PostgresURI.redacted(uri)
+        connection = PQconnectdb(uri)
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = lastError()
+            PQfinish(connection)
+            connection = nil
+            throw Failure(
+                database: redactedURI, message: "cannot connect: \(message) (check the URI, that the server runs, and PGPASSWORD or ~/.pgpass)",
+                sqlState: nil)
+        }
+        try configureSession()
+    }
+
+    deinit {
+        if batchIsOpen { try? commitBatch() }
+        PQfinish(connection)
+    }
+
+    /// Runs one statement and returns its rows. A write outside any transaction, while a
+    /// fencing token is set, runs in a fenced transaction of its own.
+    @discardableResult
+    func query(_ sql: String, _ values: [JournalValue]) throws -> [[JournalValue]] {
+        if fencingToken != nil && !transactionIsOpen && !Self.isRead(sql) {
+            var rows: [[JournalValue]] = []
+            try transaction(synchronous: .full) { rows = try run(sql, values) }
+            return rows
+        }
+        return try run(sql, values)
+    }
+
+    /// Runs one statement, never fenced (the lease store's own statements).
+    @discardableResult
+    func unfencedQuery(_ sql: String, _ values: [JournalValue] = []) throws -> [[JournalValue]] {
+        try run(sql, values)
+    }
+
+    /// Runs statements as one simple query (several separated by `;`, no values, text results
+    /// ignored): transaction control and schema, in one round trip.
+    func simple(_ sql: String) throws {
+        try reopenIfBroken()
+        let result = PQexec(connection, sql)
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY: return
+        default: throw failure(result)
+        }
+    }
+
+    private func run(_ sql: String, _ values: [JournalValue]) throws -> [[JournalValue]] {
+        try reopenIfBroken()
+        let types = values.map(\.postgresType)
+        let parameters = PostgresParameters(values)
+        let result: OpaquePointer? = try parameters.withPointers { pointers, lengths, formats in
+            let count = Int32(values.count)
+            let key = types.map(String.init).joined(separator: ",") + ";" + sql
+            if let name = prepared[key] {
+                return PQexecPrepared(connection, name, count, pointers, lengths, formats, 1)
+            }
+            let numbered = Self.numbered(sql)
+            guard !values.isEmpty, prepared.count < Self.preparedKept else {
+                return PQexecParams(connection, numbered, count, types, pointers, lengths, formats, 1)
+            }
+            let name = "journal_\(prepared.count)"
+            let preparation = PQprepare(connection, name, numbered, count, types)
+            defer { PQclear(preparation) }
+            guard PQresultStatus(preparation) == PGRES_COMMAND_OK else { throw failure(preparation) }
+            prepared[key] = name
+            return PQexecPrepared(connection, name, count, pointers, lengths, formats, 1)
+        }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK: return []
+        case PGRES_TUPLES_OK: return try rows(of: result)
+        default: throw failure(result)
+        }
+    }
+
+    private func rows(of result: OpaquePointer?) throws -> [[JournalValue]] {
+        let columns = PQnfields(result)
+        let types = (0..<columns).map { PQftype(result, $0) }
+        for (column, type) in types.enumerated() where !PostgresParameters.readable.contains(type) {
+            throw Failure(
+                database: redactedURI, message: "column \(column + 1) has type \(type) (an OID), which the journal does not read; cast it in the query",
+                sqlState: nil)
+        }
+        return (0..<PQntuples(result)).map { row in
+            (0..<columns).map { column in
+                guard PQgetisnull(result, row, column) == 0 else { return .null }
+                let bytes = UnsafeRawBufferPointer(start: PQgetvalue(result, row, column), count: Int(PQgetlength(result, row, column)))
+                return PostgresParameters.decode(bytes, type: types[Int(column)])
+            }
+        }
+    }
+
+    /// `?` placeholders as `$1…$n`, outside quoted strings and identifiers.
+    static func numbered(_ sql: String) -> String {
+        var text = ""
+        var number = 0
+        var quote: Character?
+        for character in sql {
+            if let open = quote {
+                if character == open { quote = nil }
+                text.append(character)
+            } else if character == "'" || character == "\"" {
+                quote = character
+                text.append(character)
+            } else if character == "?" {
+                number += 1
+                text += "$\(number)"
+            } else {
+                text.append(character)
+            }
+        }
+        return text
+    }
+
+    /// Reads: what needs no fence.
+    private static func isRead(_ sql: String) -> Bool {
+        let start = sql.drop(while: \.isWhitespace).prefix(6).uppercased()
+        return start.hasPrefix("SELECT") || start.hasPrefix("SHOW")
+    }
+
+    /// A connection the server closed (restarted, or ended for idling in a transaction) is
+    /// opened again; what was open on it (a batch, prepared statements) is gone.
+    private func reopenIfBroken() throws {
+        guard PQstatus(connection) != CONNECTION_OK else { return }
+        forgetSessionState()
+        PQreset(connection)
+        guard PQstatus(connection) == CONNECTION_OK else {
+            throw Failure(
+                database: redactedURI, message: "cannot reach the database: \(lastError()); the next write tries again (check that the server runs)",
+                sqlState: nil)
+        }
+        try configureSession()
+    }
+
+    private func configureSession() throws {
+        // Notices (such as "relation already exists, skipping") would go to stderr.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        try simple("SET idle_in_transaction_session_timeout = '\(Self.idleInTransactionTimeout)'")
+    }
+
+    private func forgetSessionState() {
+        prepared = [:]
+        batchIsOpen = false
+        transactionIsOpen = false
+    }
+
+    func failure(_ result: OpaquePointer?) -> Failure {
+        let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+        var message = result.flatMap { PQresultErrorMessage($0) }.map { String(cString: $0) } ?? ""
+        if message.isEmpty { message = lastError() }
+        message = message.trimmingCharacters(in: .whitespacesAndNewlines)
+        if PQstatus(connection) != CONNECTION_OK {
+            forgetSessionState()
+            message = "the connection to the database was lost (\(message)); this write is lost and the next one opens it again"
+        }
+        return Failure(database: redactedURI, message: message, sqlState: state)
+    }
+
+    private func lastError() -> String {
+        connection.flatMap { PQerrorMessage($0) }.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "out of memory"
+    }
+}
+
+extension PostgresDatabase {
+    /// Runs `body` in one transaction; `.full` commits with `synchronous_commit = on` (the commit
+    /// is on the server's disk before it returns), `.normal` with `off` (a server crash may
+    /// take the last commits: a photo outcome lost only runs its photo again). Inside a batch, a
+    /// `.normal` transaction is a savepoint of the batch's; a `.full` one commits the batch first.
+    func transaction(synchronous: JournalSynchronous, _ body: () throws -> Void) throws {
+        if transactionIsOpen && !(batchIsOpen && synchronous == .full) {
+            try simple("SAVEPOINT nested")
+            do {
+                try body()
+                try simple("RELEASE nested")
+            } catch {
+                try? simple("ROLLBACK TO nested; RELEASE nested")
+                throw error
+            }
+            return
+        }
+        try commitBatch()
+        try begin(synchronous)
+        do {
+            try body()
+            try commit()
+        } catch {
+            rollBack()
+            throw error
+        }
+    }
+
+    func beginBatch() throws {
+        guard !batchIsOpen else { return }
+        try begin(.normal)
+        batchIsOpen = true
+    }
+
+    func commitBatch() throws {
+        guard batchIsOpen else { return }
+        batchIsOpen = false
+        do {
+            try commit()
+        } catch {
+            rollBack()
+            throw error
+        }
+    }
+
+    /// BEGIN, the commit's durability and the fence in one round trip.
+    private func begin(_ synchronous: JournalSynchronous) throws {
+        var sql = "BEGIN; SET LOCAL synchronous_commit = \(synchronous == .full ? "on" : "off")"
+        if let fencingToken { sql += "; SELECT photocluster_fence(\(fencingToken))" }
+        do {
+            try simple(sql)
+        } catch let failure as Failure where failure.sqlState == Self.fencedState {
+            rollBack()
+            throw fenced()
+        }
+        transactionIsOpen = true
+    }
+
+    private func commit() throws {
+        willCommit?(self)
+        try reopenIfBroken()
+        let result = PQexec(connection, "COMMIT")
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_COMMAND_OK else { throw failure(result) }
+        transactionIsOpen = false
+        // The server answers ROLLBACK to a COMMIT of a transaction that an error aborted.
+        if let status = PQcmdStatus(result), String(cString: status) == "ROLLBACK" {
+            throw Failure(database: redactedURI, message: "the transaction was rolled back: a statement in it failed (logged before)", sqlState: nil)
+        }
+    }
+
+    private func rollBack() {
+        transactionIsOpen = false
+        batchIsOpen = false
+        if PQstatus(connection) == CONNECTION_OK { PQclear(PQexec(connection, "ROLLBACK")) }
+    }
+
+    /// The refusal, with who leads now (read after the rollback).
+    private func fenced() -> JournalFenced {
+        let row = (try? run("SELECT token, holder FROM leadership WHERE id = 1", []))?.first
+        return JournalFenced(
+            database: redactedURI, token: fencingToken ?? 0, currentToken: row.map { $0[0].int }, currentHolder: row.map { $0[1].text })
+    }
+}
