@@ -27,9 +27,9 @@ final class FaultTests: XCTestCase {
     private var workerEndpoint: String { "tcp://127.0.0.1:\(base)" }
     private var clientEndpoint: String { "tcp://127.0.0.1:\(base + 1)" }
 
-    private func startCoordinator(state: URL? = nil) throws -> RunningCommand {
+    private func startCoordinator(state: String? = nil) throws -> RunningCommand {
         var arguments = ["coordinator", "--insecure", "--bind", workerEndpoint, "--client-bind", clientEndpoint, "--heartbeat-ms", "200", "--liveness", "10", "--output-root", work.path]
-        if let state { arguments += ["--state", state.path] }
+        if let state { arguments += ["--state", state] }
         let coordinator = try CommandRunner.start(arguments)
         processes.append(coordinator)
         return coordinator
@@ -82,7 +82,16 @@ final class FaultTests: XCTestCase {
     }
 
     func testACoordinatorKilledMidJobAndRestartedFinishesTheJob() throws {
-        let state = work.appendingPathComponent("state")
+        try killTheCoordinatorMidJobAndRestartIt(state: work.appendingPathComponent("state").path)
+    }
+
+    /// The same on a PostgreSQL journal (a throwaway server): the restart continues from the database.
+    func testACoordinatorOnPostgresKilledMidJobAndRestartedFinishesTheJob() throws {
+        guard ThrowawayPostgres.isInstalled else { throw XCTSkip(ThrowawayPostgres.missing) }
+        try killTheCoordinatorMidJobAndRestartIt(state: try ThrowawayPostgres.shared().freshDatabase("faults"))
+    }
+
+    private func killTheCoordinatorMidJobAndRestartIt(state: String) throws {
         let coordinator = try startCoordinator(state: state)
         _ = try startWorker("a")
         _ = try startWorker("b")
