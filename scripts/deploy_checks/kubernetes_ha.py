@@ -52,6 +52,10 @@ def check_kubernetes_ha(findings):
     check_probes(container)
     check_journal_and_password(inv, container, secrets)
     check_volumes(inv, coordinator, claims)
+    used = {v["persistentVolumeClaim"]["claimName"] for d in by_kind.get("Deployment", {}).values()
+            for v in d["spec"]["template"]["spec"].get("volumes", []) if "persistentVolumeClaim" in v}
+    check(set(claims) <= used, f"ha: every claim is mounted ({', '.join(sorted(claims))}): no journal volume is left over",
+          f"ha: claims no pod mounts: {', '.join(sorted(set(claims) - used))}")
     check_service(coordinator, by_kind.get("Service", {}).get("photocluster-coordinator"))
     check_budget(coordinator, by_kind.get("PodDisruptionBudget", {}))
 
