@@ -9,6 +9,8 @@ TOOLS = os.environ["CHECK_DEPLOY_TOOLS"]
 CLUSTER = os.environ["CHECK_DEPLOY_CLUSTER"] or None
 DEPLOY = os.path.join(ROOT, "deploy")
 K8S_DIR = os.path.join(DEPLOY, "kubernetes")
+# The highly available coordinator: an overlay of K8S_DIR (a sibling, as kustomize wants).
+K8S_HA_DIR = os.path.join(DEPLOY, "kubernetes-ha")
 PROMETHEUS_DIR = os.path.join(DEPLOY, "prometheus")
 # Oldest Kubernetes these manifests claim to support, and the newest schema at hand.
 K8S_VERSIONS = ["1.28.0", "1.37.0"]

@@ -24,5 +24,6 @@ def check_no_keys_in_git(findings):
             pass
     check(not leaked, f"{len(tracked)} tracked files under deploy/ hold no secret key", f"secret keys tracked by git: {leaked}")
     ignored_keys = all(run(["git", "check-ignore", "-q", p], cwd=ROOT).returncode == 0
-                       for p in ("deploy/keys/coordinator.key", "deploy/kubernetes/keys/coordinator.key"))
-    check(ignored_keys, "deploy/keys/ and deploy/kubernetes/keys/ are ignored by git")
+                       for p in ("deploy/keys/coordinator.key", "deploy/kubernetes/keys/coordinator.key",
+                                 "deploy/kubernetes-ha/keys/postgres.env", "deploy/kubernetes-ha/keys/dashboard.token"))
+    check(ignored_keys, "deploy/keys/, deploy/kubernetes/keys/ and deploy/kubernetes-ha/keys/ (the database password) are ignored by git")

@@ -7,7 +7,7 @@ import tempfile
 
 import yaml
 
-from common import (DASHBOARD_PORT, K8S_DIR, K8S_VERSIONS, KEY_ROLES, LISTEN_FLAGS, METRICS_PORT, deploy_files, indent,
+from common import (DASHBOARD_PORT, K8S_DIR, K8S_HA_DIR, K8S_VERSIONS, KEY_ROLES, LISTEN_FLAGS, METRICS_PORT, deploy_files, indent,
                     listen_address, rel, run, tool, wanted_port)
 from kubernetes_pods import check_pod
 from report import check, note, ok, section
@@ -70,50 +70,85 @@ def render(findings):
     documents = findings.documents
     with open(os.path.join(K8S_DIR, "kustomization.yaml")) as f:
         kustomization = yaml.safe_load(f)
-    key_files = sorted({os.path.basename(p) for g in kustomization.get("secretGenerator", []) for p in g.get("files", [])})
+    if shutil.which("kubectl"):
+        rendered = kustomize(K8S_DIR)
+    else:
+        note("kubectl not found: Secrets are made from kustomization.yaml by this script instead of kustomize")
+        rendered = [d for r in kustomization["resources"] for d in documents.get(os.path.join(K8S_DIR, r), [])]
+        for generator in kustomization.get("secretGenerator", []):
+            rendered.append({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+                             "metadata": {"name": generator["name"], "namespace": kustomization["namespace"]},
+                             "data": {os.path.basename(p): "" for p in generator["files"]}})
+    standalone = [p for p in deploy_files("*.yaml", "*.yml") if p.startswith(K8S_DIR + "/")
+                  and os.path.basename(p) not in kustomization["resources"] and os.path.basename(p) != "kustomization.yaml"]
+    extra = []
+    for path in standalone:
+        manifests = [d for d in documents.get(path, []) if isinstance(d, dict) and "apiVersion" in d and "kind" in d]
+        if manifests:
+            extra.extend(manifests)
+            ok(f"{rel(path)}: applied on its own ({', '.join(d['kind'] for d in manifests)})")
+        else:
+            ok(f"{rel(path)}: not a manifest (configuration for another tool), parsed only")
+    everything = rendered + extra
+    validate(everything)
+    return everything
+
+
+def kustomize(directory):
+    """The resources `kubectl kustomize` makes of one of the Kubernetes directories, rendered in a
+    scratch copy of them all (an overlay names its base by a relative path) where every key file
+    the kustomizations' generators read is a placeholder; [] when it fails (a failed check)."""
     render_dir = tempfile.mkdtemp(prefix="check-deploy-k8s-")
     try:
-        shutil.copytree(K8S_DIR, os.path.join(render_dir, "k"), ignore=shutil.ignore_patterns("keys"))
-        keys_dir = os.path.join(render_dir, "k", "keys")
-        os.makedirs(keys_dir)
-        for key in key_files:  # placeholders: kustomize only packs them into Secrets
-            with open(os.path.join(keys_dir, key), "w") as f:
-                f.write(f"# placeholder for {key}\n")
-        if shutil.which("kubectl"):
-            result = run(["kubectl", "kustomize", os.path.join(render_dir, "k")])
-            if check(result.returncode == 0, "kubectl kustomize renders the kustomization (placeholder keys)",
-                     "kubectl kustomize:\n" + indent(result.stderr)):
-                rendered = [d for d in yaml.safe_load_all(result.stdout) if d]
-            else:
-                rendered = []
-        else:
-            note("kubectl not found: Secrets are made from kustomization.yaml by this script instead of kustomize")
-            rendered = [d for r in kustomization["resources"] for d in documents.get(os.path.join(K8S_DIR, r), [])]
-            for generator in kustomization.get("secretGenerator", []):
-                rendered.append({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
-                                 "metadata": {"name": generator["name"], "namespace": kustomization["namespace"]},
-                                 "data": {os.path.basename(p): "" for p in generator["files"]}})
-        standalone = [p for p in deploy_files("*.yaml", "*.yml") if p.startswith(K8S_DIR + "/")
-                      and os.path.basename(p) not in kustomization["resources"] and os.path.basename(p) != "kustomization.yaml"]
-        extra = []
-        for path in standalone:
-            manifests = [d for d in documents.get(path, []) if isinstance(d, dict) and "apiVersion" in d and "kind" in d]
-            if manifests:
-                extra.extend(manifests)
-                ok(f"{rel(path)}: applied on its own ({', '.join(d['kind'] for d in manifests)})")
-            else:
-                ok(f"{rel(path)}: not a manifest (configuration for another tool), parsed only")
-        everything = rendered + extra
+        for source in (K8S_DIR, K8S_HA_DIR):
+            if os.path.isdir(source):
+                copy = os.path.join(render_dir, os.path.basename(source))
+                shutil.copytree(source, copy, ignore=shutil.ignore_patterns("keys"))
+                placeholder_keys(source, copy, quiet=source != directory)
+        result = run(["kubectl", "kustomize", os.path.join(render_dir, os.path.basename(directory))])
+        if check(result.returncode == 0, f"kubectl kustomize renders {rel(directory)}/ (placeholder keys)",
+                 f"kubectl kustomize {rel(directory)}/:\n" + indent(result.stderr)):
+            return [d for d in yaml.safe_load_all(result.stdout) if d]
+        return []
+    finally:
+        shutil.rmtree(render_dir, ignore_errors=True)
+
+
+def placeholder_keys(source, copy, quiet=False):
+    """The generators' files (`files: [KEY=]PATH`) as placeholders: kustomize only packs them into
+    Secrets. An `envs:` file takes the lines of its example beside the kustomization
+    (keys/NAME.env: NAME.env.example), which says which keys the Secret has."""
+    with open(os.path.join(source, "kustomization.yaml")) as f:
+        kustomization = yaml.safe_load(f)
+    for generator in kustomization.get("secretGenerator", []):
+        for entry in generator.get("files", []):
+            path = os.path.join(copy, entry.split("=", 1)[-1])
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(f"# placeholder for {os.path.basename(path)}\n")
+        for entry in generator.get("envs", []):
+            path = os.path.join(copy, entry)
+            example = os.path.join(source, os.path.basename(entry) + ".example")
+            if os.path.isfile(example) if quiet else check(
+                    os.path.isfile(example), f"{rel(example)}: the example of {entry}",
+                    f"{rel(source)}/kustomization.yaml: {entry} has no example {rel(example)}"):
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                shutil.copy(example, path)
+
+
+def validate(everything, what=""):
+    """Strict validation of the resources against each schema version."""
+    render_dir = tempfile.mkdtemp(prefix="check-deploy-k8s-")
+    try:
         bundle = os.path.join(render_dir, "all.yaml")
         with open(bundle, "w") as f:
             yaml.safe_dump_all(everything, f)
         for version in K8S_VERSIONS:
             result = run([tool("kubernetes-validate"), "--strict", "--quiet", "-k", version, bundle])
-            check(result.returncode == 0, f"{len(everything)} resources validate against the Kubernetes {version} schemas (strict)",
-                  f"kubernetes-validate {version}:\n" + indent(result.stdout + result.stderr))
+            check(result.returncode == 0, f"{what}{len(everything)} resources validate against the Kubernetes {version} schemas (strict)",
+                  f"{what}kubernetes-validate {version}:\n" + indent(result.stdout + result.stderr))
     finally:
         shutil.rmtree(render_dir, ignore_errors=True)
-    return everything
 
 
 def check_coordinator(findings, coordinator):
@@ -141,10 +176,13 @@ def check_coordinator(findings, coordinator):
           f"coordinator: the authorized keys' Secret volume must list items in worker/, client/ or admin/, got {paths or 'every key at the top'}")
 
 
-def check_http_listeners(findings, coordinator, worker):
+def check_http_listeners(findings, coordinator, worker, prefix="", probes=None):
     """--metrics-bind 0.0.0.0:9464 (both) and --http 0.0.0.0:8080 (coordinator), each a named
-    container port; httpGet probes hit one of them. The smoke test asks the probes' paths."""
-    for name, deployment, flags in (("photocluster-coordinator", coordinator, LISTEN_FLAGS), ("photocluster-worker", worker, ("--metrics-bind",))):
+    container port; httpGet probes hit one of them. The smoke test asks the probes' paths
+    (findings.k8s_http_probes, or `probes`). prefix: the owner's, as check_pod was given it."""
+    probes = findings.k8s_http_probes if probes is None else probes
+    for name, deployment, flags in ((prefix + "photocluster-coordinator", coordinator, LISTEN_FLAGS),
+                                    (prefix + "photocluster-worker", worker, ("--metrics-bind",))):
         if not deployment:
             continue
         container = deployment["spec"]["template"]["spec"]["containers"][0]
@@ -167,7 +205,7 @@ def check_http_listeners(findings, coordinator, worker):
             port = named_ports.get(get["port"]) if isinstance(get["port"], str) else get["port"]
             if check(port in bound, f"{name}: {kind} GETs {get.get('path', '/')} on port {get['port']} ({bound.get(port)})",
                      f"{name}: {kind} GETs port {get['port']} ({port}), which no --metrics-bind/--http listens on"):
-                findings.k8s_http_probes.append((name, kind, get.get("path", "/"), bound[port]))
+                probes.append((name, kind, get.get("path", "/"), bound[port]))
     if worker:
         container = worker["spec"]["template"]["spec"]["containers"][0]
         gets = [container.get(kind, {}).get("httpGet", {}) for kind in ("readinessProbe", "livenessProbe")]

@@ -76,8 +76,13 @@ def check_container(findings, owner, c, context, volumes, secrets, init_text):
         inv = Invocation(f"kubernetes {where} {kind}", line[0], line[1:], True)
         findings.invocations.append(inv)
         for flag in PATH_FLAGS:
-            for value in inv.values(flag):
+            # A --state database (postgres://...) is no path in the pod.
+            for value in (v for v in inv.values(flag) if not is_database(v)):
                 check_path_flag(where, kind, flag, value, mounts, volumes, secrets, init_text)
+
+
+def is_database(value):
+    return re.match(r"postgres(ql)?://", value) is not None
 
 
 def check_path_flag(where, kind, flag, value, mounts, volumes, secrets, init_text):

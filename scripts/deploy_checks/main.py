@@ -9,6 +9,7 @@ from container import check_containerfile
 from files import check_files
 from flags import check_flags
 from keys import check_no_keys_in_git
+from kubernetes_ha import check_kubernetes_ha
 from kubernetes_manifests import check_kubernetes
 from prometheus import check_prometheus
 from report import report
@@ -18,8 +19,8 @@ from systemd import check_systemd
 
 def main():
     findings = Findings()
-    for group in (check_files, check_containerfile, check_compose, check_kubernetes, check_prometheus, check_systemd,
-                  check_flags, check_no_keys_in_git, smoke_test):
+    for group in (check_files, check_containerfile, check_compose, check_kubernetes, check_kubernetes_ha, check_prometheus,
+                  check_systemd, check_flags, check_no_keys_in_git, smoke_test):
         group(findings)
     report.finish()
 

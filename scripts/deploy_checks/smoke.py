@@ -127,6 +127,10 @@ def start_flavours(findings, scratch, processes):
     def pick(prefix, subcommand):
         return next((i for i in findings.invocations if i.source.startswith(prefix) and i.subcommand == subcommand and i.active), None)
 
+    # The highly available coordinator of kubernetes-ha/ is not run here: its --state is a
+    # PostgreSQL database, and this check starts no database server. Its command line is checked
+    # statically (kubernetes_ha.py, and its flags against the binary in flags.py); running it,
+    # two replicas taking over from each other, needs a throwaway PostgreSQL server on loopback.
     flavours = {
         "systemd": (pick("photocluster-coordinator.service", "coordinator"), pick("photocluster-worker.service", "worker"),
                     None),
