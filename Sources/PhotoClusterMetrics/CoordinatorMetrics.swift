@@ -25,7 +25,7 @@ public final class CoordinatorMetrics {
     private let httpEventStreams: Gauge
     private let queueDepth: [String: Gauge]
     private let phases: [String: Gauge]
-    private let wastedBytes, wastedPixels, requeues, retries, poisonPhotos, heartbeatMisses, droppedFrames: Counter
+    private let wastedBytes, wastedPixels, requeues, retries, poisonPhotos, heartbeatMisses, droppedFrames, fencedWrites: Counter
     private let workersConnected: Gauge
     private var workerInFlight: [String: Gauge] = [:]
     /// Per worker, its stage-duration histograms by stage label (made on its first report).
@@ -55,6 +55,7 @@ public final class CoordinatorMetrics {
         poisonPhotos = Counter(label: MetricCatalog.poisonPhotos.name, factory: factory)
         heartbeatMisses = Counter(label: MetricCatalog.heartbeatMisses.name, factory: factory)
         droppedFrames = Counter(label: MetricCatalog.droppedFrames.name, factory: factory)
+        fencedWrites = Counter(label: MetricCatalog.fencedWrites.name, factory: factory)
         workersConnected = Gauge(label: MetricCatalog.workersConnected.name, factory: factory)
         httpRequests = .init(labels: Self.httpCodes, make: counter(MetricCatalog.httpRequests, "code"))
         httpEventStreams = Gauge(label: MetricCatalog.httpEventStreams.name, factory: factory)
@@ -98,6 +99,7 @@ public final class CoordinatorMetrics {
     public func retried() { retries.increment() }
     public func poisonPhoto() { poisonPhotos.increment() }
     public func heartbeatMissed() { heartbeatMisses.increment() }
+    public func fencedWrite() { fencedWrites.increment() }
     public func droppedFrame() { droppedFrames.increment() }
     /// A worker's report about a photo was dropped; `reason` is one of `rejectionReasons`.
     public func rejectedResult(reason: String) { rejectedResults[reason]?.increment() }

@@ -94,10 +94,27 @@ public enum MetricCatalog {
     public static let httpEventStreams = MetricDefinition(
         "photocluster_http_event_streams", "Job event streams (GET /v1/jobs/{id}/events) open now.")
 
+    public static let coordinatorLeader = MetricDefinition(
+        "photocluster_coordinator_leader",
+        "1 while this coordinator leads the coordinators on a shared journal (--state postgres://), 0 while it stands by.")
+    public static let leaseToken = MetricDefinition(
+        "photocluster_coordinator_lease_token", "The fencing token of the lease this coordinator leads by; 0 while it stands by.")
+    public static let leaderSince = MetricDefinition(
+        "photocluster_coordinator_leader_since_seconds",
+        "When this coordinator took the lead (Unix time, by the database's clock); 0 while it stands by.")
+    public static let takeovers = MetricDefinition(
+        "photocluster_coordinator_takeovers_total", "Times this coordinator process took the lead of a shared journal.")
+    public static let fencedWrites = MetricDefinition(
+        "photocluster_coordinator_fenced_writes_total",
+        "Journal writes the database refused because another coordinator had taken the lease over (each ends this one's lead).")
+
+    /// What every coordinator on a shared journal exports, standing by or leading.
+    public static let leadership: [MetricDefinition] = [coordinatorLeader, leaseToken, leaderSince, takeovers]
+
     public static let coordinator: [MetricDefinition] = [
         photos, stageDuration, workerStageDuration, downloadedBytes, processedPixels, queueDepth, photosInFlight, cancellations,
         wastedBytes, wastedPixels, requeues, retries, poisonPhotos, heartbeatMisses, workersConnected, jobPhotos, jobs, droppedFrames,
-        rejectedResults, refusedRequests, httpRequests, httpEventStreams,
+        rejectedResults, refusedRequests, httpRequests, httpEventStreams, fencedWrites,
     ]
 
     public static let worker: [MetricDefinition] = [

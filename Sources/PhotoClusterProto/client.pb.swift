@@ -1036,11 +1036,46 @@ public nonisolated struct Photocluster_V1_StatusReply: Sendable {
   /// newest first
   public var recentFailures: [Photocluster_V1_RecentFailure] = []
 
+  /// With a shared journal (`--state postgres://…`): the lease this coordinator leads by. Absent
+  /// for a coordinator on SQLite or embedded, which leads alone.
+  public var leadership: Photocluster_V1_Leadership {
+    get {_leadership ?? Photocluster_V1_Leadership()}
+    set {_leadership = newValue}
+  }
+  /// Returns true if `leadership` has been explicitly set.
+  public var hasLeadership: Bool {self._leadership != nil}
+  /// Clears the value of `leadership`. Subsequent reads from it will return its default value.
+  public mutating func clearLeadership() {self._leadership = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _throughput: Photocluster_V1_Throughput? = nil
+  fileprivate var _leadership: Photocluster_V1_Leadership? = nil
+}
+
+/// A coordinator's lease on a journal shared by several (one leads, the others wait). Each new
+/// leader takes the next token; every journal write checks it (fencing).
+public nonisolated struct Photocluster_V1_Leadership: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// this coordinator: its host and id
+  public var holder: String = String()
+
+  public var token: UInt64 = 0
+
+  /// when it took the lead (the database's clock)
+  public var sinceUnixMs: UInt64 = 0
+
+  /// how long the lease lasts unrenewed: a standby takes over after that
+  public var leaseSeconds: Double = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 /// One stage of one photo on one worker, as the coordinator's task stream keeps it.
@@ -2583,7 +2618,7 @@ nonisolated extension Photocluster_V1_RecentFailure: SwiftProtobuf.Message, Swif
 
 nonisolated extension Photocluster_V1_StatusReply: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".StatusReply"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}jobs\0\u{1}workers\0\u{3}dropped_frames\0\u{3}coordinator_id\0\u{3}uptime_seconds\0\u{1}throughput\0\u{1}queued\0\u{3}recent_failures\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}jobs\0\u{1}workers\0\u{3}dropped_frames\0\u{3}coordinator_id\0\u{3}uptime_seconds\0\u{1}throughput\0\u{1}queued\0\u{3}recent_failures\0\u{1}leadership\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2599,6 +2634,7 @@ nonisolated extension Photocluster_V1_StatusReply: SwiftProtobuf.Message, SwiftP
       case 6: try { try decoder.decodeSingularMessageField(value: &self._throughput) }()
       case 7: try { try decoder.decodeSingularUInt32Field(value: &self.queued) }()
       case 8: try { try decoder.decodeRepeatedMessageField(value: &self.recentFailures) }()
+      case 9: try { try decoder.decodeSingularMessageField(value: &self._leadership) }()
       default: break
       }
     }
@@ -2633,6 +2669,9 @@ nonisolated extension Photocluster_V1_StatusReply: SwiftProtobuf.Message, SwiftP
     if !self.recentFailures.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.recentFailures, fieldNumber: 8)
     }
+    try { if let v = self._leadership {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 9)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2645,6 +2684,52 @@ nonisolated extension Photocluster_V1_StatusReply: SwiftProtobuf.Message, SwiftP
     if lhs._throughput != rhs._throughput {return false}
     if lhs.queued != rhs.queued {return false}
     if lhs.recentFailures != rhs.recentFailures {return false}
+    if lhs._leadership != rhs._leadership {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Photocluster_V1_Leadership: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".Leadership"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}holder\0\u{1}token\0\u{3}since_unix_ms\0\u{3}lease_seconds\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.holder) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.token) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.sinceUnixMs) }()
+      case 4: try { try decoder.decodeSingularDoubleField(value: &self.leaseSeconds) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.holder.isEmpty {
+      try visitor.visitSingularStringField(value: self.holder, fieldNumber: 1)
+    }
+    if self.token != 0 {
+      try visitor.visitSingularUInt64Field(value: self.token, fieldNumber: 2)
+    }
+    if self.sinceUnixMs != 0 {
+      try visitor.visitSingularUInt64Field(value: self.sinceUnixMs, fieldNumber: 3)
+    }
+    if self.leaseSeconds.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.leaseSeconds, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Photocluster_V1_Leadership, rhs: Photocluster_V1_Leadership) -> Bool {
+    if lhs.holder != rhs.holder {return false}
+    if lhs.token != rhs.token {return false}
+    if lhs.sinceUnixMs != rhs.sinceUnixMs {return false}
+    if lhs.leaseSeconds != rhs.leaseSeconds {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

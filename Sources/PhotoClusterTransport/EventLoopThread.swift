@@ -23,6 +23,10 @@ public final class EventLoopThread: @unchecked Sendable {
     /// Due times on the monotonic clock: a wall clock stepped back must not stop the timers.
     private var timers: [(interval: TimeInterval, next: MonotonicInstant, body: Tick)] = []
     private var turnEnds: [Tick] = []
+    /// Checked before each turn (see `turnsOnlyWhile`); set before `start()`.
+    private var gate: (() -> Bool)?
+    /// Set on the loop thread when the gate ended the loop, read by its cleanup.
+    public private(set) var endedByGate = false
 
     public init(name: String) {
         self.name = name
@@ -51,6 +55,14 @@ public final class EventLoopThread: @unchecked Sendable {
     /// as one message and a lone event is not held back. Call before `start()` or from the loop thread.
     public func atEndOfEachTurn(_ body: @escaping Tick) {
         turnEnds.append(body)
+    }
+
+    /// Makes every turn ask `mayRun` first, before it reads a socket, runs posted work or a
+    /// timer: false ends the loop there, with nothing of that turn (nor the usual last turn
+    /// after `stop()`) done. A coordinator whose lease may have lapsed while it was frozen must
+    /// not act on anything it reads once it wakes. Call before `start()`.
+    public func turnsOnlyWhile(_ mayRun: @escaping () -> Bool) {
+        gate = mayRun
     }
 
     /// Runs `body` on the loop thread soon.
@@ -102,6 +114,10 @@ public final class EventLoopThread: @unchecked Sendable {
             } catch {
                 if (error as? ZMQError)?.isTerminated == true { return }
                 continue
+            }
+            if let gate, !gate() {
+                endedByGate = true
+                return
             }
             if readable[0] { wakeup.drain() }
             // Sockets before posted work: a control message read in the same turn as a burst

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import PhotoClusterCoordinator
 import PhotoClusterCore
 import PhotoClusterDashboard
@@ -35,6 +36,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Where the journal lives: a directory (SQLite), or a PostgreSQL database as postgres://[USER@]HOST[:PORT]/DB (the password from PGPASSWORD or ~/.pgpass; needs --output-root); a restart on the same state continues its jobs.", valueName: "dir|uri"))
     var state: String?
+
+    @Option(name: .customLong("lease-seconds"), help: ArgumentHelp("With a --state database: how long the lead lasts unrenewed. Any number of coordinators may share the database; one leads (renewing its lease every third of this), the others stand by, binding nothing, and one takes over at most this long after the leader dies or freezes (at once when it stops cleanly).", valueName: "seconds"))
+    var leaseSeconds: Double = 5
 
     @Option(name: .customLong("keep-finished"), help: ArgumentHelp("Finished jobs kept for status, watch and the dashboard (the last to finish); older ones are forgotten, in memory and in the journal, and their outcome stays in index.json in their output directory.", valueName: "n"))
     var keepFinished = 100
@@ -92,6 +96,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
         guard maxWorkerLosses >= 1 else { throw ValidationError("--max-worker-losses must be at least 1") }
         guard writeTimeout >= 0.1 else { throw ValidationError("--write-timeout must be at least 0.1 seconds") }
+        guard leaseSeconds >= 1 && leaseSeconds <= 300 else { throw ValidationError("--lease-seconds must be between 1 and 300") }
         guard keepFinished >= 1 else { throw ValidationError("--keep-finished must be at least 1") }
         guard taskStreamSpans >= 0 else { throw ValidationError("--task-stream-spans must be 0 (off) or more") }
         guard ThreadPriority(writerPriority) != nil else {
@@ -146,6 +151,22 @@ struct CoordinatorCommand: AsyncParsableCommand {
         let curve = try curveSettings()
         let logger = logging.start(role: "coordinator")
         let context = try ZMQContext()
+        let configuration = try makeConfiguration(curve: curve)
+        if let database = configuration.stateDatabase {
+            return try await runSharing(database, configuration: configuration, logger: logger, context: context)
+        }
+        let node = startNode(configuration, context: context, logger: logger)
+        let metrics = await HTTPListenerOption(flag: "--metrics-bind", given: metricsBind, defaultAddress: "127.0.0.1:9464")
+            .start(what: "metrics", router: MetricsRoutes.router { node.metricsExposition() }, logger: logger)
+        let running = try await serve(node, logger: logger)
+        let signal = await SignalWaiter.waitForTermination()
+        Terminal.error("coordinator: signal \(signal), shutting down")
+        await running.stop()
+        await metrics?.stop()
+        context.terminate()
+    }
+
+    func makeConfiguration(curve: CurveServerSettings?) throws -> CoordinatorConfiguration {
         var configuration = CoordinatorConfiguration(
             workerEndpoint: bind, clientEndpoint: clientBind,
             heartbeatInterval: Double(heartbeatMs) / 1000, heartbeatLiveness: liveness, maxAttempts: UInt32(maxAttempts),
@@ -157,8 +178,15 @@ struct CoordinatorCommand: AsyncParsableCommand {
             s3DefaultAccess: s3DefaultAccess.flatMap(S3DefaultAccess.init(rawValue:)))
         configuration.workerBudgets = workerBudgets.budgets
         configuration.stateDatabase = state.flatMap { PostgresURI.isDatabase($0) ? $0 : nil }
+        return configuration
+    }
+
+    /// A node started with `configuration`, or the process ends saying why.
+    func startNode(_ configuration: CoordinatorConfiguration, context: ZMQContext, logger: Logger,
+                   onLeadershipLost: (@Sendable (String) -> Void)? = nil) -> CoordinatorNode {
         let node = CoordinatorNode(configuration: configuration, context: context)
         node.logger = logger
+        node.onLeadershipLost = onLeadershipLost
         do {
             try node.start()
         } catch {
@@ -170,23 +198,18 @@ struct CoordinatorCommand: AsyncParsableCommand {
             CommandFailure(message: "cannot start: \(error) (\(hint))", status: 1).exit()
         }
         Terminal.error("coordinator: workers connect to \(node.boundWorkerEndpoint), clients to \(node.boundClientEndpoint); jobs write under \(node.outputRootPath ?? "-"); Ctrl-C stops")
+        return node
+    }
+
+    /// The key reloader and the dashboard of a started node, stopped together with it.
+    func serve(_ node: CoordinatorNode, logger: Logger) async throws -> RunningCoordinator {
         var reloader: KeyReloader?
-        if let curve {
+        if let curve = node.configuration.curve {
             Terminal.error("coordinator: CURVE on; public key \(curve.keys.publicKey); \(curve.authorized.count) authorized key(s), reloaded on SIGHUP and when their files change")
             reloader = KeyReloader(sources: keySources, node: node, logger: logger)
             reloader?.start()
         }
-        let metrics = await HTTPListenerOption(flag: "--metrics-bind", given: metricsBind, defaultAddress: "127.0.0.1:9464")
-            .start(what: "metrics", router: MetricsRoutes.router { node.metricsExposition() }, logger: logger)
-        let dashboard = try await startDashboard(node, secured: curve != nil, logger: logger)
-        let signal = await SignalWaiter.waitForTermination()
-        Terminal.error("coordinator: signal \(signal), shutting down")
-        reloader?.stop()
-        // Event streams end first: the HTTP server's stop waits for every open response.
-        await node.closeLocalClients()
-        await dashboard?.stop()
-        await metrics?.stop()
-        node.stop()
-        context.terminate()
+        let dashboard = try await startDashboard(node, secured: node.configuration.curve != nil, logger: logger)
+        return RunningCoordinator(node: node, reloader: reloader, dashboard: dashboard)
     }
 }

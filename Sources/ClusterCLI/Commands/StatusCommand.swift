@@ -36,6 +36,7 @@ struct StatusCommand: AsyncParsableCommand {
             Terminal.write("\n")
             return
         }
+        if reply.hasLeadership { Terminal.write(Self.leadershipText(reply.leadership) + "\n") }
         let t = reply.throughput
         Terminal.write(String(
             format: "throughput: %.1f photos/s (10 s), %.1f (1 min); %.1f megapixels/s (10 s); %d queued\n",
@@ -58,6 +59,15 @@ struct StatusCommand: AsyncParsableCommand {
                 Terminal.write("    failed \(photo.name): \(photo.stage): \(photo.reason)\n")
             }
         }
+    }
+
+    /// Who leads a shared journal, since when, and by which lease.
+    static func leadershipText(_ leadership: Photocluster_V1_Leadership) -> String {
+        let since = Date(timeIntervalSince1970: Double(leadership.sinceUnixMs) / 1000)
+        let formatter = ISO8601DateFormatter()
+        let held = Date().timeIntervalSince(since)
+        return "leader: \(leadership.holder) since \(formatter.string(from: since)) (\(Int(max(0, held))) s), lease token \(leadership.token), "
+            + String(format: "%.0f s lease", leadership.leaseSeconds)
     }
 
     /// A worker of an older protocol than this build's (during a rolling upgrade) says so: it is

@@ -6,25 +6,30 @@ import Foundation
 enum SignalWaiter {
     static func waitForTermination() async -> Int32 {
         await withCheckedContinuation { continuation in
-            let fired = NSLock()
-            var resumed = false
-            var sources: [DispatchSourceSignal] = []
-            for signalNumber in [SIGINT, SIGTERM] {
-                signal(signalNumber, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-                source.setEventHandler {
-                    fired.lock()
-                    defer { fired.unlock() }
-                    guard !resumed else { return }
-                    resumed = true
-                    for source in sources { source.cancel() }
-                    signal(SIGINT, SIG_DFL)
-                    signal(SIGTERM, SIG_DFL)
-                    continuation.resume(returning: signalNumber)
-                }
-                source.resume()
-                sources.append(source)
+            onTermination { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Calls `handler` once, on another thread, with the first SIGINT or SIGTERM.
+    static func onTermination(_ handler: @escaping @Sendable (Int32) -> Void) {
+        let fired = NSLock()
+        var resumed = false
+        var sources: [DispatchSourceSignal] = []
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                fired.lock()
+                defer { fired.unlock() }
+                guard !resumed else { return }
+                resumed = true
+                for source in sources { source.cancel() }
+                signal(SIGINT, SIG_DFL)
+                signal(SIGTERM, SIG_DFL)
+                handler(signalNumber)
             }
+            source.resume()
+            sources.append(source)
         }
     }
 }

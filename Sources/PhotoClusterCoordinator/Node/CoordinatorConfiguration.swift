@@ -26,6 +26,9 @@ public struct CoordinatorConfiguration: Sendable {
     /// The journal in a PostgreSQL database instead (`--state postgres://…`), a connection URI
     /// as libpq takes it (passwords from PGPASSWORD or ~/.pgpass); wins over `stateDirectory`.
     public var stateDatabase: String?
+    /// The lease this coordinator won on that database, when several share it: its journal
+    /// writes are fenced by its token, and it acts only while the lease holds.
+    public var leadership: LeadershipTerm?
     /// CURVE on both endpoints, with a ZAP handler that admits only authorized keys (worker keys
     /// on the worker endpoint, client and admin keys on the client endpoint), and jobs that
     /// belong to the key that submitted them; nil: plain, and every client may act on every job.

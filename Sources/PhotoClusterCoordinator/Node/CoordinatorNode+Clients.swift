@@ -244,6 +244,7 @@ extension CoordinatorNode {
             do {
                 try journal.recordJob(job, submit: submit)
             } catch {
+                noteJournalFailure(error)
                 return refuse(client, requestID, "\(error); the coordinator cannot take jobs until its state directory is writable", .unavailable)
             }
         }
@@ -285,6 +286,7 @@ extension CoordinatorNode {
         reply.droppedFrames = UInt64(droppedFrames)
         reply.coordinatorID = coordinatorID
         reply.uptimeSeconds = MonotonicInstant.now.seconds(since: startedMonotonic)
+        if let leadership = leadershipStatus { reply.leadership = leadership }
         reply.throughput = throughput()
         reply.queued = UInt32(jobs.values.reduce(0) { $0 + ($1.isFinished ? 0 : $1.queuedCount) })
         reply.recentFailures = recentFailures.newestFirst.filter { failure in

@@ -68,6 +68,7 @@ extension CoordinatorNode {
             try journal.database.beginBatch()
             try body(journal)
         } catch {
+            noteJournalFailure(error)
             log(.error, "cannot record \(what()): \(error); check the disk or database holding --state")
         }
     }
@@ -78,6 +79,7 @@ extension CoordinatorNode {
         do {
             try journal.database.commitBatch()
         } catch {
+            noteJournalFailure(error)
             log(.error, "cannot record this turn's changes: \(error); check the disk or database holding --state")
         }
     }

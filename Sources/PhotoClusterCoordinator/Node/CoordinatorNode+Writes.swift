@@ -52,7 +52,10 @@ extension CoordinatorNode {
                     var write = write
                     write.started = Date()
                     let tag = "\(write.result.jobID)-\(write.result.attempt)"
+                    // A coordinator whose lease lapsed (frozen while these waited) writes no file.
+                    let leads = self?.leadsNow ?? false
                     write.errors = write.targets.map { target in
+                        guard leads else { return LeadershipLost() }
                         do {
                             try write.directory?.write(write.encoded, named: target.name, tag: tag)
                             return nil

@@ -84,6 +84,12 @@ public final class CoordinatorNode: @unchecked Sendable {
     let indexStore: IndexStore
     /// The durable record of jobs and photos, with `--state`.
     var journal: Journal?
+    /// The lease this coordinator leads by, with a shared journal (see `CoordinatorNode+Leadership`).
+    var leaseKeeper: LeaseKeeper?
+    /// Told once, from any thread, when this coordinator stops leading (another took over, its
+    /// lease ran out, a write was fenced): it acts no more, and its owner should stop it. Set
+    /// before `start()`.
+    public var onLeadershipLost: (@Sendable (String) -> Void)?
     /// What finished, second by second: the rates in status replies and the dashboard's charts.
     var history = ThroughputHistory()
     var recentFailures = RecentFailures()
@@ -124,6 +130,11 @@ public final class CoordinatorNode: @unchecked Sendable {
 
     /// The journal `--state` names: a PostgreSQL database or a directory; nil without one.
     private func openJournal() throws -> Journal? {
+        if let term = configuration.leadership {
+            let database = try PostgresDatabase(uri: term.database)
+            database.fencingToken = term.lease.token
+            return try Journal(postgres: database)
+        }
         if let uri = configuration.stateDatabase { return try Journal(postgres: PostgresDatabase(uri: uri)) }
         return try configuration.stateDirectory.map { try Journal(directory: $0) }
     }
@@ -132,6 +143,7 @@ public final class CoordinatorNode: @unchecked Sendable {
     /// port surface here) and starts the loop.
     public func start() throws {
         if let root = configuration.outputRoot { outputRoot = try OutputRoot(root) }
+        if let term = configuration.leadership { startKeepingLease(term) }
         if let journal = try openJournal() {
             for job in try journal.loadJobs() {
                 core.open(job)
@@ -232,7 +244,8 @@ public final class CoordinatorNode: @unchecked Sendable {
         let settledRestored = jobOrder.filter { jobs[$0].map { !$0.isFinished && $0.allSettled } ?? false }
         loop.post { [unowned self] in for id in settledRestored { finish(id) } }
         loop.start { [unowned self] in
-            self.commitJournal()
+            // A loop ended because the lease lapsed writes nothing more.
+            if !self.loop.endedByGate { self.commitJournal() }
             self.workerSocket.close()
             self.clientSocket.close()
         }
@@ -243,6 +256,8 @@ public final class CoordinatorNode: @unchecked Sendable {
         writers.stop()
         indexStore.shutdown()
         zap?.stop()
+        // Last: a standby may take over the moment the lease is released.
+        leaseKeeper?.release()
     }
 
     private func secure(_ socket: ZMQSocket, as endpoint: ServerEndpoint) throws {
