@@ -43,10 +43,13 @@ extension ClusterClient {
         }
         // A refused key fails its requests as soon as the handshake fails, not at the next tick.
         if let monitor { loop.watch(monitor.eventSocket) { [unowned self] _ in connectionEvents() } }
-        if rotation.canMove, rotation.moves == 0 {
-            loop.every(0.1) { [unowned self] in
-                if let at = openMovedSocketAt, MonotonicInstant.now >= at { openMovedSocket() }
-            }
+    }
+
+    /// Opens the socket to the endpoint moved to once the back-off allows; from `init`.
+    func scheduleMoves() {
+        guard rotation.canMove else { return }
+        loop.every(0.1) { [unowned self] in
+            if let at = openMovedSocketAt, MonotonicInstant.now >= at { openMovedSocket() }
         }
     }
 

@@ -185,6 +185,7 @@ public final class ClusterClient: @unchecked Sendable {
         self.ownsContext = context == nil
         self.context = try context ?? ZMQContext()
         try openSocket()
+        scheduleMoves()
         loop.every(1) { [unowned self] in tick() }
         loop.start { [unowned self] in closeSocket() }
     }
