@@ -93,20 +93,32 @@ private struct FollowedJob {
 /// ``ClusterClientError`` when there is none, naming the endpoint. A client renews its watch of
 /// the jobs it follows every 2 s, so it follows them again after the coordinator restarts.
 ///
+/// Given several endpoints (a leading coordinator and its standbys, which bind no port until
+/// they lead), the client talks to one at a time and moves to the next when it refuses
+/// connections or falls silent, taking along its unanswered requests and its watches (see
+/// `ClusterClient+Failover.swift`).
+///
 /// The DEALER socket and the request table belong to the client's loop thread; the public
 /// methods post to it and wait for the answer, so they may be called from any thread.
 public final class ClusterClient: @unchecked Sendable {
-    /// The coordinator's client endpoint this client talks to, as given to ``init(endpoint:context:curve:)``.
-    public let endpoint: String
-    private let context: ZMQContext
+    /// Every coordinator client endpoint this client may talk to, in the order it tries them.
+    public let endpoints: [String]
+    /// The coordinator's client endpoint this client talks to now: the one given to
+    /// ``init(endpoint:context:curve:)``, or the one of ``endpoints`` in use.
+    public var endpoint: String { endpointInUse.current }
+    /// Written by the loop thread as it opens each socket; read from any thread.
+    let endpointInUse: LockedBox<String>
+    let context: ZMQContext
     private let ownsContext: Bool
-    private let loop = EventLoopThread(name: "client")
+    let loop = EventLoopThread(name: "client")
+    let curve: CurveClientSettings?
 
     // Loop-thread state.
-    private var socket: ZMQSocket!
+    /// Nil between leaving an endpoint and opening the socket to the next (see `rotation`).
+    var socket: ZMQSocket?
     private var nextRequestID: UInt64 = 1
-    /// Deadlines on the monotonic clock: a wall clock step must not fail or stall requests.
-    private var waiting: [UInt64: (deadline: MonotonicInstant, resume: (Result<Photocluster_V1_CoordinatorToClient, ClusterClientError>) -> Void)] = [:]
+    /// Requests waiting for their answer, by request id.
+    var waiting: [UInt64: WaitingRequest] = [:]
     private var streamsByRequest: [UInt64: FollowedJob] = [:]
     private var streamsByJob: [String: FollowedJob] = [:]
     /// Watch requests the client sends by itself for the jobs it follows, by request id.
@@ -114,14 +126,23 @@ public final class ClusterClient: @unchecked Sendable {
     private var ticks = 0
     private let lastHeard = LockedBox(MonotonicInstant.now)
     /// Reports a refused CURVE handshake (which libzmq never retries), so requests fail with
-    /// the reason at once instead of waiting out their timeout.
-    private var monitor: SocketMonitor?
+    /// the reason at once instead of waiting out their timeout; with several endpoints, also
+    /// connections made, refused and dropped.
+    var monitor: SocketMonitor?
     private var publicKey: String?
     /// Why the coordinator will not talk to this client, once it has said so.
     private var shutOutReason: ClusterClientError?
     /// Requests the socket would not take (no connection yet, or one just refused), sent again
     /// on each tick until their deadline, by request id.
-    private var unsent: [UInt64: Data] = [:]
+    var unsent: [UInt64: Data] = [:]
+    /// Which endpoint the socket talks to, and when the next may be tried.
+    var rotation: EndpointRotation
+    /// When to open the socket to the endpoint moved to (nil: not waiting).
+    var openMovedSocketAt: MonotonicInstant?
+    /// Whether the socket in use ever connected: requests sent on one that never did never left.
+    var connectedSinceOpen = false
+    /// The last answer, or the last move: the current endpoint's silence counts from it.
+    var lastSignOfLife = MonotonicInstant.now
 
     /// Connects to `endpoint` (libzmq retries until the coordinator is there).
     ///
@@ -133,32 +154,40 @@ public final class ClusterClient: @unchecked Sendable {
     ///   - curve: The coordinator's public key and this client's key pair, for a coordinator
     ///     that uses CURVE; nil for plain TCP or `inproc://`.
     /// - Throws: When the socket cannot be made or the endpoint is malformed.
-    public init(endpoint: String, context: ZMQContext? = nil, curve: CurveClientSettings? = nil) throws {
-        self.endpoint = endpoint
+    public convenience init(endpoint: String, context: ZMQContext? = nil, curve: CurveClientSettings? = nil) throws {
+        try self.init(endpoints: [endpoint], context: context, curve: curve)
+    }
+
+    /// Talks to whichever of `endpoints` answers: the leading coordinator among standbys.
+    ///
+    /// The client connects to the first, and moves to the next (wrapping) when the one in use
+    /// refuses connections (a standby binds no port until it leads) or stays silent for 3 s (a
+    /// frozen coordinator). Requests not yet answered go to the next one (a submit only if it
+    /// cannot have reached the one left, so a job is never submitted twice), and the jobs it
+    /// follows are watched there at once. With one endpoint it behaves as
+    /// ``init(endpoint:context:curve:)``.
+    ///
+    /// - Parameters:
+    ///   - endpoints: The coordinators' client endpoints, at least one.
+    ///   - context: As for ``init(endpoint:context:curve:)``.
+    ///   - curve: As for ``init(endpoint:context:curve:)``; every coordinator has the same key.
+    /// - Throws: ``ClusterClientError`` for an empty list; otherwise when the socket cannot be
+    ///   made or the first endpoint is malformed.
+    public init(endpoints: [String], context: ZMQContext? = nil, curve: CurveClientSettings? = nil) throws {
+        guard let first = endpoints.first else {
+            throw ClusterClientError("no coordinator endpoint given: name at least one, such as tcp://coordinator:7001")
+        }
+        self.endpoints = endpoints
+        self.endpointInUse = LockedBox(first)
+        self.rotation = EndpointRotation(endpoints)
+        self.curve = curve
+        self.publicKey = curve?.keys.publicKey
         self.ownsContext = context == nil
         self.context = try context ?? ZMQContext()
-        let socket = try ZMQSocket(context: self.context, kind: .dealer)
-        // Random, so no other connection can announce it and be sent this client's answers.
-        try socket.setRoutingID(RoutingIdentity.client())
-        try socket.setMaxMessageSize(256 << 20)
-        try socket.setReconnectInterval(initialMs: 100, maxMs: 1000)
-        if let curve {
-            try socket.makeCurveClient(serverPublicKey: curve.serverPublicKey, keys: curve.keys)
-            monitor = try SocketMonitor(socket: socket, context: self.context, events: .handshakeFailed)
-            publicKey = curve.keys.publicKey
-        }
-        try socket.connect(endpoint)
-        self.socket = socket
-        loop.watch(socket) { [unowned self] socket in
-            while let frames = try? socket.receive(dontWait: true) { receive(frames) }
-        }
-        // A refused key fails its requests as soon as the handshake fails, not at the next tick.
-        if let monitor { loop.watch(monitor.eventSocket) { [unowned self] _ in refuseIfHandshakeFailed() } }
+        try openSocket()
+        scheduleMoves()
         loop.every(1) { [unowned self] in tick() }
-        loop.start { [unowned self] in
-            self.monitor?.close()
-            self.socket.close()
-        }
+        loop.start { [unowned self] in closeSocket() }
     }
 
     /// Seconds since the coordinator last answered anything (its heartbeat answers included).
@@ -311,6 +340,14 @@ public final class ClusterClient: @unchecked Sendable {
     /// Said on every message: a coordinator refuses a version it does not accept, with a reason.
     private static let protocolVersion = UInt32(Photocluster_V1_ProtocolVersion.current.rawValue)
 
+    /// Whether a request may go to another coordinator when the one it was sent to left without
+    /// answering: every request but a submit, which the one left may have accepted (sent twice,
+    /// the job would run twice).
+    private static func isResendable(_ body: Photocluster_V1_ClientToCoordinator.OneOf_Body) -> Bool {
+        if case .submit = body { return false }
+        return true
+    }
+
     private func request(
         _ body: Photocluster_V1_ClientToCoordinator.OneOf_Body, timeout: TimeInterval,
         prepare: @escaping (UInt64) -> Void = { _ in }
@@ -321,14 +358,15 @@ public final class ClusterClient: @unchecked Sendable {
                 nextRequestID += 1
                 if let shutOutReason { return continuation.resume(throwing: shutOutReason) }
                 prepare(requestID)
-                waiting[requestID] = (MonotonicInstant.now.adding(seconds: timeout), { result in
-                    continuation.resume(with: result.mapError { $0 as Error })
-                })
                 var message = Photocluster_V1_ClientToCoordinator()
                 message.requestID = requestID
                 message.protocolVersion = Self.protocolVersion
                 message.body = body
-                send(requestID, Envelope.encode(message))
+                let payload = Envelope.encode(message)
+                waiting[requestID] = WaitingRequest(
+                    deadline: MonotonicInstant.now.adding(seconds: timeout), payload: payload, resendable: Self.isResendable(body),
+                    resume: { result in continuation.resume(with: result.mapError { $0 as Error }) })
+                send(requestID, payload)
             }
         }
     }
@@ -338,16 +376,20 @@ public final class ClusterClient: @unchecked Sendable {
     /// Sends a request, or keeps it for the next tick when there is no connection to take it:
     /// a refused handshake drops the connection, and the refusal is what the caller must hear,
     /// not "would block".
-    private func send(_ requestID: UInt64, _ payload: Data) {
+    func send(_ requestID: UInt64, _ payload: Data) {
+        guard let socket else {
+            unsent[requestID] = payload  // between two endpoints: sent once the next one opens
+            return
+        }
         do {
             try socket.send([payload], dontWait: true)
             unsent.removeValue(forKey: requestID)
         } catch let error as ZMQError where error.isWouldBlock {
             unsent[requestID] = payload
-            refuseIfHandshakeFailed()
+            connectionEvents()
         } catch {
             unsent.removeValue(forKey: requestID)
-            fail(requestID, ClusterClientError("cannot send to the coordinator at \(endpoint): \(error)"))
+            fail(requestID, ClusterClientError("cannot send to the coordinator at \(rotation.current): \(error)"))
         }
     }
 
@@ -357,9 +399,10 @@ public final class ClusterClient: @unchecked Sendable {
         waiting.removeValue(forKey: requestID)?.resume(.failure(error))
     }
 
-    private func receive(_ frames: [Data]) {
+    func receive(_ frames: [Data]) {
         guard let payload = frames.last, let message = Envelope.decode(Photocluster_V1_CoordinatorToClient.self, from: payload) else { return }
         lastHeard.withLock { $0 = .now }
+        heardFromCoordinator()
         if case .event(let event) = message.body {
             deliver(event)
             return
@@ -398,24 +441,25 @@ public final class ClusterClient: @unchecked Sendable {
 
     private func tick() {
         let now = MonotonicInstant.now
-        refuseIfHandshakeFailed()
+        connectionEvents()
+        moveIfSilent(now: now)
         for (id, payload) in unsent where waiting[id] != nil { send(id, payload) }
         for (id, request) in waiting where request.deadline < now {
-            fail(id, ClusterClientError("no answer from the coordinator at \(endpoint); is it running? (start one with `cluster coordinator`; if it uses CURVE, pass --curve-secret and --coordinator-key)"))
+            fail(id, ClusterClientError("no answer from \(coordinatorsNamed); is it running? (start one with `cluster coordinator`; if it uses CURVE, pass --curve-secret and --coordinator-key)"))
         }
         var beat = Photocluster_V1_ClientToCoordinator()
         beat.protocolVersion = Self.protocolVersion
         beat.body = .heartbeat(Photocluster_V1_Heartbeat())
-        try? socket.send([Envelope.encode(beat)], dontWait: true)
+        try? socket?.send([Envelope.encode(beat)], dontWait: true)
         ticks += 1
         if ticks % 2 == 0 { rewatchFollowedJobs() }
     }
 
-    private func refuseIfHandshakeFailed() {
-        let refused = monitor?.poll().contains(where: \.isHandshakeFailure) ?? false
-        guard refused && shutOutReason == nil else { return }
+    /// The coordinator refused this client's CURVE key: every request fails with the reason.
+    func refuseBecauseHandshakeFailed() {
+        guard shutOutReason == nil else { return }
         refuseEverything(ClusterClientError(
-            "the coordinator at \(endpoint) refused this client's key \(publicKey ?? ""): it is not authorized as a client "
+            "the coordinator at \(rotation.current) refused this client's key \(publicKey ?? ""): it is not authorized as a client "
                 + "(not listed, or listed as a worker); ask its operator to add it to the authorized keys as `client \(publicKey ?? "KEY")`",
             refusal: .keyRemoved))
     }
@@ -423,7 +467,7 @@ public final class ClusterClient: @unchecked Sendable {
     /// Asks again to follow every job with an open stream. A coordinator that restarted (and
     /// restored its jobs from the journal) learns of us again this way; for one that never
     /// forgot, the request changes nothing.
-    private func rewatchFollowedJobs() {
+    func rewatchFollowedJobs() {
         rewatches.removeAll()
         for (job, followed) in streamsByJob {
             let requestID = nextRequestID
@@ -434,7 +478,17 @@ public final class ClusterClient: @unchecked Sendable {
             message.protocolVersion = Self.protocolVersion
             // As much as the client first asked for: a watch without it would ask for every photo.
             message.body = .watch(.with { $0.jobID = job; $0.events = followed.detail; $0.summary = followed.summary; $0.renewal = true })
-            try? socket.send([Envelope.encode(message)], dontWait: true)
+            try? socket?.send([Envelope.encode(message)], dontWait: true)
         }
     }
+}
+
+/// A request waiting for its answer: its deadline (on the monotonic clock: a wall clock step
+/// must not fail or stall requests), what was sent, whether it may go to another coordinator,
+/// and the caller to resume. Owned by the client's loop thread.
+struct WaitingRequest {
+    let deadline: MonotonicInstant
+    let payload: Data
+    let resendable: Bool
+    let resume: (Result<Photocluster_V1_CoordinatorToClient, ClusterClientError>) -> Void
 }

@@ -42,6 +42,9 @@ public enum MetricCatalog {
     public static let heartbeatMisses = MetricDefinition(
         "photocluster_heartbeat_misses_total",
         "Peers declared lost for missing heartbeats: workers on the coordinator, the coordinator on a worker.")
+    public static let coordinatorSwitches = MetricDefinition(
+        "photocluster_worker_coordinator_switches_total",
+        "Times a worker given several coordinator endpoints left one for the next: it refused connections, closed the connection, or fell silent.")
     public static let workersConnected = MetricDefinition(
         "photocluster_workers_connected", "Workers registered with the coordinator now.")
     public static let jobPhotos = MetricDefinition(
@@ -119,7 +122,7 @@ public enum MetricCatalog {
 
     public static let worker: [MetricDefinition] = [
         photos, stageDuration, downloadedBytes, processedPixels, queueDepth, operationsRunning, photosInFlight, heartbeatMisses,
-        pluginCrashes, stageTimeouts, memoryLimit, memoryBudget, memoryInUse, memoryInUsePeak, photosWaitingForMemory, memoryWaits,
+        coordinatorSwitches, pluginCrashes, stageTimeouts, memoryLimit, memoryBudget, memoryInUse, memoryInUsePeak, photosWaitingForMemory, memoryWaits,
         memoryRefusals, drainedPhotos,
     ]
 }

@@ -10,6 +10,7 @@ public final class WorkerMetrics: Sendable {
     private let running: [String: Gauge]
     private let inFlight: Gauge
     private let heartbeatMisses: Counter
+    private let coordinatorSwitches: Counter
     private let stageTimeouts: [String: Counter]
     private let memoryGauges: [Gauge]
     private let memoryWaits: Counter
@@ -32,6 +33,7 @@ public final class WorkerMetrics: Sendable {
         }
         inFlight = Gauge(label: MetricCatalog.photosInFlight.name, factory: factory)
         heartbeatMisses = Counter(label: MetricCatalog.heartbeatMisses.name, factory: factory)
+        coordinatorSwitches = Counter(label: MetricCatalog.coordinatorSwitches.name, factory: factory)
         stageTimeouts = .init(labels: MetricLabels.stages) {
             Counter(label: MetricCatalog.stageTimeouts.name, dimensions: [("stage", $0)], factory: factory)
         }
@@ -75,6 +77,9 @@ public final class WorkerMetrics: Sendable {
     public func photoEnded(outcome: String) { work.photoEnded(outcome: outcome) }
 
     public func coordinatorSilent() { heartbeatMisses.increment() }
+
+    /// The worker left one coordinator endpoint of its list for the next.
+    public func coordinatorSwitched() { coordinatorSwitches.increment() }
 
     /// A drain ended: photos that finished on this worker, and photos it handed back.
     public func drained(finished: Int, handedBack: Int) {

@@ -1,15 +1,23 @@
 import ArgumentParser
 import PhotoClusterClient
+import PhotoClusterTransport
 
 /// `--coordinator` for the commands that talk to a running coordinator.
 struct CoordinatorOption: ParsableArguments {
-    @Option(help: ArgumentHelp("The coordinator's client endpoint.", valueName: "endpoint"))
+    @Option(help: ArgumentHelp(CoordinatorListHelp.client, valueName: "endpoint[,endpoint…]"))
     var coordinator = "tcp://127.0.0.1:7001"
 
     @OptionGroup var security: ClientSecurityOptions
 
+    func validate() throws {
+        _ = try CoordinatorListHelp.endpoints(coordinator)
+    }
+
+    /// The endpoints of `--coordinator`, in the order the client tries them.
+    var endpoints: [String] { (try? CoordinatorEndpointList.parse(coordinator)) ?? [coordinator] }
+
     func connect() throws -> ClusterClient {
-        try ClusterClient(endpoint: coordinator, curve: try security.settings())
+        try ClusterClient(endpoints: endpoints, curve: try security.settings())
     }
 
     /// Runs a request, turning a failure into a message and exit status 1.

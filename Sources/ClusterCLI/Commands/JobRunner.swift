@@ -21,8 +21,9 @@ struct JobRunner {
     }
 
     func run(_ submit: SubmitJob) async throws -> Int32 {
-        if let endpoint = options.coordinator {
-            let client = try ClusterClient(endpoint: endpoint, curve: try options.security.settings())
+        if let endpoints = options.coordinatorEndpoints {
+            let client = try ClusterClient(endpoints: endpoints, curve: try options.security.settings())
+            let endpoint = endpoints.joined(separator: " or ")
             defer { client.close() }
             if submit.viewportMode { return try await open(submit, with: client, where: endpoint) }
             return try await follow(submit, with: client, where: endpoint)

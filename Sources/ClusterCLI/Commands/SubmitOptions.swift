@@ -3,6 +3,7 @@ import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
 import PhotoClusterStorage
+import PhotoClusterTransport
 import PhotoClusterWorker
 
 /// What `submit` and `demo` share: filters, output and cluster shape.
@@ -49,7 +50,7 @@ struct JobOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Local workers in embedded mode (default: the cores this process may use: its CPU affinity, capped by a cgroup CPU quota).", valueName: "n"))
     var workers: Int?
 
-    @Option(help: ArgumentHelp("Client endpoint of a running coordinator, e.g. tcp://127.0.0.1:7001 (default: run an embedded cluster).", valueName: "endpoint"))
+    @Option(help: ArgumentHelp(CoordinatorListHelp.submit, valueName: "endpoint[,endpoint…]"))
     var coordinator: String?
 
     @Option(help: ArgumentHelp("A directory of filter plugins for the embedded workers (and to check specs against).", valueName: "dir"))
@@ -62,6 +63,11 @@ struct JobOptions: ParsableArguments {
 
     @Option(name: .customLong("give-up-after"), help: ArgumentHelp("With --coordinator: seconds without a word from the coordinator (it died, or its host is unreachable) after which submit stops waiting; the job may go on there. 0 waits for ever.", valueName: "seconds"))
     var giveUpAfter: Double = 300
+
+    /// The endpoints of `--coordinator`, in the order the client tries them; nil without it.
+    var coordinatorEndpoints: [String]? {
+        coordinator.map { (try? CoordinatorEndpointList.parse($0)) ?? [$0] }
+    }
 
     @Option(help: ArgumentHelp("Viewport mode: only these manifest indices (plus --prefetch) run; the job stays open and its id is printed. Needs --coordinator.", valueName: "A..B"))
     var visible: IndexRange?
@@ -103,6 +109,7 @@ struct JobOptions: ParsableArguments {
         guard prefetch >= 0 else { throw ValidationError("--prefetch must not be negative") }
         if outShared != nil && out != "out" { throw ValidationError("--out and --out-shared both name where the photos go: give one") }
         _ = try outputPlace()
+        if let coordinator { _ = try CoordinatorListHelp.endpoints(coordinator) }
         if viewportMode && coordinator == nil {
             throw ValidationError("--visible keeps the job open, which needs a running coordinator: add --coordinator (or --all to run everything now)")
         }

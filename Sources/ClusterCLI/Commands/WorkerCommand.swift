@@ -15,7 +15,7 @@ struct WorkerCommand: AsyncParsableCommand {
         abstract: "Run a worker that filters photos for a coordinator (it keeps retrying to connect)."
     )
 
-    @Option(help: ArgumentHelp("The coordinator's worker endpoint.", valueName: "endpoint"))
+    @Option(help: ArgumentHelp(CoordinatorListHelp.worker, valueName: "endpoint[,endpoint…]"))
     var coordinator = "tcp://127.0.0.1:7000"
 
     @Option(help: ArgumentHelp("Photos processed at once (default: the cores this process may use: its CPU affinity, capped by a cgroup CPU quota).", valueName: "n"))
@@ -109,8 +109,10 @@ struct WorkerCommand: AsyncParsableCommand {
         guard ThreadPriority(stagePriority) != nil else {
             throw ValidationError("--stage-priority must be \(ThreadPriority.syntax), got \"\(stagePriority)\"")
         }
-        if security.curveSecret == nil && !insecure && InsecureEndpoint.isNetwork(coordinator) {
-            throw ValidationError(InsecureEndpoint.refusal("connecting", [coordinator]))
+        let endpoints = try CoordinatorListHelp.endpoints(coordinator)
+        let network = endpoints.filter(InsecureEndpoint.isNetwork)
+        if security.curveSecret == nil && !insecure && !network.isEmpty {
+            throw ValidationError(InsecureEndpoint.refusal("connecting", network))
         }
         do {
             _ = try DownloadPolicy(allow: allowHosts, deny: denyHosts, allowLoopback: allowLoopback)
@@ -136,18 +138,21 @@ struct WorkerCommand: AsyncParsableCommand {
         try PluginHostEnvironment.passAlso(pluginEnv)
         let (filters, report, pluginHosts) = FilterCatalog.load(pluginDirectory: plugins, hosts: engine.concurrency)
         FilterCatalog.logRefusals(report, prefix: "worker")
+        let endpoints = try CoordinatorListHelp.endpoints(coordinator)
         var configuration = WorkerConfiguration(
-            coordinatorEndpoint: coordinator, workerID: id ?? WorkerConfiguration.defaultWorkerID(), engine: engine, filters: filters,
+            coordinatorEndpoint: endpoints[0], workerID: id ?? WorkerConfiguration.defaultWorkerID(), engine: engine, filters: filters,
             curve: try security.settings())
+        configuration.coordinatorEndpoints = endpoints
         configuration.drainTimeout = drainTimeout
         let node = WorkerNode(configuration: configuration, context: context)
         node.logger = logger
         do {
             try node.start()
         } catch {
-            CommandFailure(message: "cannot connect to \(coordinator): \(error)", status: 1).exit()
+            CommandFailure(message: "cannot connect to \(endpoints[0]): \(error)", status: 1).exit()
         }
-        Terminal.error("worker \(node.configuration.workerID): connecting to \(coordinator) with concurrency \(engine.concurrency); Ctrl-C stops")
+        let others = endpoints.count > 1 ? " (then \(endpoints.dropFirst().joined(separator: ", ")) when it refuses or falls silent)" : ""
+        Terminal.error("worker \(node.configuration.workerID): connecting to \(endpoints[0])\(others) with concurrency \(engine.concurrency); Ctrl-C stops")
         let cacheNote = cacheBytes < cacheMB << 20 ? " (--cache-mb lowered to fit)" : ""
         Terminal.error(
             "worker \(node.configuration.workerID): memory budget \(ByteCount(budget.bytes)) for photos: limit \(limit), less \(ByteCount(MemoryBudget.baselineBytes)) for the process and \(ByteCount(cacheBytes)) of stage cache\(cacheNote); results up to \(maxOutputPixels) pixels")

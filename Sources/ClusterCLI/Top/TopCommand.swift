@@ -52,12 +52,12 @@ struct TopCommand: AsyncParsableCommand {
         do {
             let reply = try await client.status(timeout: max(2, interval * 2))
             if let screen {
-                screen.draw(TopScreen.render(reply, endpoint: connection.coordinator, width: screen.width))
+                screen.draw(TopScreen.render(reply, endpoint: client.endpoint, width: screen.width))
             } else {
                 Terminal.write(TopScreen.line(reply) + "\n")
             }
         } catch {
-            let message = "coordinator not reachable at \(connection.coordinator): \(error); retrying (is `cluster coordinator` running? check --coordinator and the keys)"
+            let message = "coordinator not reachable at \(connection.coordinator.replacingOccurrences(of: ",", with: " or ")): \(error); retrying (is `cluster coordinator` running? check --coordinator and the keys)"
             if let screen { screen.draw([message]) } else { Terminal.error(message) }
         }
     }

@@ -4,8 +4,16 @@ import PhotoClusterTransport
 
 /// How a worker node connects and how much it takes on.
 public struct WorkerConfiguration: Sendable {
-    /// The coordinator's worker endpoint, e.g. `tcp://127.0.0.1:7000` or `inproc://workers`.
-    public var coordinatorEndpoint: String
+    /// The coordinators' worker endpoints, in the order to try them: one (e.g.
+    /// `tcp://127.0.0.1:7000` or `inproc://workers`), or a leader and its standbys, of which the
+    /// worker talks to one at a time and moves on when it refuses connections or falls silent
+    /// (see `EndpointRotation`).
+    public var coordinatorEndpoints: [String]
+    /// The first coordinator endpoint; setting it leaves that one alone in the list.
+    public var coordinatorEndpoint: String {
+        get { coordinatorEndpoints[0] }
+        set { coordinatorEndpoints = [newValue] }
+    }
     public var workerID: String
     public var engine: WorkerEngine.Configuration
     /// Graphs the worker holds at once (running plus queued): its credit window.
@@ -33,7 +41,7 @@ public struct WorkerConfiguration: Sendable {
         curve: CurveClientSettings? = nil
     ) {
         self.curve = curve
-        self.coordinatorEndpoint = coordinatorEndpoint
+        self.coordinatorEndpoints = [coordinatorEndpoint]
         self.workerID = workerID
         self.engine = engine
         // Enough queued behind the running photos that downloads overlap with CPU work.

@@ -42,6 +42,7 @@ extension WorkerNode {
                 continue  // a frame that does not parse is dropped, never trusted
             }
             lastHeardFromCoordinator = .now
+            heardFromCoordinator()
             messages.append(message)
         }
         guard !messages.isEmpty else { return }
@@ -60,12 +61,12 @@ extension WorkerNode {
         case .handBack(let graph): finished(PhotoWork(graph: graph, filters: []), .cancelled(lastFinished: .unspecified))
         case .drop(let job, let photo): engine.cancel(job: job, photos: [photo])
         case .sayHello: sayHello()
-        case .registered(let coordinatorID): logger.info("registered with \(coordinatorID) at \(configuration.coordinatorEndpoint)")
+        case .registered(let coordinatorID): logger.info("registered with \(coordinatorID) at \(coordinatorEndpoint)")
         case .closeJobs(let open): engine.closeJobs(except: open)
         case .close(let job): engine.close(job: job)
         case .refused(let reason, let retryAfter):
             if reason != lastRefusal {
-                logger.error("the coordinator at \(configuration.coordinatorEndpoint) refused this worker: \(reason)")
+                logger.error("the coordinator at \(coordinatorEndpoint) refused this worker: \(reason)")
                 lastRefusal = reason
             }
             helloAfterRefusal = MonotonicInstant.now.adding(seconds: retryAfter)
@@ -88,6 +89,11 @@ extension WorkerNode {
                 guard case .itself(let warning) = selfConnection.connected(descriptor: descriptor, endpoint: endpoint) else { continue }
                 if let warning { logger.warning("\(warning)") }
                 return closeSocket()
+            } else if case .connectRetried = event, rotation.canMove {
+                // The monitor watches this socket only, which connects to the current endpoint.
+                return moveToNextCoordinator(because: "refuses connections")
+            } else if case .disconnected = event, rotation.canMove {
+                return moveToNextCoordinator(because: "closed the connection")
             } else if event.isHandshakeFailure, !refusalLogged {
                 refusalLogged = true
                 let key = configuration.curve?.keys.publicKey ?? ""
@@ -104,8 +110,12 @@ extension WorkerNode {
         do {
             try openSocket()
             sayHello()
+        } catch where rotation.canMove {
+            // A malformed endpoint: the next one may do; this one is tried again in its turn.
+            rotation.tried(at: .now)
+            moveToNextCoordinator(because: "cannot be connected to (\(error))")
         } catch {
-            logger.error("cannot connect to \(configuration.coordinatorEndpoint) again: \(error); restart this worker")
+            logger.error("cannot connect to \(coordinatorEndpoint) again: \(error); restart this worker")
         }
     }
 }

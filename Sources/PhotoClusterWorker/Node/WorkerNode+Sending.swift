@@ -58,7 +58,7 @@ extension WorkerNode {
         if silence > session.heartbeatInterval * Double(session.heartbeatLiveness) {
             if session.coordinatorFellSilent() {
                 metrics.coordinatorSilent()
-                logger.warning("no word from the coordinator for \(String(format: "%.1f", silence)) s; saying hello again")
+                logger.warning("no word from the coordinator at \(coordinatorEndpoint) for \(String(format: "%.1f", silence)) s; saying hello again")
             }
             // The coordinator may have restarted and forgotten us: introduce ourselves again. A
             // coordinator with CURVE keys never hands a routing id over, so a connection made
@@ -67,8 +67,13 @@ extension WorkerNode {
             let liveness = session.heartbeatInterval * Double(session.heartbeatLiveness)
             if lastReopened.map({ MonotonicInstant.now.seconds(since: $0) >= liveness }) ?? true {
                 lastReopened = .now
-                closeSocket()
-                reconnect()
+                if rotation.canMove {
+                    // A frozen coordinator keeps its port open and answers nothing: try the next.
+                    moveToNextCoordinator(because: "has been silent for \(String(format: "%.1f", silence)) s")
+                } else {
+                    closeSocket()
+                    reconnect()
+                }
             } else {
                 sayHello()
             }

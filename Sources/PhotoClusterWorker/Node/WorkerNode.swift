@@ -50,6 +50,14 @@ public final class WorkerNode: @unchecked Sendable {
     var helloAfterRefusal: MonotonicInstant?
     var lastRefusal: String?
     var selfConnection = SelfConnectionGuard()
+    /// Which coordinator endpoint the socket talks to, and when it may try the next one.
+    var rotation: EndpointRotation
+    /// After moving to an endpoint tried a moment ago: when to open the socket to it (nil: not
+    /// waiting). Until then there is no socket, and what is sent waits in `unsent`.
+    var openMovedSocketAt: MonotonicInstant?
+    /// The moves logged since a coordinator last answered (from and why), each logged once, so
+    /// a turn through endpoints that all refuse does not fill the log.
+    var movesLogged: Set<String> = []
     /// The drain under way or ended (nil: none asked for); loop thread.
     var drain: DrainState?
 
@@ -69,6 +77,8 @@ public final class WorkerNode: @unchecked Sendable {
         self.context = context
         self.loop = EventLoopThread(name: "worker \(configuration.workerID)")
         self.session = WorkerSession(heartbeatInterval: configuration.heartbeatInterval, heartbeatLiveness: configuration.heartbeatLiveness)
+        self.rotation = EndpointRotation(configuration.coordinatorEndpoints)
+        self.endpointInUse = LockedBox(configuration.coordinatorEndpoints[0])
         self.engine = WorkerEngine(
             configuration: configuration.engine,
             filters: configuration.filters,
@@ -92,6 +102,7 @@ public final class WorkerNode: @unchecked Sendable {
         // A fine clock, so the interval can follow the coordinator's welcome.
         loop.every(0.05) { [unowned self] in
             if selfConnection.shouldReconnect() { reconnect() }
+            if let at = openMovedSocketAt, MonotonicInstant.now >= at { openMovedSocket() }
             if let at = helloAfterRefusal, MonotonicInstant.now >= at {
                 helloAfterRefusal = nil
                 sayHello()
@@ -111,8 +122,17 @@ public final class WorkerNode: @unchecked Sendable {
         }
     }
 
-    /// A new DEALER and its monitor, connecting to the coordinator and watched by the loop.
-    /// Before `start()` or on the loop thread.
+    /// The coordinator endpoint the worker talks to now (or is about to); loop thread.
+    var coordinatorEndpoint: String { rotation.current }
+
+    /// The coordinator endpoint the worker's socket connects to now (the first of the list
+    /// before `start()`); from any thread.
+    public var coordinatorEndpointInUse: String { endpointInUse.current }
+    /// Written by the loop thread as it opens each socket.
+    private let endpointInUse: LockedBox<String>
+
+    /// A new DEALER and its monitor, connecting to the current coordinator endpoint and watched
+    /// by the loop. Before `start()` or on the loop thread.
     func openSocket() throws {
         let socket = try ZMQSocket(context: context, kind: .dealer)
         // With CURVE, an id no other key can claim (new for each socket), so the coordinator's
@@ -124,8 +144,13 @@ public final class WorkerNode: @unchecked Sendable {
         if let curve = configuration.curve {
             try socket.makeCurveClient(serverPublicKey: curve.serverPublicKey, keys: curve.keys)
         }
-        let monitor = try SocketMonitor(socket: socket, context: context, events: configuration.curve == nil ? .connected : [.connected, .handshakeFailed])
-        try socket.connect(configuration.coordinatorEndpoint)
+        var events: SocketMonitor.Events = configuration.curve == nil ? .connected : [.connected, .handshakeFailed]
+        // With somewhere else to go, a refused or dropped connection is the sign to go there.
+        if rotation.canMove { events.formUnion([.connectRetried, .disconnected]) }
+        let monitor = try SocketMonitor(socket: socket, context: context, events: events)
+        try socket.connect(rotation.current)
+        rotation.tried(at: .now)
+        endpointInUse.withLock { $0 = rotation.current }
         self.socket = socket
         self.monitor = monitor
         loop.watch(monitor.eventSocket) { [unowned self] _ in connectionEvents() }
