@@ -8,9 +8,9 @@ import PhotoClusterTransport
 /// when the current one refuses connections, drops the connection, or stays silent for
 /// `silenceBeforeMoving` (a frozen coordinator keeps its port open). On the loop thread.
 extension ClusterClient {
-    /// Seconds without a word from the endpoint in use before the client tries the next: three
-    /// of its 1 s heartbeats unanswered, as a worker's default liveness.
-    static let silenceBeforeMoving: TimeInterval = 3
+    /// Seconds without a word from the endpoint in use before the client tries the next, by
+    /// default: three of its 1 s heartbeats unanswered, as a worker's default liveness.
+    public static let defaultSilenceBeforeMoving: TimeInterval = 3
 
     /// A new DEALER (under a new random routing id) connected to the current endpoint, with its
     /// monitor, watched by the loop. From `init` or the loop thread.
@@ -82,7 +82,7 @@ extension ClusterClient {
 
     /// With several endpoints: moves on when the one in use said nothing for too long.
     func moveIfSilent(now: MonotonicInstant) {
-        guard rotation.canMove, socket != nil, now.seconds(since: lastSignOfLife) > Self.silenceBeforeMoving else { return }
+        guard rotation.canMove, socket != nil, now.seconds(since: lastSignOfLife) > silenceBeforeMoving else { return }
         moveToNextEndpoint()
     }
 

@@ -112,6 +112,8 @@ public final class ClusterClient: @unchecked Sendable {
     private let ownsContext: Bool
     let loop = EventLoopThread(name: "client")
     let curve: CurveClientSettings?
+    /// Seconds of silence from the endpoint in use after which the client tries the next.
+    let silenceBeforeMoving: TimeInterval
 
     // Loop-thread state.
     /// Nil between leaving an endpoint and opening the socket to the next (see `rotation`).
@@ -161,19 +163,24 @@ public final class ClusterClient: @unchecked Sendable {
     /// Talks to whichever of `endpoints` answers: the leading coordinator among standbys.
     ///
     /// The client connects to the first, and moves to the next (wrapping) when the one in use
-    /// refuses connections (a standby binds no port until it leads) or stays silent for 3 s (a
-    /// frozen coordinator). Requests not yet answered go to the next one (a submit only if it
-    /// cannot have reached the one left, so a job is never submitted twice), and the jobs it
-    /// follows are watched there at once. With one endpoint it behaves as
-    /// ``init(endpoint:context:curve:)``.
+    /// refuses connections (a standby binds no port until it leads) or stays silent for
+    /// `silenceBeforeMoving` seconds (a frozen coordinator). Requests not yet answered go to the
+    /// next one (a submit only if it cannot have reached the one left, so a job is never
+    /// submitted twice), and the jobs it follows are watched there at once. With one endpoint it
+    /// behaves as ``init(endpoint:context:curve:)``.
     ///
     /// - Parameters:
     ///   - endpoints: The coordinators' client endpoints, at least one.
     ///   - context: As for ``init(endpoint:context:curve:)``.
     ///   - curve: As for ``init(endpoint:context:curve:)``; every coordinator has the same key.
+    ///   - silenceBeforeMoving: Seconds without a word from the endpoint in use (the client
+    ///     sends a heartbeat every second, which a coordinator answers) before it tries the next.
     /// - Throws: ``ClusterClientError`` for an empty list; otherwise when the socket cannot be
     ///   made or the first endpoint is malformed.
-    public init(endpoints: [String], context: ZMQContext? = nil, curve: CurveClientSettings? = nil) throws {
+    public init(
+        endpoints: [String], context: ZMQContext? = nil, curve: CurveClientSettings? = nil,
+        silenceBeforeMoving: TimeInterval = ClusterClient.defaultSilenceBeforeMoving
+    ) throws {
         guard let first = endpoints.first else {
             throw ClusterClientError("no coordinator endpoint given: name at least one, such as tcp://coordinator:7001")
         }
@@ -181,6 +188,7 @@ public final class ClusterClient: @unchecked Sendable {
         self.endpointInUse = LockedBox(first)
         self.rotation = EndpointRotation(endpoints)
         self.curve = curve
+        self.silenceBeforeMoving = silenceBeforeMoving
         self.publicKey = curve?.keys.publicKey
         self.ownsContext = context == nil
         self.context = try context ?? ZMQContext()

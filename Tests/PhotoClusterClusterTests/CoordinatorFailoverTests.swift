@@ -147,4 +147,32 @@ final class CoordinatorFailoverTests: XCTestCase {
         XCTAssertEqual(followed, ["follower"])
         XCTAssertEqual(coordinatorA.configuration.workerEndpoint, workerEndpoint(a))
     }
+
+    /// A coordinator at A that took the client's requests and fell silent (its connection stays
+    /// up, as a frozen process's does): after its silence period the client moves to B and sends B its status
+    /// request again, but not its submit, which A may have accepted: sent twice, the job would
+    /// run twice. The submit fails at its deadline, saying there was no answer.
+    func testASubmitThatMayHaveReachedASilentCoordinatorIsNotSentElsewhere() async throws {
+        let silent = try ZMQSocket(context: try context(), kind: .router)
+        defer { silent.close() }
+        try silent.bind(clientEndpoint(a))
+        let coordinator = try startCoordinator(at: b)
+        let client = try ClusterClient(endpoints: [clientEndpoint(a), clientEndpoint(b)], silenceBeforeMoving: 1)
+        clients.append(client)
+
+        async let submitted = client.submit(try ClusterHarness.submit([("a", "http://127.0.0.1:9/a.jpg")], out: out), timeout: 2.5)
+        async let asked = client.status(timeout: 10)
+        let status = try await asked
+        XCTAssertEqual(status.coordinatorID, coordinator.coordinatorID, "the status request was not sent again to B")
+        XCTAssertEqual(client.endpoint, clientEndpoint(b))
+        do {
+            let job = try await submitted
+            XCTFail("a submit sent to A was answered: job \(job.id)")
+        } catch let error as ClusterClientError {
+            XCTAssertTrue(error.message.contains("no answer from any coordinator at \(clientEndpoint(a)), \(clientEndpoint(b))"), error.message)
+        }
+        let after = try await client.status(timeout: 2)
+        XCTAssertEqual(after.jobs.count, 0, "the submit reached B too: \(after.jobs.map(\.jobID))")
+        XCTAssertNotNil(try silent.receive(dontWait: true), "A had the requests")
+    }
 }
