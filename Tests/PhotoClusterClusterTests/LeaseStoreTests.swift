@@ -108,7 +108,25 @@ final class LeaseStoreTests: XCTestCase {
         XCTAssertEqual(try server.psql(uri, "SELECT id FROM jobs ORDER BY id"), ["job-after", "job-before"], "the current token's writes go through")
     }
 
-    /// A takeover waits for a leader's open batch (the fence holds the lease row FOR SHARE), so
+    /// A leader's renew goes through while its own batch is open (the fence's key share does not
+    /// block a plain update of the expiry): a long turn of the loop must not cost it the lease.
+    func testARenewIsNotHeldUpByTheLeadersOpenBatch() throws {
+        let leases = try LeaseStore(uri: uri)
+        let lease = try XCTUnwrap(try leases.acquire(holder: "leader", endpoint: "tcp://leader:7001", ttl: 30))
+        let database = try PostgresDatabase(uri: uri)
+        database.fencingToken = lease.token
+        let journal = try Journal(postgres: database)
+        let submit = try ClusterHarness.submit([("a", "http://127.0.0.1:9/a.jpg")], out: out)
+        try database.beginBatch()
+        try journal.recordJob(Job(id: "job-a", submit: submit, outputDirectory: out, now: Date()), submit: submit)
+        try database.beginBatch()
+        // A renew that had to wait for the batch would fail here instead of waiting.
+        try leases.database.simple("SET lock_timeout = '1s'")
+        XCTAssertEqual(try leases.renew(token: lease.token, ttl: 30)?.token, lease.token)
+        try database.commitBatch()
+    }
+
+    /// A takeover waits for a leader's open batch (the fence holds the lease row FOR KEY SHARE), so
     /// the batch commits whole under the old token and the next one is refused: no write falls
     /// between the two.
     func testATakeoverWaitsForTheOpenBatchAndTheNextBatchIsFenced() throws {

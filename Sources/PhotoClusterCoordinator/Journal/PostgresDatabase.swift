@@ -49,6 +49,8 @@ public final class PostgresDatabase: JournalDatabase {
     /// and a standby could never take over; after this the server ends the session, its open
     /// writes are lost, and on waking the coordinator finds itself fenced.
     static let idleInTransactionTimeout = "5s"
+    /// This connection's (see `limitIdleTransactions`); set again whenever it is reopened.
+    private var idleInTransactionTimeout = PostgresDatabase.idleInTransactionTimeout
 
     /// SQLSTATE that `photocluster_fence` raises.
     static let fencedState = "PCF01"
@@ -193,7 +195,15 @@ public final class PostgresDatabase: JournalDatabase {
     private func configureSession() throws {
         // Notices (such as "relation already exists, skipping") would go to stderr.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
-        try simple("SET idle_in_transaction_session_timeout = '\(Self.idleInTransactionTimeout)'")
+        try simple("SET idle_in_transaction_session_timeout = '\(idleInTransactionTimeout)'")
+    }
+
+    /// Lets the server end this connection's transactions after `seconds` idle, instead of
+    /// `idleInTransactionTimeout`: a leader's lease length, so that a frozen leader holds the
+    /// lease row no longer than its lease would have lasted.
+    public func limitIdleTransactions(to seconds: Double) throws {
+        idleInTransactionTimeout = "\(max(1, Int((seconds * 1000).rounded())))ms"
+        try simple("SET idle_in_transaction_session_timeout = '\(idleInTransactionTimeout)'")
     }
 
     private func forgetSessionState() {

@@ -29,19 +29,24 @@ enum PostgresSchema {
             """)
     }
 
-    /// One row (id 1): who leads, with which token, until when (the server's clock). The fence
-    /// locks the row `FOR SHARE` for the rest of the writer's transaction, so a takeover (which
-    /// updates the row) and a leader's write are serialised: a write either commits before the
-    /// token changes or sees the new token and is refused.
+    /// One row (id 1): who leads, with which token, until when (the server's clock); made
+    /// lapsed, with token 0, so every acquire is an update. The fence locks the row `FOR KEY
+    /// SHARE` for the rest of the writer's transaction and a takeover locks it `FOR UPDATE`
+    /// (`LeaseStore.acquire`), so the two are serialised: a write either commits before the token
+    /// changes or sees the new token and is refused. A renew is a plain update of `expires_at`
+    /// (`FOR NO KEY UPDATE`), which a key share does not block: the leader's own open batch must
+    /// not hold up its renew, or a long turn would cost it the lease.
     static let leadership = """
         CREATE TABLE IF NOT EXISTS leadership (
             id BIGINT PRIMARY KEY CHECK (id = 1), token BIGINT NOT NULL, holder TEXT NOT NULL, endpoint TEXT NOT NULL,
             since TIMESTAMPTZ NOT NULL, expires_at TIMESTAMPTZ NOT NULL);
+        INSERT INTO leadership (id, token, holder, endpoint, since, expires_at)
+            VALUES (1, 0, '', '', '-infinity', '-infinity') ON CONFLICT (id) DO NOTHING;
         CREATE OR REPLACE FUNCTION photocluster_fence(mine BIGINT) RETURNS void LANGUAGE plpgsql AS $fence$
         DECLARE
             current_token BIGINT;
         BEGIN
-            SELECT token INTO current_token FROM leadership WHERE id = 1 FOR SHARE;
+            SELECT token INTO current_token FROM leadership WHERE id = 1 FOR KEY SHARE;
             IF current_token IS DISTINCT FROM mine THEN
                 RAISE EXCEPTION 'fenced: the lease is held with token %, not %', current_token, mine USING ERRCODE = '\(PostgresDatabase.fencedState)';
             END IF;

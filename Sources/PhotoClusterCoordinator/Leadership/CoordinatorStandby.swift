@@ -55,8 +55,13 @@ public final class CoordinatorStandby: @unchecked Sendable {
             candidate.acquireSent(at: seconds)
             do {
                 if store == nil { store = try LeaseStore(uri: database) }
-                if let lease = try store?.acquire(holder: holder, endpoint: endpoint, ttl: leaseSeconds) {
-                    return LeadershipTerm(database: database, holder: holder, lease: lease, leaseSeconds: leaseSeconds, requestSent: now)
+                if let won = try store?.acquire(holder: holder, endpoint: endpoint, ttl: leaseSeconds) {
+                    // The acquire may have waited for the row (a frozen leader's transaction holds
+                    // it until the server ends that session), and the lease counts locally from
+                    // the request: a renew at once gives the new leader a whole lease to count.
+                    let renewSent = MonotonicInstant.now
+                    guard let lease = try store?.renew(token: won.token, ttl: leaseSeconds) else { continue }
+                    return LeadershipTerm(database: database, holder: holder, lease: lease, leaseSeconds: leaseSeconds, requestSent: renewSent)
                 }
                 let leader = try store?.current()
                 if leader?.holder != lastSeen.holder || lastSeen.problem != nil {

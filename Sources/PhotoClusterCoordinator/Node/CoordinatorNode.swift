@@ -133,6 +133,7 @@ public final class CoordinatorNode: @unchecked Sendable {
         if let term = configuration.leadership {
             let database = try PostgresDatabase(uri: term.database)
             database.fencingToken = term.lease.token
+            try database.limitIdleTransactions(to: term.leaseSeconds)
             return try Journal(postgres: database)
         }
         if let uri = configuration.stateDatabase { return try Journal(postgres: PostgresDatabase(uri: uri)) }
