@@ -31,8 +31,13 @@ private enum SharingEvent: Sendable {
 /// `cluster coordinator --state postgres://…`: any number of coordinators share the database;
 /// each stands by (binding nothing, serving only /metrics and /healthz) until it takes the lease,
 /// then leads until a signal stops it (releasing the lease, so a standby takes over at once) or
-/// it loses the lease, after which it stands by again with a node made afresh from the journal.
+/// it loses the lease. A coordinator that lost the lease exits at once with status 3, for its
+/// supervisor to start it again as a standby: its loop has stopped mid-way (nothing of what it
+/// had in hand may be acted on), and a fresh process leaves nothing of it behind — not an open
+/// transaction on the lease row, not a request waiting on the stopped loop.
 extension CoordinatorCommand {
+    static let steppedDownStatus: Int32 = 3
+
     func runSharing(_ database: String, configuration: CoordinatorConfiguration, logger: Logger, context: ZMQContext) async throws {
         let (events, sink) = AsyncStream<SharingEvent>.makeStream()
         SignalWaiter.onTermination { sink.yield(.signal($0)) }
@@ -44,56 +49,39 @@ extension CoordinatorCommand {
             }, logger: logger)
         let holder = "\(ProcessInfo.processInfo.hostName) pid \(getpid())"
         let shown = PostgresURI.redacted(database)
+        let standby = CoordinatorStandby(database: database, holder: holder, endpoint: clientBind, leaseSeconds: leaseSeconds)
+        Terminal.error("coordinator: standing by on \(shown) as \(holder); takes the lead when no other coordinator's lease (\(leaseSeconds) s) holds it")
+        standby.start(
+            onLeader: { lease, problem in
+                if let problem {
+                    logger.warning("standby: cannot reach the journal's database: \(problem); trying again every \(String(format: "%.1f", leaseSeconds / 3)) s")
+                } else if let lease {
+                    logger.info("standby: \(lease.holder) leads (lease token \(lease.token), since \(lease.since)); waiting")
+                }
+            },
+            onLead: { sink.yield(.leads($0)) })
         var pending = events.makeAsyncIterator()
-        while true {
-            let standby = CoordinatorStandby(database: database, holder: holder, endpoint: clientBind, leaseSeconds: leaseSeconds)
-            Terminal.error("coordinator: standing by on \(shown) as \(holder); takes the lead when no other coordinator's lease (\(leaseSeconds) s) holds it")
-            standby.start(
-                onLeader: { lease, problem in
-                    if let problem {
-                        logger.warning("standby: cannot reach the journal's database: \(problem); trying again every \(String(format: "%.1f", leaseSeconds / 3)) s")
-                    } else if let lease {
-                        logger.info("standby: \(lease.holder) leads (lease token \(lease.token), since \(lease.since)); waiting")
-                    }
-                },
-                onLead: { sink.yield(.leads($0)) })
-            var term: LeadershipTerm?
-            while term == nil {
-                switch await pending.next() {
-                case .leads(let won): term = won
-                case .signal(let signal):
-                    Terminal.error("coordinator: signal \(signal), shutting down (standing by)")
-                    standby.stop()
-                    await metrics?.stop()
-                    context.terminate()
-                    return
-                case .lostLead, nil: continue
-                }
-            }
-            guard let term else { continue }
-            leadership.leading(token: term.lease.token, since: term.lease.since)
-            Terminal.error("coordinator: leading on \(shown) with lease token \(term.lease.token); restoring the journal's jobs")
-            var leading = configuration
-            leading.leadership = term
-            let node = startNode(leading, context: context, logger: logger) { sink.yield(.lostLead($0)) }
-            let running = try await serve(node, logger: logger)
-            leader.withLock { $0 = node }
-            while true {
-                guard let event = await pending.next() else { return }
-                if case .signal(let signal) = event {
-                    Terminal.error("coordinator: signal \(signal), shutting down and handing the lead over")
-                    await running.stop()
-                    await metrics?.stop()
-                    context.terminate()
-                    return
-                }
-                if case .lostLead(let reason) = event {
-                    Terminal.error("coordinator: stepped down: \(reason); standing by again")
-                    leader.withLock { $0 = nil }
-                    leadership.standingBy()
-                    await running.stop()
-                    break
-                }
+        var running: RunningCoordinator?
+        while let event = await pending.next() {
+            switch event {
+            case .leads(let term):
+                leadership.leading(token: term.lease.token, since: term.lease.since)
+                Terminal.error("coordinator: leading on \(shown) with lease token \(term.lease.token); restoring the journal's jobs")
+                var leading = configuration
+                leading.leadership = term
+                let node = startNode(leading, context: context, logger: logger) { sink.yield(.lostLead($0)) }
+                running = try await serve(node, logger: logger)
+                leader.withLock { $0 = node }
+            case .lostLead(let reason):
+                Terminal.error("coordinator: stepped down: \(reason); exiting with status \(Self.steppedDownStatus) for its supervisor to start it again, as a standby")
+                Foundation.exit(Self.steppedDownStatus)
+            case .signal(let signal):
+                Terminal.error("coordinator: signal \(signal), shutting down\(running == nil ? " (standing by)" : " and handing the lead over")")
+                standby.stop()
+                await running?.stop()
+                await metrics?.stop()
+                context.terminate()
+                return
             }
         }
     }

@@ -22,10 +22,13 @@ final class LeaseKeeper: @unchecked Sendable {
     private var started = false
     /// Told once, from whichever thread saw it first, why the lead was lost.
     private let onLost: @Sendable (String) -> Void
+    /// Told, from the keeper's thread, of a renew that failed or was slow.
+    private let report: @Sendable (String) -> Void
     private let lostReason = LockedBox<String?>(nil)
 
-    init(term: LeadershipTerm, onLost: @escaping @Sendable (String) -> Void) {
+    init(term: LeadershipTerm, report: @escaping @Sendable (String) -> Void, onLost: @escaping @Sendable (String) -> Void) {
         self.term = term
+        self.report = report
         self.onLost = onLost
         let grant = LeaseGrant(token: UInt64(term.lease.token), ttl: term.leaseSeconds)
         state = LockedBox(LeaderLease(
@@ -97,12 +100,17 @@ final class LeaseKeeper: @unchecked Sendable {
                 if store == nil { store = try LeaseStore(uri: term.database) }
                 if let lease = try store?.renew(token: token, ttl: term.leaseSeconds) {
                     state.withLock { $0.renewed(LeaseGrant(token: UInt64(lease.token), ttl: term.leaseSeconds), requestSent: now) }
+                    let took = MonotonicInstant.now.seconds(since: origin) - now
+                    if took > term.leaseSeconds / 3 {
+                        report("renewing the lease took \(String(format: "%.1f", took)) s of its \(term.leaseSeconds) s (is the database or this host overloaded?)")
+                    }
                 } else {
                     stepDown(because: "another coordinator took the lease over (this one's token \(token) is no longer current)")
                 }
             } catch {
                 // Tried again a third of the lease later; if none is granted before it ends,
                 // `mayAct` says so and the coordinator steps down.
+                report("cannot renew the lease: \(error); trying again in \(String(format: "%.1f", term.leaseSeconds / 3)) s")
                 store = nil
             }
         }

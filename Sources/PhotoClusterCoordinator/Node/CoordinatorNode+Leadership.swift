@@ -10,7 +10,7 @@ import PhotoClusterProto
 extension CoordinatorNode {
     /// Starts keeping the lease; the loop's turns depend on it from now on. Before `loop.start`.
     func startKeepingLease(_ term: LeadershipTerm) {
-        let keeper = LeaseKeeper(term: term) { [weak self] reason in
+        let keeper = LeaseKeeper(term: term, report: { [weak self] in self?.log(.warning, $0) }) { [weak self] reason in
             guard let self else { return }
             // Wakes the loop, whose next turn then ends it.
             loop.post {}
