@@ -109,7 +109,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         }
         if let state, PostgresURI.isDatabase(state), outputRoot == nil {
             throw ValidationError(
-                "--state \(PostgresURI.redacted(state)) needs --output-root: the outputs the coordinator writes must be in a directory every coordinator on that database can reach (a shared file system), or stored by the workers (--out-shared, s3://); there is no state directory to default to")
+                "--state \(PostgresURI.redacted(state)) needs --output-root (there is no state directory to default to): give a directory every coordinator on that database can reach, on a shared file system, so the outputs the coordinator writes are found by whichever leads next (jobs whose workers store their outputs, --out-shared or s3://, do not write there)")
         }
         let network = [bind, clientBind].filter(InsecureEndpoint.isNetwork)
         if curveSecret == nil && !insecure && !network.isEmpty {
