@@ -165,7 +165,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
             let hint = error is ZMQError
                 ? "is another coordinator running on that port? choose others with --bind and --client-bind"
                 : configuration.stateDatabase != nil
-                    ? "check that the --state database is reachable and --output-root names a writable directory"
+                    ? "and check that --output-root names a writable directory"
                     : "check that --state and --output-root name writable directories"
             CommandFailure(message: "cannot start: \(error) (\(hint))", status: 1).exit()
         }
