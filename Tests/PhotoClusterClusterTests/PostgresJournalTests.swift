@@ -175,6 +175,31 @@ final class PostgresJournalTests: XCTestCase {
         XCTAssertEqual(try server.psql(uri, "SELECT n FROM t ORDER BY n"), ["1", "5"])
     }
 
+    /// A batch's writes are pipelined a thousand answers at a time: a long batch commits whole,
+    /// and one failure anywhere in it (here a duplicate key past the first thousand) fails its
+    /// commit and leaves nothing of it.
+    func testALongBatchCommitsWholeOrNotAtAll() throws {
+        let database = try PostgresDatabase(uri: uri)
+        try database.execute("CREATE TABLE t (n BIGINT PRIMARY KEY)")
+        let count = PostgresDatabase.pipelineDepth * 5 / 2
+        try database.beginBatch()
+        for n in 0..<count { try database.execute("INSERT INTO t VALUES (?)", [.int(Int64(n))]) }
+        try database.commitBatch()
+        XCTAssertEqual(try server.psql(uri, "SELECT COUNT(*), SUM(n) FROM t"), ["\(count)|\(count * (count - 1) / 2)"])
+
+        try database.beginBatch()
+        XCTAssertThrowsError(try {
+            for n in count..<(2 * count) { try database.execute("INSERT INTO t VALUES (?)", [.int(Int64(n == count + 1500 ? 0 : n))]) }
+            try database.commitBatch()
+        }()) { error in
+            XCTAssertTrue("\(error)".contains("duplicate key"), "\(error)")
+        }
+        XCTAssertFalse(database.batchIsOpen)
+        XCTAssertEqual(try server.psql(uri, "SELECT COUNT(*) FROM t"), ["\(count)"], "part of the failed batch was written")
+        try database.execute("INSERT INTO t VALUES (?)", [.int(Int64(2 * count))])
+        XCTAssertEqual(try server.psql(uri, "SELECT COUNT(*) FROM t"), ["\(count + 1)"], "the connection is usable after the failed batch")
+    }
+
     /// Passwords stay out of logs and errors, in the user part and in a parameter.
     func testAPasswordNeverShows() {
         XCTAssertEqual(PostgresURI.redacted("postgres://jo:s3cret@db.example:5432/pc?sslmode=require"), "postgres://jo:***@db.example:5432/pc?sslmode=require")

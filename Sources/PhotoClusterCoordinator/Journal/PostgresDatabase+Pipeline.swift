@@ -7,9 +7,15 @@ import CPostgres
 /// one per photo. The first failure in the pipeline aborts the rest of it and the transaction;
 /// it is thrown when the pipeline is read.
 extension PostgresDatabase {
+    /// Answers the pipeline may owe before it is read: the server stops reading while the
+    /// answers it writes find our socket's buffer full, and a connection in blocking mode that
+    /// keeps sending would then wait for ever. A thousand answers are a few tens of kilobytes.
+    static let pipelineDepth = 1000
+
     /// Queues one statement (prepared first, in the pipeline too, when it is new).
     func send(_ sql: String, _ values: [JournalValue]) throws {
         try reopenIfBroken()
+        if pipelined >= Self.pipelineDepth { try flushPipeline() }
         if PQpipelineStatus(connection) == PQ_PIPELINE_OFF {
             guard PQenterPipelineMode(connection) == 1 else { throw failure(nil) }
         }
@@ -36,39 +42,46 @@ extension PostgresDatabase {
     }
 
     /// Reads every answer the pipeline owes and leaves pipeline mode; throws the first failure.
+    /// A failure aborted the transaction it was in: that is rolled back at once (the batch ends
+    /// there, and the writes after it start a new one).
     func flushPipeline() throws {
         guard PQpipelineStatus(connection) != PQ_PIPELINE_OFF else { return }
-        defer {
-            pipelined = 0
-            PQexitPipelineMode(connection)
-        }
-        guard PQpipelineSync(connection) == 1 else { throw failure(nil) }
         var firstFailure: Failure?
-        var previousWasEnd = false
-        while true {
-            guard let result = PQgetResult(connection) else {
-                // Each statement's answers end with a NULL; two in a row: the connection failed.
-                if previousWasEnd { break }
-                previousWasEnd = true
-                continue
+        if PQpipelineSync(connection) == 1 {
+            var previousWasEnd = false
+            while true {
+                guard let result = PQgetResult(connection) else {
+                    // Each statement's answers end with a NULL; two in a row: the connection failed.
+                    if previousWasEnd { break }
+                    previousWasEnd = true
+                    continue
+                }
+                previousWasEnd = false
+                let status = PQresultStatus(result)
+                if status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_PIPELINE_ABORTED
+                    && status != PGRES_PIPELINE_SYNC && firstFailure == nil
+                {
+                    firstFailure = failure(result)
+                }
+                PQclear(result)
+                if status == PGRES_PIPELINE_SYNC { break }
             }
-            previousWasEnd = false
-            let status = PQresultStatus(result)
-            if status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_PIPELINE_ABORTED
-                && status != PGRES_PIPELINE_SYNC && firstFailure == nil
-            {
-                firstFailure = failure(result)
-            }
-            PQclear(result)
-            if status == PGRES_PIPELINE_SYNC { break }
+        } else {
+            firstFailure = failure(nil)
         }
+        pipelined = 0
+        PQexitPipelineMode(connection)
         if PQstatus(connection) != CONNECTION_OK && firstFailure == nil { firstFailure = failure(nil) }
-        if let firstFailure {
-            // A statement prepared in a failed pipeline may not exist.
-            for key in preparedInPipeline { prepared[key] = nil }
+        guard let firstFailure else {
             preparedInPipeline = []
-            throw firstFailure
+            return
         }
+        // A statement prepared in a failed pipeline may not exist.
+        for key in preparedInPipeline { prepared[key] = nil }
         preparedInPipeline = []
+        if transactionIsOpen && PQstatus(connection) == CONNECTION_OK { PQclear(PQexec(connection, "ROLLBACK")) }
+        transactionIsOpen = false
+        batchIsOpen = false
+        throw firstFailure
     }
 }
