@@ -14,8 +14,11 @@ extension PostgresDatabase {
                 try body()
                 try execute("RELEASE nested", [])
             } catch {
-                try? execute("ROLLBACK TO nested", [])
-                try? execute("RELEASE nested", [])
+                // A failure the pipeline reported has ended the whole transaction already.
+                if transactionIsOpen {
+                    try? execute("ROLLBACK TO nested", [])
+                    try? execute("RELEASE nested", [])
+                }
                 throw error
             }
             return
@@ -54,9 +57,11 @@ extension PostgresDatabase {
         if let fencingToken { sql += "; SELECT photocluster_fence(\(fencingToken))" }
         do {
             try simple(sql)
-        } catch let failure as Failure where failure.sqlState == Self.fencedState {
+        } catch {
+            // The BEGIN took: a failure after it leaves the session in an aborted transaction.
             rollBack()
-            throw fenced()
+            if let failure = error as? Failure, failure.sqlState == Self.fencedState { throw fenced() }
+            throw error
         }
         transactionIsOpen = true
     }
