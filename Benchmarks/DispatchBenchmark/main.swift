@@ -9,12 +9,15 @@ import PhotoClusterTransport
 // every result written → summary), and the coordinator's peak memory.
 // Usage: dispatch-benchmark [--cluster PATH] [--workers N] [--credit N] [--photos N[,N...]]
 //                           [--events counts|every-photo] [--outputs workers|coordinator]
-//                           [--state DIR] [--summary unsuccessful|every-photo]
+//                           [--state DIR|postgres] [--summary unsuccessful|every-photo]
 // `--outputs workers` (the default) has the job's outputs stored by the workers in a shared
 // directory, as `cluster submit --out-shared` does: the simulated workers say where each one is
 // and send no bytes, and the coordinator writes only index.json. `--outputs coordinator` has
 // each result's bytes sent to the coordinator, which writes every file itself. `--state DIR`
-// has the coordinator keep its journal, as a production one does, in a new directory under DIR.
+// has the coordinator keep its journal, as a production one does, in a new directory under DIR;
+// `--state postgres` runs each size twice, with the journal in SQLite (under the temporary
+// directory) and in a throwaway PostgreSQL server (scripts/throwaway-postgres, on loopback; run
+// from the repository's root), for the two figures side by side.
 // The client asks for the job's counts, as `cluster submit` does; `--events every-photo` has it
 // hear of every photo as `cluster watch` does (two more messages a photo for the coordinator).
 // Its summary lists the photos that did not succeed, as `cluster submit` asks for a large job;
@@ -47,6 +50,22 @@ while let flag = rest.popFirst() {
     }
 }
 func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+/// The journals each size runs with.
+let journals: [BenchmarkJournal]
+var postgresServer: ThrowawayServer?
+switch stateRoot {
+case nil: journals = [.off]
+case "postgres":
+    do {
+        postgresServer = try ThrowawayServer()
+    } catch {
+        note("\(error): --state postgres needs PostgreSQL's server binaries (the postgresql package; scripts/install-test-tools)")
+        exit(1)
+    }
+    journals = [.sqlite(root: NSTemporaryDirectory()), .postgres(postgresServer!)]
+case let root?: journals = [.sqlite(root: root)]
+}
+
 guard FileManager.default.isExecutableFile(atPath: clusterPath) else {
     note("\(clusterPath) is missing: build it with `swift build -c release --product cluster` (or run `make bench`)")
     exit(1)
@@ -223,6 +242,7 @@ final class RunningCoordinator: @unchecked Sendable {
                     running.waitUntilExit()
                 }
                 note("interrupted: the coordinator is stopped")
+                postgresServer?.stop()
                 exit(128 + number)
             }
             source.resume()
@@ -237,7 +257,7 @@ runningCoordinator.stopOnInterrupt()
 /// where the simulated workers' own connections would take them; one that is in use all the
 /// same makes the coordinator exit at once, and another pair is tried.
 /// `stopping`: set before the benchmark stops the coordinator itself.
-func startCoordinator(outputs scratch: URL, stopping: LockedBoxFlag) throws -> (Process, Int) {
+func startCoordinator(outputs scratch: URL, state: String?, stopping: LockedBoxFlag) throws -> (Process, Int) {
     for _ in 0..<10 {
         let port = Int.random(in: 20_000...30_000)
         let coordinator = Process()
@@ -246,7 +266,7 @@ func startCoordinator(outputs scratch: URL, stopping: LockedBoxFlag) throws -> (
             "coordinator", "--insecure", "--bind", "tcp://127.0.0.1:\(port)", "--client-bind", "tcp://127.0.0.1:\(port + 1)", "--metrics-bind", "off", "--http", "off",
             "--output-root", scratch.path, "--shared-root", scratch.path,
         ]
-        if let stateRoot { coordinator.arguments! += ["--state", "\(stateRoot)/dispatch-bench-state-\(getpid())-\(port)"] }
+        if let state { coordinator.arguments! += ["--state", state] }
         // DISPATCH_BENCH_COORDINATOR_LOG=FILE keeps the coordinator's log (at debug level) there.
         if let log = ProcessInfo.processInfo.environment["DISPATCH_BENCH_COORDINATOR_LOG"],
             FileManager.default.createFile(atPath: log, contents: nil), let handle = FileHandle(forWritingAtPath: log) {
@@ -283,12 +303,16 @@ func processCPUSeconds(_ pid: Int32) -> Double {
 
 var rows: [String] = []
 var figures: [[String: Any]] = []  // the same rows for bench/run's report
+var run = 0
 for photos in sizes {
+for journal in journals {
+    run += 1
+    let state = try journal.state(for: "\(getpid())_\(run)")
     // Outputs go to memory when it can (/dev/shm): the figure is the coordinator, not the disk.
     let scratch = ProcessInfo.processInfo.environment["DISPATCH_BENCH_DISK"] == nil && FileManager.default.fileExists(atPath: "/dev/shm") ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
     let out = scratch.appendingPathComponent("dispatch-bench-\(getpid())-\(photos)")
     let stopping = LockedBoxFlag()
-    let (coordinator, port) = try startCoordinator(outputs: scratch, stopping: stopping)
+    let (coordinator, port) = try startCoordinator(outputs: scratch, state: state, stopping: stopping)
     let workers = try SimulatedWorkers(count: workerCount, credit: credit, endpoint: "tcp://127.0.0.1:\(port)")
     workers.start()
     let client = try ClusterClient(endpoint: "tcp://127.0.0.1:\(port + 1)")
@@ -298,7 +322,7 @@ for photos in sizes {
         if joined == workerCount { break }
         try await Task.sleep(nanoseconds: 100_000_000)
     }
-    note("\(photos) photos: \(joined) simulated workers joined")
+    note("\(photos) photos, journal \(journal.name): \(joined) simulated workers joined")
     var submit = SubmitJob()
     submit.label = "dispatch-\(photos)"
     if workersStoreOutputs {
@@ -339,23 +363,25 @@ for photos in sizes {
     coordinator.interrupt()
     coordinator.waitUntilExit()
     try? FileManager.default.removeItem(at: out)
-    if let stateRoot { try? FileManager.default.removeItem(atPath: "\(stateRoot)/dispatch-bench-state-\(getpid())-\(port)") }
+    if let state { journal.remove(state) }
     let succeeded = Int(summary?.progress.succeeded ?? 0)
     let rate = Double(succeeded) / elapsed
     let load = loadAverage()
     let bytesPerPhoto = memory * 1024 * 1024 / Double(photos)
-    let row = String(
-        format: "| %d | %d | %d | %.2f s | %.0f | %.0f%% | %.0f | %.0f%% | %.0f MB | %.0f B | %.1f |", photos, joined, succeeded, elapsed, rate, loopBusy * 100,
+    let row = "| \(photos) | \(journal.name) " + String(
+        format: "| %d | %d | %.2f s | %.0f | %.0f%% | %.0f | %.0f%% | %.0f MB | %.0f B | %.1f |", joined, succeeded, elapsed, rate, loopBusy * 100,
         rate / loopBusy, coordinatorBusy * 100, memory, bytesPerPhoto, load)
     note(row)
     rows.append(row)
     figures.append([
-        "photos": photos, "simulated_workers": joined, "credit": Int(credit), "events": events == .counts ? "counts" : "every-photo", "done": succeeded, "elapsed_seconds": elapsed,
+        "photos": photos, "journal": journal.name, "simulated_workers": joined, "credit": Int(credit), "events": events == .counts ? "counts" : "every-photo", "done": succeeded, "elapsed_seconds": elapsed,
         "graphs_per_second": rate, "loop_busy": loopBusy, "coordinator_cpu": coordinatorBusy, "loop_limit_graphs_per_second": rate / loopBusy,
         "accepted_seconds": phases.accepted, "last_counts_seconds": phases.lastCounts,
         "coordinator_peak_rss_mb": memory, "coordinator_peak_rss_bytes_per_photo": bytesPerPhoto, "load_average_1min": load,
     ])
 }
+}
+postgresServer?.stop()
 // bench/run puts these figures in its report.
 let results = URL(fileURLWithPath: "bench/results")
 try FileManager.default.createDirectory(at: results, withIntermediateDirectories: true)
@@ -367,7 +393,7 @@ note("wrote bench/results/dispatch.json")
 // "loop busy": the coordinator's loop thread's share of one core during the job; "loop limit":
 // graphs/s it would reach busy all the time (the rate divided by that share); "coordinator CPU":
 // every thread of the coordinator process (loop, ZeroMQ, writers), in shares of one core.
-print("outputs stored by: \(outputs); credit \(credit) per simulated worker; journal: \(stateRoot.map { "in \($0) (--state)" } ?? "off"); the summary lists \(summaryName)")
-print("| photos | simulated workers | done | elapsed | graphs/s end to end | loop busy | loop limit, graphs/s | coordinator CPU | coordinator peak RSS | per photo | load average |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("outputs stored by: \(outputs); credit \(credit) per simulated worker; journal: \(stateRoot.map { $0 == "postgres" ? "SQLite and PostgreSQL (throwaway server), each size with both" : "in \($0) (--state)" } ?? "off"); the summary lists \(summaryName)")
+print("| photos | journal | simulated workers | done | elapsed | graphs/s end to end | loop busy | loop limit, graphs/s | coordinator CPU | coordinator peak RSS | per photo | load average |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for row in rows { print(row) }

@@ -90,6 +90,7 @@ final class StandbyCoordinatorTests: XCTestCase {
 
     func testTheStandbyTakesOverFromAKilledLeaderAndTheJobEndsAsIfNothingHappened() throws {
         let (leader, standby, submit) = try startCluster()
+        XCTAssertFalse(standby.stderrSoFar.contains("workers connect to"), "the leader lost its lease before the fault: \(logs())")
         let killed = Date()
         leader.process.killAndReap()
         XCTAssertTrue(eventually(timeout: 30) { standby.stderrSoFar.contains("workers connect to") }, standby.stderrSoFar)
@@ -101,6 +102,7 @@ final class StandbyCoordinatorTests: XCTestCase {
 
     func testALeaderFrozenPastItsLeaseWakesToWriteNothingAndStepsDown() throws {
         let (leader, standby, submit) = try startCluster()
+        XCTAssertFalse(standby.stderrSoFar.contains("workers connect to"), "the leader lost its lease before the fault: \(logs())")
         leader.process.send(signal: SIGSTOP)
         XCTAssertTrue(eventually(timeout: 30) { standby.stderrSoFar.contains("workers connect to") }, standby.stderrSoFar)
         XCTAssertTrue(eventually(timeout: 60) { self.outputs().count >= 1000 }, "the new leader goes on with the job: \(logs())")

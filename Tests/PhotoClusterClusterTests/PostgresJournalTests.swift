@@ -54,6 +54,8 @@ final class PostgresJournalTests: XCTestCase {
         job.markDone(0, format: .png, width: 640, height: 480)
         try Data("png".utf8).write(to: URL(fileURLWithPath: job.outputPath(of: job.photos[0])))
         job.markFailed(1, stage: "download", reason: "HTTP 500")
+        // As the coordinator writes them: one batch a turn of its loop (pipelined on PostgreSQL).
+        try journal.database.beginBatch()
         try journal.recordPhotos([job.photos[0], job.photos[1]], of: job)
         // A photo recorded again replaces its row.
         job.markFailed(1, stage: "decode", reason: "not a JPEG: it's \"text\"")
@@ -61,6 +63,7 @@ final class PostgresJournalTests: XCTestCase {
         try journal.recordWorkerLosses(WorkerLosses(count: 2, workers: ["w1", "w2"]), photo: 2, of: job.id)
         try journal.recordWorkerLosses(WorkerLosses(count: 1, workers: ["w3"]), photo: 1, of: job.id)
         try journal.recordWorkerLosses(nil, photo: 1, of: job.id)
+        try journal.database.commitBatch()
 
         for id in ["job-b", "job-c"] {
             let other = Job(id: id, submit: submit, outputDirectory: out, now: created)
@@ -147,23 +150,54 @@ final class PostgresJournalTests: XCTestCase {
         XCTAssertEqual(levels, ["off"], "a batch of photo outcomes waited for the server's disk")
     }
 
-    /// A connection the server dropped (as a restart does) fails the write that finds it, with
-    /// an error that says so, and is opened again for the next one, batch and all.
+    /// A connection the server dropped (as a restart does) fails the write that finds it (a
+    /// batch's writes are pipelined: its commit), with an error that says so, and is opened again
+    /// for the next one.
     func testADroppedConnectionFailsThatWriteAndTheNextSucceeds() throws {
         let database = try PostgresDatabase(uri: uri)
         try database.execute("CREATE TABLE t (n BIGINT)")
         try database.execute("INSERT INTO t VALUES (?)", [.int(1)])
-        let pid = try XCTUnwrap(database.query("SELECT pg_backend_pid()").first?.first?.int)
-        try database.beginBatch()
-        try server.psql(uri, "SELECT pg_terminate_backend(\(pid))")
+        try server.psql(uri, "SELECT pg_terminate_backend(\(try XCTUnwrap(database.query("SELECT pg_backend_pid()").first?.first?.int)))")
         XCTAssertThrowsError(try database.execute("INSERT INTO t VALUES (?)", [.int(2)])) { error in
+            XCTAssertTrue("\(error)".contains("connection to the database was lost"), "\(error)")
+        }
+        try database.beginBatch()
+        try database.execute("INSERT INTO t VALUES (?)", [.int(3)])
+        try server.psql(uri, "SELECT pg_terminate_backend(\(try XCTUnwrap(database.query("SELECT pg_backend_pid()").first?.first?.int)))")
+        try database.execute("INSERT INTO t VALUES (?)", [.int(4)])
+        XCTAssertThrowsError(try database.commitBatch()) { error in
             XCTAssertTrue("\(error)".contains("connection to the database was lost"), "\(error)")
         }
         XCTAssertFalse(database.batchIsOpen, "the batch died with its connection")
         try database.beginBatch()
-        try database.execute("INSERT INTO t VALUES (?)", [.int(3)])
+        try database.execute("INSERT INTO t VALUES (?)", [.int(5)])
         try database.commitBatch()
-        XCTAssertEqual(try server.psql(uri, "SELECT n FROM t ORDER BY n"), ["1", "3"])
+        XCTAssertEqual(try server.psql(uri, "SELECT n FROM t ORDER BY n"), ["1", "5"])
+    }
+
+    /// A batch's writes are pipelined a thousand answers at a time: a long batch commits whole,
+    /// and one failure anywhere in it (here a duplicate key past the first thousand) fails its
+    /// commit and leaves nothing of it.
+    func testALongBatchCommitsWholeOrNotAtAll() throws {
+        let database = try PostgresDatabase(uri: uri)
+        try database.execute("CREATE TABLE t (n BIGINT PRIMARY KEY)")
+        let count = PostgresDatabase.pipelineDepth * 5 / 2
+        try database.beginBatch()
+        for n in 0..<count { try database.execute("INSERT INTO t VALUES (?)", [.int(Int64(n))]) }
+        try database.commitBatch()
+        XCTAssertEqual(try server.psql(uri, "SELECT COUNT(*), SUM(n) FROM t"), ["\(count)|\(count * (count - 1) / 2)"])
+
+        try database.beginBatch()
+        XCTAssertThrowsError(try {
+            for n in count..<(2 * count) { try database.execute("INSERT INTO t VALUES (?)", [.int(Int64(n == count + 1500 ? 0 : n))]) }
+            try database.commitBatch()
+        }()) { error in
+            XCTAssertTrue("\(error)".contains("duplicate key"), "\(error)")
+        }
+        XCTAssertFalse(database.batchIsOpen)
+        XCTAssertEqual(try server.psql(uri, "SELECT COUNT(*) FROM t"), ["\(count)"], "part of the failed batch was written")
+        try database.execute("INSERT INTO t VALUES (?)", [.int(Int64(2 * count))])
+        XCTAssertEqual(try server.psql(uri, "SELECT COUNT(*) FROM t"), ["\(count + 1)"], "the connection is usable after the failed batch")
     }
 
     /// Passwords stay out of logs and errors, in the user part and in a parameter.

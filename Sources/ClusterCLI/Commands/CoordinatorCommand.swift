@@ -114,7 +114,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         }
         if let state, PostgresURI.isDatabase(state), outputRoot == nil {
             throw ValidationError(
-                "--state \(PostgresURI.redacted(state)) needs --output-root: the outputs the coordinator writes must be in a directory every coordinator on that database can reach (a shared file system), or stored by the workers (--out-shared, s3://); there is no state directory to default to")
+                "--state \(PostgresURI.redacted(state)) needs --output-root (there is no state directory to default to): give a directory every coordinator on that database can reach, on a shared file system, so the outputs the coordinator writes are found by whichever leads next (jobs whose workers store their outputs, --out-shared or s3://, do not write there)")
         }
         let network = [bind, clientBind].filter(InsecureEndpoint.isNetwork)
         if curveSecret == nil && !insecure && !network.isEmpty {
@@ -193,7 +193,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
             let hint = error is ZMQError
                 ? "is another coordinator running on that port? choose others with --bind and --client-bind"
                 : configuration.stateDatabase != nil
-                    ? "check that the --state database is reachable and --output-root names a writable directory"
+                    ? "and check that --output-root names a writable directory"
                     : "check that --state and --output-root name writable directories"
             CommandFailure(message: "cannot start: \(error) (\(hint))", status: 1).exit()
         }

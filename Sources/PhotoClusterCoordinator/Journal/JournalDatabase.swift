@@ -5,6 +5,9 @@ import Foundation
 /// `PostgresDatabase` (`--state postgres://…`) implement it, so `Journal` runs one set of SQL on
 /// either. Each is used from one thread only: the coordinator's loop.
 protocol JournalDatabase: AnyObject {
+    /// Runs one statement whose rows nobody reads (a database may send it without waiting and
+    /// report its failure when the transaction commits).
+    func execute(_ sql: String, _ values: [JournalValue]) throws
     /// Runs one statement and returns its rows.
     @discardableResult
     func query(_ sql: String, _ values: [JournalValue]) throws -> [[JournalValue]]
@@ -20,8 +23,12 @@ protocol JournalDatabase: AnyObject {
 }
 
 extension JournalDatabase {
-    func execute(_ sql: String, _ values: [JournalValue] = []) throws {
+    func execute(_ sql: String, _ values: [JournalValue]) throws {
         _ = try query(sql, values)
+    }
+
+    func execute(_ sql: String) throws {
+        try execute(sql, [])
     }
 
     @discardableResult

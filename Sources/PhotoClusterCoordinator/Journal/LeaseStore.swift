@@ -19,7 +19,7 @@ public struct Lease: Equatable, Sendable {
 ///
 /// Times are `clock_timestamp()`, not `now()`: `now()` is when the statement's transaction
 /// began, and a takeover's statement may wait seconds for the row (a frozen leader's open
-/// transaction holds it `FOR SHARE` until the server ends that session), which would grant a
+/// transaction holds it `FOR KEY SHARE` until the server ends that session), which would grant a
 /// lease already partly or wholly spent.
 ///
 /// Give it a connection of its own, not the fenced journal's: its statements are never fenced

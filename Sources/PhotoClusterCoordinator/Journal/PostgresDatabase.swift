@@ -26,21 +26,29 @@ public final class PostgresDatabase: JournalDatabase {
 
     /// The URI as logs and errors show it (no password).
     public let redactedURI: String
-    private var connection: OpaquePointer?
+    // The state below is this connection's, changed only by the thread that uses it; its
+    // extensions (transactions, the pipeline) in the other PostgresDatabase+ files use it too.
+    var connection: OpaquePointer?
     /// Statements prepared on this connection, by their types and SQL: the journal runs the same
     /// few thousands of times a second. Cleared when the connection is opened again.
-    private var prepared: [String: String] = [:]
+    var prepared: [String: String] = [:]
+    /// The number in the next prepared statement's name (never reused on a connection).
+    var nextStatement = 0
     /// Distinct statements kept prepared, at most; others are parsed each time.
     static let preparedKept = 64
     /// While set, every write transaction first checks, in the same transaction, that the lease
-    /// row still carries this token (`photocluster_fence`, which locks the row `FOR SHARE`, so a
+    /// row still carries this token (`photocluster_fence`, which locks the row `FOR KEY SHARE`, so a
     /// takeover waits for the transaction and the transaction for a takeover); a mismatch rolls
     /// the transaction back and throws `JournalFenced`.
     public var fencingToken: Int64?
     /// A transaction is open across calls, from `beginBatch` to `commitBatch`.
-    public private(set) var batchIsOpen = false
+    public internal(set) var batchIsOpen = false
     /// A transaction is open: a batch's or `transaction`'s.
-    private var transactionIsOpen = false
+    var transactionIsOpen = false
+    /// Results the pipeline still owes (writes of a batch sent without waiting; see
+    /// `PostgresDatabase+Pipeline`), and statements prepared in it (forgotten if it fails).
+    var pipelined = 0
+    var preparedInPipeline: [String] = []
     /// Runs inside each transaction just before it commits (tests read its settings there).
     var willCommit: ((PostgresDatabase) -> Void)?
 
@@ -74,6 +82,16 @@ public final class PostgresDatabase: JournalDatabase {
         PQfinish(connection)
     }
 
+    /// Runs a statement whose rows nobody reads: inside a batch it is sent without waiting
+    /// for the server (pipelined; an error surfaces when the batch commits).
+    func execute(_ sql: String, _ values: [JournalValue]) throws {
+        if batchIsOpen {
+            try send(sql, values)
+        } else {
+            try query(sql, values)
+        }
+    }
+
     /// Runs one statement and returns its rows. A write outside any transaction, while a
     /// fencing token is set, runs in a fenced transaction of its own.
     @discardableResult
@@ -96,6 +114,7 @@ public final class PostgresDatabase: JournalDatabase {
     /// ignored): transaction control and schema, in one round trip.
     func simple(_ sql: String) throws {
         try reopenIfBroken()
+        try flushPipeline()
         let result = PQexec(connection, sql)
         defer { PQclear(result) }
         switch PQresultStatus(result) {
@@ -104,13 +123,14 @@ public final class PostgresDatabase: JournalDatabase {
         }
     }
 
-    private func run(_ sql: String, _ values: [JournalValue]) throws -> [[JournalValue]] {
+    func run(_ sql: String, _ values: [JournalValue]) throws -> [[JournalValue]] {
         try reopenIfBroken()
+        try flushPipeline()
         let types = values.map(\.postgresType)
         let parameters = PostgresParameters(values)
         let result: OpaquePointer? = try parameters.withPointers { pointers, lengths, formats in
             let count = Int32(values.count)
-            let key = types.map(String.init).joined(separator: ",") + ";" + sql
+            let key = Self.key(sql, types)
             if let name = prepared[key] {
                 return PQexecPrepared(connection, name, count, pointers, lengths, formats, 1)
             }
@@ -118,7 +138,7 @@ public final class PostgresDatabase: JournalDatabase {
             guard !values.isEmpty, prepared.count < Self.preparedKept else {
                 return PQexecParams(connection, numbered, count, types, pointers, lengths, formats, 1)
             }
-            let name = "journal_\(prepared.count)"
+            let name = nextStatementName()
             let preparation = PQprepare(connection, name, numbered, count, types)
             defer { PQclear(preparation) }
             guard PQresultStatus(preparation) == PGRES_COMMAND_OK else { throw failure(preparation) }
@@ -131,6 +151,16 @@ public final class PostgresDatabase: JournalDatabase {
         case PGRES_TUPLES_OK: return try rows(of: result)
         default: throw failure(result)
         }
+    }
+
+    func nextStatementName() -> String {
+        nextStatement += 1
+        return "journal_\(nextStatement)"
+    }
+
+    /// A prepared statement's key: its parameter types and SQL.
+    static func key(_ sql: String, _ types: [Oid]) -> String {
+        types.map(String.init).joined(separator: ",") + ";" + sql
     }
 
     private func rows(of result: OpaquePointer?) throws -> [[JournalValue]] {
@@ -180,7 +210,7 @@ public final class PostgresDatabase: JournalDatabase {
 
     /// A connection the server closed (restarted, or ended for idling in a transaction) is
     /// opened again; what was open on it (a batch, prepared statements) is gone.
-    private func reopenIfBroken() throws {
+    func reopenIfBroken() throws {
         guard PQstatus(connection) != CONNECTION_OK else { return }
         forgetSessionState()
         PQreset(connection)
@@ -206,8 +236,10 @@ public final class PostgresDatabase: JournalDatabase {
         try simple("SET idle_in_transaction_session_timeout = '\(idleInTransactionTimeout)'")
     }
 
-    private func forgetSessionState() {
+    func forgetSessionState() {
         prepared = [:]
+        pipelined = 0
+        preparedInPipeline = []
         batchIsOpen = false
         transactionIsOpen = false
     }
@@ -217,99 +249,16 @@ public final class PostgresDatabase: JournalDatabase {
         var message = result.flatMap { PQresultErrorMessage($0) }.map { String(cString: $0) } ?? ""
         if message.isEmpty { message = lastError() }
         message = message.trimmingCharacters(in: .whitespacesAndNewlines)
-        if PQstatus(connection) != CONNECTION_OK {
+        // 08: connection exceptions; 57P01-57P03: the server shuts down or ended this session.
+        let ended = state.map { $0.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains($0) } ?? false
+        if PQstatus(connection) != CONNECTION_OK || ended {
             forgetSessionState()
             message = "the connection to the database was lost (\(message)); this write is lost and the next one opens it again"
         }
         return Failure(database: redactedURI, message: message, sqlState: state)
     }
 
-    private func lastError() -> String {
+    func lastError() -> String {
         connection.flatMap { PQerrorMessage($0) }.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "out of memory"
-    }
-}
-
-extension PostgresDatabase {
-    /// Runs `body` in one transaction; `.full` commits with `synchronous_commit = on` (the commit
-    /// is on the server's disk before it returns), `.normal` with `off` (a server crash may
-    /// take the last commits: a photo outcome lost only runs its photo again). Inside a batch, a
-    /// `.normal` transaction is a savepoint of the batch's; a `.full` one commits the batch first.
-    func transaction(synchronous: JournalSynchronous, _ body: () throws -> Void) throws {
-        if transactionIsOpen && !(batchIsOpen && synchronous == .full) {
-            try simple("SAVEPOINT nested")
-            do {
-                try body()
-                try simple("RELEASE nested")
-            } catch {
-                try? simple("ROLLBACK TO nested; RELEASE nested")
-                throw error
-            }
-            return
-        }
-        try commitBatch()
-        try begin(synchronous)
-        do {
-            try body()
-            try commit()
-        } catch {
-            rollBack()
-            throw error
-        }
-    }
-
-    func beginBatch() throws {
-        guard !batchIsOpen else { return }
-        try begin(.normal)
-        batchIsOpen = true
-    }
-
-    func commitBatch() throws {
-        guard batchIsOpen else { return }
-        batchIsOpen = false
-        do {
-            try commit()
-        } catch {
-            rollBack()
-            throw error
-        }
-    }
-
-    /// BEGIN, the commit's durability and the fence in one round trip.
-    private func begin(_ synchronous: JournalSynchronous) throws {
-        var sql = "BEGIN; SET LOCAL synchronous_commit = \(synchronous == .full ? "on" : "off")"
-        if let fencingToken { sql += "; SELECT photocluster_fence(\(fencingToken))" }
-        do {
-            try simple(sql)
-        } catch let failure as Failure where failure.sqlState == Self.fencedState {
-            rollBack()
-            throw fenced()
-        }
-        transactionIsOpen = true
-    }
-
-    private func commit() throws {
-        willCommit?(self)
-        try reopenIfBroken()
-        let result = PQexec(connection, "COMMIT")
-        defer { PQclear(result) }
-        guard PQresultStatus(result) == PGRES_COMMAND_OK else { throw failure(result) }
-        transactionIsOpen = false
-        // The server answers ROLLBACK to a COMMIT of a transaction that an error aborted.
-        if let status = PQcmdStatus(result), String(cString: status) == "ROLLBACK" {
-            throw Failure(database: redactedURI, message: "the transaction was rolled back: a statement in it failed (logged before)", sqlState: nil)
-        }
-    }
-
-    private func rollBack() {
-        transactionIsOpen = false
-        batchIsOpen = false
-        if PQstatus(connection) == CONNECTION_OK { PQclear(PQexec(connection, "ROLLBACK")) }
-    }
-
-    /// The refusal, with who leads now (read after the rollback).
-    private func fenced() -> JournalFenced {
-        let row = (try? run("SELECT token, holder FROM leadership WHERE id = 1", []))?.first
-        return JournalFenced(
-            database: redactedURI, token: fencingToken ?? 0, currentToken: row.map { $0[0].int }, currentHolder: row.map { $0[1].text })
     }
 }

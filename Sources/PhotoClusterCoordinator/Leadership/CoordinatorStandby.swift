@@ -55,6 +55,15 @@ public final class CoordinatorStandby: @unchecked Sendable {
             candidate.acquireSent(at: seconds)
             do {
                 if store == nil { store = try LeaseStore(uri: database) }
+                // A plain read first: an acquire locks the lease row (it must wait for the
+                // leader's writes in flight), which a standby should not do while a lease holds.
+                if let leader = try store?.current() {
+                    if leader.holder != lastSeen.holder || lastSeen.problem != nil {
+                        onLeader(leader, nil)
+                        lastSeen = (leader.holder, nil)
+                    }
+                    continue
+                }
                 if let won = try store?.acquire(holder: holder, endpoint: endpoint, ttl: leaseSeconds) {
                     // The acquire may have waited for the row (a frozen leader's transaction holds
                     // it until the server ends that session), and the lease counts locally from
@@ -62,11 +71,6 @@ public final class CoordinatorStandby: @unchecked Sendable {
                     let renewSent = MonotonicInstant.now
                     guard let lease = try store?.renew(token: won.token, ttl: leaseSeconds) else { continue }
                     return LeadershipTerm(database: database, holder: holder, lease: lease, leaseSeconds: leaseSeconds, requestSent: renewSent)
-                }
-                let leader = try store?.current()
-                if leader?.holder != lastSeen.holder || lastSeen.problem != nil {
-                    onLeader(leader, nil)
-                    lastSeen = (leader?.holder, nil)
                 }
             } catch {
                 store = nil
