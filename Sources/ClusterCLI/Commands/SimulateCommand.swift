@@ -27,13 +27,15 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Coordinator processes sharing the journal: a leader and its standbys.") var coordinators: Int = 2
     @Option(help: "Put this bug in on purpose, to see the invariants catch it: \(ClusterSimulation.PlantedBug.allCases.map(\.rawValue).joined(separator: ", ")).")
     var plant: ClusterSimulation.PlantedBug?
+    @Option(help: "Strike the leading coordinator about every this many simulated seconds (killed, stopped, handing over), besides the fault mix's few.")
+    var leaderFaultsEvery: Double?
     @Flag(help: "Print every event and action of the run (with --seed).") var trace = false
 
     func run() throws {
         ensureDeterministicHashing()
         let seedList: [UInt64] = seed.map { [$0] } ?? (0..<UInt64(max(0, seeds))).map { firstSeed &+ $0 }
-        let options: @Sendable (UInt64) -> ClusterSimulation.Options = { [faultSeconds, workers, coordinators, trace, plant] seed in
-            ClusterSimulation.Options(seed: seed, faultSeconds: faultSeconds, workers: workers, coordinators: coordinators, trace: trace, plantedBug: plant)
+        let options: @Sendable (UInt64) -> ClusterSimulation.Options = { [faultSeconds, workers, coordinators, trace, plant, leaderFaultsEvery] seed in
+            ClusterSimulation.Options(seed: seed, faultSeconds: faultSeconds, workers: workers, coordinators: coordinators, trace: trace, plantedBug: plant, leaderFaultEvery: leaderFaultsEvery)
         }
         let started = Date()
         let outcomes = SeedRunner.run(seedList, options: options) { done in

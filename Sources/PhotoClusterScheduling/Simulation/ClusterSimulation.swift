@@ -21,14 +21,20 @@ public enum ClusterSimulation {
         public var trace: Bool
         /// A bug put in on purpose, to show that the invariants catch it.
         public var plantedBug: PlantedBug?
+        /// Strike the leader about this often (seconds), besides the fault mix's few.
+        public var leaderFaultEvery: Double?
 
-        public init(seed: UInt64, faultSeconds: Double = 20, workers: Int = 4, coordinators: Int = 2, trace: Bool = false, plantedBug: PlantedBug? = nil) {
+        public init(
+            seed: UInt64, faultSeconds: Double = 20, workers: Int = 4, coordinators: Int = 2, trace: Bool = false, plantedBug: PlantedBug? = nil,
+            leaderFaultEvery: Double? = nil
+        ) {
             self.seed = seed
             self.faultSeconds = faultSeconds
             self.workers = max(1, workers)
             self.coordinators = max(1, coordinators)
             self.trace = trace
             self.plantedBug = plantedBug
+            self.leaderFaultEvery = leaderFaultEvery.map { max(0.5, $0) }
         }
     }
 
@@ -90,6 +96,7 @@ public enum ClusterSimulation {
     /// The command that replays `seed` with a line per step.
     public static func replayCommand(seed: UInt64, options: Options) -> String {
         "SWIFT_DETERMINISTIC_HASHING=1 cluster simulate --seed \(seed) --fault-seconds \(options.faultSeconds) --workers \(options.workers) "
-            + "--coordinators \(options.coordinators)\(options.plantedBug.map { " --plant \($0.rawValue)" } ?? "") --trace"
+            + "--coordinators \(options.coordinators)\(options.leaderFaultEvery.map { " --leader-faults-every \($0)" } ?? "")"
+            + "\(options.plantedBug.map { " --plant \($0.rawValue)" } ?? "") --trace"
     }
 }

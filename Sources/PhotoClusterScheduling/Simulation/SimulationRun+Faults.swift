@@ -47,7 +47,7 @@ extension SimulationRun {
         case 90..<92:
             guard let job = openJob() else { return }
             tellLeader(.cancel(job: job.id, names: []))
-        case 92..<97:
+        case 92..<95:
             leadershipFault()
         default:
             if jobIDs.count < 6 { submitJob() }

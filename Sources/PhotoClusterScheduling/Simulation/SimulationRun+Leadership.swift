@@ -142,7 +142,14 @@ extension SimulationRun {
         coordinator.finishing = []
         for id in jobIDs {
             guard let journaled = journal[id] else { continue }
-            coordinator.core?.open(Job.restore(journaled, place: nil, now: Date(timeIntervalSince1970: 0)))
+            let job = Job.restore(journaled, place: nil, now: Date(timeIntervalSince1970: 0))
+            coordinator.core?.open(job)
+            // Its epoch, one past the journal's, is journaled before anything is sent at it (as
+            // `CoordinatorNode.start` does), so the leader after this one goes past it too.
+            if !job.isFinished {
+                guard journalWrite(by: slot, "the restored job \(id)") else { return }
+                journal[id]?.noteState(of: job)
+            }
             // Their clients watch them again.
             if Self.tellsEveryPhoto(of: id) { tellCore(.clientsHearEveryPhoto(job: id, true), in: slot) }
         }

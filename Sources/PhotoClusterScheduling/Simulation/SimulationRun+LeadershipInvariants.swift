@@ -7,6 +7,15 @@ extension SimulationRun {
     /// After every step: at most one coordinator may act by its own lease and its own clock
     /// (a stopped one counts: it would act the moment it woke).
     package func checkLeases() {
+        // What makes it so: a leader's own deadline never falls after the row's expiry for its
+        // token (it counts from before the database granted it, and takes a margin off).
+        for coordinator in coordinators where coordinator.process != .down {
+            guard let lease = coordinator.lease, lease.token == leaseTable.token, leaseTable.holder != nil else { continue }
+            let deadline = Double(coordinator.runTime(atLocal: lease.deadline)) / 1e6
+            let expiry = leaseTable.expiresAt - databaseClockOffset
+            guard deadline > expiry + 1e-6 else { continue }
+            return fail("\(coordinator.name) counts its lease (token \(lease.token)) to \(String(format: "%.3f", deadline)) s, after the row's expiry at \(String(format: "%.3f", expiry)) s")
+        }
         let acting = coordinators.filter { coordinator in
             guard coordinator.process != .down, let lease = coordinator.lease else { return false }
             return lease.mayAct(at: coordinator.local(time))

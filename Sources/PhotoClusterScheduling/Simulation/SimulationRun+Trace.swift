@@ -39,6 +39,7 @@ extension SimulationRun {
         case .coordinatorResumes(let incarnation): line = "\(coordinatorName(incarnation)) continues"
         case .coordinatorStarts(let slot): line = "c\(slot) starts as a standby"
         case .fault: line = "fault"
+        case .leaderFault: line = "leader fault"
         case .heal: line = "heal"
         }
         record(String(format: "%10.6f ", seconds) + line)
@@ -144,6 +145,7 @@ extension SimulationRun {
         case .coordinatorResumes(let incarnation): return 17 | UInt64(incarnation) << 8
         case .coordinatorStarts(let slot): return 18 | UInt64(slot) << 8
         case .fault: return 15
+        case .leaderFault: return 23
         case .heal: return 16
         }
     }

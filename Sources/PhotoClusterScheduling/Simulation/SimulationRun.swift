@@ -38,6 +38,8 @@ package enum SimulationEvent {
     /// A new coordinator process starts in `slot`, as a standby (after a kill or a stop).
     case coordinatorStarts(slot: Int)
     case fault
+    /// A fault that strikes the leader, besides those of the fault mix (`Options.leaderFaultEvery`).
+    case leaderFault
     case heal
 }
 
@@ -125,6 +127,7 @@ package final class SimulationRun {
         startCoordinators()
         for _ in 0..<Int.random(in: 1...3, using: &random) { submitJob() }
         agenda.schedule(.fault, at: random.millis(200...1500))
+        if let every = options.leaderFaultEvery { agenda.schedule(.leaderFault, at: random.millis(500...Int64(every * 1000))) }
         let healAt = Int64(options.faultSeconds * 1e6)
         agenda.schedule(.heal, at: healAt)
         // After the heal every job must end; a run that goes on this long has one that never will.
@@ -218,6 +221,11 @@ package final class SimulationRun {
             guard !healing else { return }
             injectFault()
             agenda.schedule(.fault, at: time + random.millis(200...2500))
+        case .leaderFault:
+            guard !healing, let every = options.leaderFaultEvery else { return }
+            leadershipFault()
+            let mean = Int64(every * 1000)
+            agenda.schedule(.leaderFault, at: time + random.millis(mean / 2...mean * 3 / 2))
         case .heal:
             heal()
         }
