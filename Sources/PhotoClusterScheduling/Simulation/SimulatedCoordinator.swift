@@ -24,9 +24,9 @@ package final class SimulatedCoordinator {
     package enum PlannedStop {
         /// Before the leader's next journal write, after the shell checked its lease for the
         /// event: the write is sent when it wakes, with its token.
-        case beforeNextJournalWrite(seconds: Int64)
+        case beforeNextJournalWrite(microseconds: Int64)
         /// Just after the leader sends a renew: its answer waits for it to wake.
-        case afterNextRenew(seconds: Int64)
+        case afterNextRenew(microseconds: Int64)
     }
 
     /// "c0", "c1": the holder name in the lease row.

@@ -130,6 +130,7 @@ extension SimulationRun {
     package func takeOver(_ slot: Int) {
         let coordinator = coordinators[slot]
         if (coordinator.lease?.token ?? 0) > 1 { leadership.takeovers += 1 }
+        noteRun("\(coordinator.name)#\(coordinator.incarnation) leads under token \(coordinator.lease?.token ?? 0), restoring the jobs from the journal")
         endpoint = slot
         missingSince = [:]
         // Every connection breaks (the old leader's sockets are gone, or it is stopped past the
@@ -191,6 +192,7 @@ extension SimulationRun {
         let current = leaseTable.fence(token)
         guard current || options.plantedBug == .journalSkipsFence else {
             leadership.fencedWrites += 1
+            noteRun("the journal refuses \(what) from \(coordinator.name) under token \(token): the row carries \(leaseTable.token)")
             stepDown(slot)
             return false
         }
@@ -206,6 +208,7 @@ extension SimulationRun {
         let coordinator = coordinators[slot]
         guard coordinator.lease != nil else { return }
         leadership.stepDowns += 1
+        noteRun("\(coordinator.name)#\(coordinator.incarnation) steps down")
         coordinator.role = .steppedDown
         end(slot, restartAfter: random.millis(300...1000))
     }

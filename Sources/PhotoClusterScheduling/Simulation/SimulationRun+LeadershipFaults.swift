@@ -17,8 +17,8 @@ extension SimulationRun {
             let stop = long ? random.millis((lease + 500)...(lease + 5000)) : random.millis(100...1500)
             switch Int.random(in: 0..<3, using: &random) {
             case 0: pauseCoordinator(slot, for: stop)
-            case 1: coordinators[slot].plannedStop = .beforeNextJournalWrite(seconds: stop)
-            default: coordinators[slot].plannedStop = .afterNextRenew(seconds: stop)
+            case 1: coordinators[slot].plannedStop = .beforeNextJournalWrite(microseconds: stop)
+            default: coordinators[slot].plannedStop = .afterNextRenew(microseconds: stop)
             }
         default:
             handOver(slot)
@@ -28,6 +28,7 @@ extension SimulationRun {
     /// SIGKILL: what was in memory is gone; the lease stays until it expires.
     package func killCoordinator(_ slot: Int) {
         tally.coordinatorKilled += 1
+        noteRun("\(coordinators[slot].name) is killed")
         end(slot, restartAfter: random.millis(300...3000))
     }
 
@@ -37,6 +38,7 @@ extension SimulationRun {
         let coordinator = coordinators[slot]
         guard let lease = coordinator.lease else { return }
         leadership.handOvers += 1
+        noteRun("\(coordinator.name) stops cleanly and releases the lease")
         leaseTable.release(by: holder(of: coordinator), token: lease.token, at: databaseSeconds)
         end(slot, restartAfter: random.millis(300...3000))
     }
@@ -46,6 +48,7 @@ extension SimulationRun {
         let coordinator = coordinators[slot]
         guard coordinator.process == .running else { return }
         leadership.leaderPauses += 1
+        noteRun("\(coordinator.name) is stopped for \(Double(duration) / 1e6) s")
         coordinator.process = .paused(until: time + duration)
         agenda.schedule(.coordinatorResumes(coordinator: coordinator.incarnation), at: time + duration)
     }

@@ -70,6 +70,12 @@ extension SimulationRun {
 
     private func record(_ line: String) { trace.append(line) }
 
+    /// A line of what the run did itself (a takeover, a stop), with `--trace`.
+    package func noteRun(_ line: @autoclosure () -> String) {
+        guard options.trace else { return }
+        record("           * " + line())
+    }
+
     /// FNV-1a, a number at a time.
     private func mix(_ value: UInt64) {
         digest ^= value
