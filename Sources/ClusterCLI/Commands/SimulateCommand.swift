@@ -11,7 +11,8 @@ struct SimulateCommand: ParsableCommand {
         abstract: "Run the coordinator's scheduling against simulated workers, faults and clients, one run per seed, checking its invariants.",
         discussion: """
             Each seed is a whole cluster in one thread: workers killed, stopped, cut off and restarted, messages delayed \
-            and lost with their connections, viewports moved, jobs suspended and cancelled, poison photos, writes that \
+            and lost with their connections, the leading coordinator killed, stopped past its lease or handing over to a \
+            standby on the same journal, viewports moved, jobs suspended and cancelled, poison photos, writes that \
             fail or hang. After every step the invariants are checked; a seed that breaks one prints the command that \
             replays it, step for step. Runs under deterministic hashing (the command restarts itself with \
             SWIFT_DETERMINISTIC_HASHING=1), so a seed makes the same run in every process.
@@ -23,12 +24,19 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Run this one seed only (with --trace, to replay it).") var seed: UInt64?
     @Option(help: "Simulated seconds of faults before the cluster heals and must finish every job.") var faultSeconds: Double = 20
     @Option(help: "Simulated workers.") var workers: Int = 4
+    @Option(help: "Coordinator processes sharing the journal: a leader and its standbys.") var coordinators: Int = 2
+    @Option(help: "Put this bug in on purpose, to see the invariants catch it: \(ClusterSimulation.PlantedBug.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var plant: ClusterSimulation.PlantedBug?
+    @Option(help: "Strike the leading coordinator about every this many simulated seconds (killed, stopped, handing over), besides the fault mix's few.")
+    var leaderFaultsEvery: Double?
     @Flag(help: "Print every event and action of the run (with --seed).") var trace = false
 
     func run() throws {
         ensureDeterministicHashing()
         let seedList: [UInt64] = seed.map { [$0] } ?? (0..<UInt64(max(0, seeds))).map { firstSeed &+ $0 }
-        let options: @Sendable (UInt64) -> ClusterSimulation.Options = { seed in ClusterSimulation.Options(seed: seed, faultSeconds: faultSeconds, workers: workers, trace: trace) }
+        let options: @Sendable (UInt64) -> ClusterSimulation.Options = { [faultSeconds, workers, coordinators, trace, plant, leaderFaultsEvery] seed in
+            ClusterSimulation.Options(seed: seed, faultSeconds: faultSeconds, workers: workers, coordinators: coordinators, trace: trace, plantedBug: plant, leaderFaultEvery: leaderFaultsEvery)
+        }
         let started = Date()
         let outcomes = SeedRunner.run(seedList, options: options) { done in
             Terminal.error("\(done)/\(seedList.count) seeds")
@@ -39,6 +47,16 @@ struct SimulateCommand: ParsableCommand {
         let steps = outcomes.map(\.steps)
         print("\(outcomes.count) seeds in \(String(format: "%.1f", seconds)) s: \(broken.count) broke an invariant; "
             + "steps per seed min \(steps.min() ?? 0), mean \(steps.isEmpty ? 0 : steps.reduce(0, +) / steps.count), max \(steps.max() ?? 0)")
+        var leadership = ClusterSimulation.LeadershipTally()
+        for outcome in outcomes {
+            leadership.takeovers += outcome.leadership.takeovers
+            leadership.leaderPauses += outcome.leadership.leaderPauses
+            leadership.handOvers += outcome.leadership.handOvers
+            leadership.stepDowns += outcome.leadership.stepDowns
+            leadership.journalWrites += outcome.leadership.journalWrites
+            leadership.fencedWrites += outcome.leadership.fencedWrites
+        }
+        print("leadership: \(leadership)")
         if outcomes.count == 1, let only = outcomes.first {
             print("seed \(only.seed): \(only.summary); digest \(String(only.digest, radix: 16))")
         }
@@ -96,3 +114,5 @@ private final class ManagedCounter: @unchecked Sendable {
     func increment() { lock.withLock { count += 1 } }
     var value: Int { lock.withLock { count } }
 }
+
+extension ClusterSimulation.PlantedBug: ExpressibleByArgument {}

@@ -149,6 +149,9 @@ public final class CoordinatorNode: @unchecked Sendable {
             for job in try journal.loadJobs() {
                 core.open(job)
                 if !job.isFinished {
+                    // Its epoch, one past the journal's (see `Job.restore`), is journaled before
+                    // anything is sent at it, so a coordinator that follows this one goes past it.
+                    try journal.recordJobState(job)
                     log("job \(job.id) restored from the journal: \(job.progress.done)/\(job.total) photos settled", job: job.id)
                     if job.place == nil { reopenOutputDirectory(of: job) }
                 }

@@ -84,7 +84,11 @@ extension Job {
         job.cancelledWhole = journaled.cancelledWhole
         job.requeues = journaled.requeues
         job.retries = journaled.retries
-        job.epoch = max(1, journaled.epoch)
+        // One past the journal's: a coordinator sends a change's control messages before it
+        // journals the change, so one stopped or fenced between the two may have sent workers the
+        // next epoch (never more: it acts no more once a journal write fails). Workers ignore
+        // control and graphs older than the newest epoch they saw.
+        job.epoch = max(1, journaled.epoch) + 1
         job.suspendedByClient = journaled.suspendedByClient
         if let viewport = journaled.viewport, job.total > 0 {
             let last = job.total - 1

@@ -6,8 +6,8 @@ import PhotoClusterProto
 extension SimulationRun {
     package func injectFault() {
         let roll = Int.random(in: 0..<100, using: &random)
-        // Clients' requests fail while the coordinator is down.
-        guard !coordinator.down || roll < 40 else { return }
+        // Clients' requests fail while no leader runs.
+        guard core != nil || roll < 40 else { return }
         let slot = Int.random(in: 0..<workers.count, using: &random)
         switch roll {
         case 0..<15:
@@ -39,25 +39,24 @@ extension SimulationRun {
             moveViewport()
         case 70..<80:
             guard let job = openJob() else { return }
-            tellCore(.suspend(job: job.id, !job.suspendedByClient, arrivedAt: now))
+            tellLeader(.suspend(job: job.id, !job.suspendedByClient, arrivedAt: now))
         case 80..<90:
             guard let job = openJob(), job.total > 0 else { return }
             let names = (0..<Int.random(in: 1...2, using: &random)).map { _ in job.name(of: UInt32.random(in: 0..<UInt32(job.total), using: &random)) }
-            tellCore(.cancel(job: job.id, names: Set(names)))
+            tellLeader(.cancel(job: job.id, names: Set(names)))
         case 90..<92:
             guard let job = openJob() else { return }
-            tellCore(.cancel(job: job.id, names: []))
+            tellLeader(.cancel(job: job.id, names: []))
         case 92..<95:
-            guard !coordinator.down else { return }
-            agenda.schedule(.coordinatorKilled, at: time)
+            leadershipFault()
         default:
             if jobIDs.count < 6 { submitJob() }
         }
-        tellCore(.turnEnded)
+        tellLeader(.turnEnded)
     }
 
     private func openJob() -> Job? {
-        let open = jobIDs.compactMap { core.jobs[$0] }.filter { !$0.isFinished }
+        let open = jobIDs.compactMap { core?.jobs[$0] }.filter { !$0.isFinished }
         return open.randomElement(using: &random)
     }
 
@@ -66,12 +65,14 @@ extension SimulationRun {
         let start = Int.random(in: 0..<job.total, using: &random)
         let end = min(job.total - 1, start + Int.random(in: 0...8, using: &random))
         let viewport = Viewport(visible: start...end, prefetch: Int.random(in: 0...6, using: &random), scrolling: random.chance(0.2))
-        tellCore(.viewport(job: job.id, viewport, arrivedAt: now))
+        tellLeader(.viewport(job: job.id, viewport, arrivedAt: now))
     }
 
     /// A job of 10 to 80 photos: some share a URL (one is computed, the rest copy it), some are
-    /// broken, and one job in three holds a photo that kills any worker that runs it.
+    /// broken, and one job in three holds a photo that kills any worker that runs it. It reaches
+    /// the leader, if one runs: the leader journals it (through the fence) before accepting it.
     package func submitJob() {
+        guard let slot = endpoint, core != nil else { return }
         let id = "job\(jobIDs.count + 1)"
         let count = Int.random(in: 10...80, using: &random)
         let poison = random.chance(0.33) ? Int.random(in: 0..<count, using: &random) : -1
@@ -93,20 +94,22 @@ extension SimulationRun {
         if submit.viewportMode { submit.viewport = .with { $0.visibleStart = 0; $0.visibleEnd = 4; $0.prefetch = 3 } }
         let job = Job(id: id, submit: submit, outputDirectory: URL(fileURLWithPath: "/simulated/\(id)"), now: Date(timeIntervalSince1970: 0))
         job.enter(.inProgress, at: Date(timeIntervalSince1970: 0))
-        jobIDs.append(id)
         // Journaled before it is accepted, as `Journal.recordJob` is.
+        guard journalWrite(by: slot, "job \(id)") else { return }
+        jobIDs.append(id)
         journal[id] = JournaledJob(id: id, submit: submit, outputDirectory: job.outputDirectory, createdAt: job.createdAt, phase: .inProgress)
         journal[id]?.noteState(of: job)
-        if Self.tellsEveryPhoto(of: id) { tellCore(.clientsHearEveryPhoto(job: id, true)) }
-        tellCore(.jobOpened(job))
-        tellCore(.turnEnded)
+        if Self.tellsEveryPhoto(of: id) { tellCore(.clientsHearEveryPhoto(job: id, true), in: slot) }
+        tellCore(.jobOpened(job), in: slot)
+        tellCore(.turnEnded, in: slot)
     }
 
     /// The faults stop: every worker runs again, and the clients let every job run to its end.
     package func heal() {
         healing = true
-        // The clients' requests wait for a coordinator to take them.
-        guard !coordinator.down else { return agenda.schedule(.heal, at: time + 500_000) }
+        for coordinator in coordinators { coordinator.plannedStop = nil }
+        // The clients' requests wait for a leader to take them.
+        guard core != nil else { return agenda.schedule(.heal, at: time + 500_000) }
         for slot in workers.indices {
             switch workers[slot].process {
             case .paused: resumeWorker(slot, workers[slot].incarnation)
@@ -114,17 +117,25 @@ extension SimulationRun {
             case .running: break
             }
         }
+        clientsLetJobsRun()
+    }
+
+    /// Once healed, the clients resume every job and widen every viewport to the whole job; they
+    /// ask again of each new leader (the journal may not hold what they asked of the last).
+    package func clientsLetJobsRun() {
+        guard let core else { return }
         for job in jobIDs.compactMap({ core.jobs[$0] }) where !job.isFinished {
-            if job.suspendedByClient { tellCore(.suspend(job: job.id, false, arrivedAt: now)) }
+            if job.suspendedByClient { tellLeader(.suspend(job: job.id, false, arrivedAt: now)) }
             if job.viewportMode || job.viewport.scrolling {
-                tellCore(.viewport(job: job.id, Viewport(visible: 0...(job.total - 1), prefetch: 0, scrolling: false), arrivedAt: now))
+                tellLeader(.viewport(job: job.id, Viewport(visible: 0...(job.total - 1), prefetch: 0, scrolling: false), arrivedAt: now))
             }
         }
-        tellCore(.turnEnded)
+        tellLeader(.turnEnded)
     }
 
     package func unfinishedJobs() -> String {
-        jobIDs.compactMap { core.jobs[$0] }.filter { !$0.isFinished }.map { job in
+        guard let core else { return "no leader runs" }
+        return jobIDs.compactMap { core.jobs[$0] }.filter { !$0.isFinished }.map { job in
             let waiting = job.photos.filter { !$0.isSettled || $0.parked }.prefix(5).map { photo in
                 "\(photo.index) \(photo.state)\(photo.parked ? " parked" : "")\(job.isSuspect(photo.index) ? " suspect" : "")\(job.delayedIndices.contains(photo.index) ? " waiting to retry" : "")\(job.waitsForLeader(photo) ? " waiting for its leader" : "")\(job.planner.wants(Int(photo.index)) ? "" : " out of view")\(photo.isInFlight ? " on \(core.workerIDs[photo.worker] ?? "a lost worker")" : "")"
             }
@@ -136,11 +147,11 @@ extension SimulationRun {
 
     package func summary() -> String {
         var states: [PhotoState: Int] = [:]
-        for job in jobIDs.compactMap({ core.jobs[$0] }) {
+        for job in jobIDs.compactMap({ core?.jobs[$0] }) {
             for photo in job.photos { states[photo.state, default: 0] += 1 }
         }
         return "\(jobIDs.count) jobs: \(states[.done] ?? 0) done, \(states[.failed] ?? 0) failed, \(states[.cancelled] ?? 0) cancelled; "
             + "workers killed \(tally.killed), stopped \(tally.paused), cut off \(tally.cutOff), drained \(tally.drained); coordinator killed \(tally.coordinatorKilled); "
-            + "\(tally.forged) forged results"
+            + "\(tally.forged) forged results; leadership: \(leadership)"
     }
 }

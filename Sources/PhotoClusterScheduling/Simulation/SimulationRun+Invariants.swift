@@ -8,7 +8,7 @@ import PhotoClusterProto
 extension SimulationRun {
     /// Credit is conserved, and every photo in flight is on a connected worker (or its result is
     /// being written).
-    package func checkState() {
+    package func checkState(of core: CoordinatorCore) {
         for worker in core.workers.values {
             guard worker.credits >= 0, worker.credits + worker.inFlight.count <= worker.creditLimit else {
                 return fail("worker \(worker.id) has \(worker.credits) credit and \(worker.inFlight.count) photos in flight, over its limit of \(worker.creditLimit)")
@@ -28,7 +28,7 @@ extension SimulationRun {
 
     /// No photo stays assigned to a running worker that has not held it for two of its
     /// heartbeats (and a little for the messages on their way).
-    package func checkHeldAssignments() {
+    package func checkHeldAssignments(of core: CoordinatorCore) {
         var stillMissing: [PhotoRef: Int64] = [:]
         for id in jobIDs {
             guard let job = core.jobs[id] else { continue }

@@ -12,10 +12,12 @@ extension SimulationRun {
         let line: String
         switch event {
         case .toCoordinator(let connection, let worker, let message, _):
-            line = "\(worker) → coordinator: \(Self.name(of: message.body))\(liveConnections.contains(connection) ? "" : " (lost with its connection)")"
+            let to = coordinators.first { $0.incarnation == connectionOwner[connection] }?.name ?? "nobody"
+            line = "\(worker) → \(to): \(Self.name(of: message.body))\(liveConnections.contains(connection) ? "" : " (lost with its connection)")"
         case .toWorker(let slot, let connection, let body):
             let lost = !liveConnections.contains(connection) || workers[slot].connection != connection
-            line = "coordinator → \(workers[slot].id): \(Self.name(of: body))\(lost ? " (lost with its connection)" : "")"
+            let from = coordinators.first { $0.incarnation == connectionOwner[connection] }?.name ?? "coordinator"
+            line = "\(from) → \(workers[slot].id): \(Self.name(of: body))\(lost ? " (lost with its connection)" : "")"
         case .photoStep(let slot, _, let job, let index, let attempt): line = "\(workers[slot].id) works on photo \(index) of \(job) (attempt \(attempt))"
         case .workerHeartbeat(let slot, _): line = "\(workers[slot].id) beats"
         case .workerStart(let slot): line = "\(workers[slot].id) starts"
@@ -24,14 +26,20 @@ extension SimulationRun {
         case .drainTimeout(let slot, _): line = "\(workers[slot].id)'s drain timeout ends"
         case .connectionTimeout(let slot, _): line = "\(workers[slot].id)'s connection times out"
         case .connectionClosed(let connection): line = "connection \(connection) closes"
-        case .coordinatorHeartbeat: line = "coordinator heartbeat"
-        case .retryTick: line = "retry tick"
-        case .writeCheck: line = "write check"
-        case .writeDone(let write, _): line = "write of photo \(write.result.photoIndex) of \(write.result.jobID) done"
-        case .indexWritten(let job, _): line = "index of \(job) written"
-        case .coordinatorKilled: line = "the coordinator is killed"
-        case .coordinatorStarts: line = "the coordinator starts from its journal"
+        case .coordinatorHeartbeat(let incarnation): line = "\(coordinatorName(incarnation)) heartbeat"
+        case .retryTick(let incarnation): line = "\(coordinatorName(incarnation)) retry tick"
+        case .writeCheck(let incarnation): line = "\(coordinatorName(incarnation)) write check"
+        case .writeDone(let write, let incarnation): line = "\(coordinatorName(incarnation)): write of photo \(write.result.photoIndex) of \(write.result.jobID) done"
+        case .indexWritten(let job, let incarnation): line = "\(coordinatorName(incarnation)): index of \(job) written"
+        case .leaseTick(let incarnation): line = "\(coordinatorName(incarnation)) lease timer"
+        case .leaseRequest(let incarnation, let renew, let token, let sentAt):
+            line = "database: \(renew ? "renew (token \(token))" : "acquire") from \(coordinatorName(incarnation)), sent at \(String(format: "%.3f", sentAt)); lease row token \(leaseTable.token), expires \(String(format: "%.3f", leaseTable.expiresAt)), now \(String(format: "%.3f", databaseSeconds))"
+        case .leaseAnswer(let incarnation, let renew, let grant, _):
+            line = "\(coordinatorName(incarnation)): \(renew ? "renew" : "acquire") \(grant.map { "granted, token \($0.token)" } ?? "refused")"
+        case .coordinatorResumes(let incarnation): line = "\(coordinatorName(incarnation)) continues"
+        case .coordinatorStarts(let slot): line = "c\(slot) starts as a standby"
         case .fault: line = "fault"
+        case .leaderFault: line = "leader fault"
         case .heal: line = "heal"
         }
         record(String(format: "%10.6f ", seconds) + line)
@@ -61,6 +69,12 @@ extension SimulationRun {
     }
 
     private func record(_ line: String) { trace.append(line) }
+
+    /// A line of what the run did itself (a takeover, a stop), with `--trace`.
+    package func noteRun(_ line: @autoclosure () -> String) {
+        guard options.trace else { return }
+        record("           * " + line())
+    }
 
     /// FNV-1a, a number at a time.
     private func mix(_ value: UInt64) {
@@ -110,6 +124,10 @@ extension SimulationRun {
         }
     }
 
+    private func coordinatorName(_ incarnation: Int) -> String {
+        coordinators.first { $0.incarnation == incarnation }.map { "\($0.name)#\(incarnation)" } ?? "coordinator #\(incarnation)"
+    }
+
     private static func tag(of event: SimulationEvent) -> UInt64 {
         switch event {
         case .toCoordinator(let connection, _, let message, _): return 1 | UInt64(connection) << 8 | tag(of: message.body) << 40
@@ -122,14 +140,18 @@ extension SimulationRun {
         case .drainTimeout(let slot, _): return 19 | UInt64(slot) << 8
         case .connectionTimeout(let slot, _): return 8 | UInt64(slot) << 8
         case .connectionClosed(let connection): return 9 | UInt64(connection) << 8
-        case .coordinatorHeartbeat: return 10
-        case .retryTick: return 11
-        case .writeCheck: return 12
-        case .writeDone(let write, _): return 13 | UInt64(write.result.photoIndex) << 8
-        case .indexWritten: return 14
-        case .coordinatorKilled: return 17
-        case .coordinatorStarts: return 18
+        case .coordinatorHeartbeat(let incarnation): return 10 | UInt64(incarnation) << 8
+        case .retryTick(let incarnation): return 11 | UInt64(incarnation) << 8
+        case .writeCheck(let incarnation): return 12 | UInt64(incarnation) << 8
+        case .writeDone(let write, let incarnation): return 13 | UInt64(write.result.photoIndex) << 8 | UInt64(incarnation) << 40
+        case .indexWritten(_, let incarnation): return 14 | UInt64(incarnation) << 8
+        case .leaseTick(let incarnation): return 20 | UInt64(incarnation) << 8
+        case .leaseRequest(let incarnation, let renew, let token, _): return 21 | UInt64(incarnation) << 8 | (renew ? 1 << 39 : 0) | token << 40
+        case .leaseAnswer(let incarnation, let renew, let grant, _): return 22 | UInt64(incarnation) << 8 | (renew ? 1 << 39 : 0) | (grant?.token ?? 0) << 40
+        case .coordinatorResumes(let incarnation): return 17 | UInt64(incarnation) << 8
+        case .coordinatorStarts(let slot): return 18 | UInt64(slot) << 8
         case .fault: return 15
+        case .leaderFault: return 23
         case .heal: return 16
         }
     }

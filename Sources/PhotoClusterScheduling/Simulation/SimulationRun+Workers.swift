@@ -150,7 +150,7 @@ extension SimulationRun {
             photos.append(Data(repeating: 1, count: 64))
         }
         // Now and then a worker claims a photo it was never sent: the coordinator must not believe it.
-        if random.chance(0.01), let forged = jobIDs.randomElement(using: &random), let total = core.jobs[forged]?.total {
+        if random.chance(0.01), let forged = jobIDs.randomElement(using: &random), let total = core?.jobs[forged]?.total {
             let index = UInt32.random(in: 0..<UInt32(total), using: &random)
             if !workers[slot].holds(forged, index) {
                 reports.reports.append(.with { $0.result = result(job: forged, index: index, attempt: 1) })

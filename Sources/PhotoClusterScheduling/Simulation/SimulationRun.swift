@@ -18,23 +18,35 @@ package enum SimulationEvent {
     /// A stopped worker's connection times out (ZMTP heartbeats): what was on it is lost.
     case connectionTimeout(slot: Int, connection: Int)
     case connectionClosed(Int)
-    case coordinatorHeartbeat
-    case retryTick
-    case writeCheck
+    /// The timers of coordinator incarnation `coordinator` (a leader's).
+    case coordinatorHeartbeat(coordinator: Int)
+    case retryTick(coordinator: Int)
+    case writeCheck(coordinator: Int)
     /// A write ends, or an index is written, on the writer threads of coordinator incarnation
     /// `coordinator` (lost with it when it is killed).
     case writeDone(WrittenResult, coordinator: Int)
     case indexWritten(String, coordinator: Int)
-    /// The coordinator is killed (SIGKILL), and starts again from its journal.
-    case coordinatorKilled
-    case coordinatorStarts
+    /// A coordinator's lease timer: a standby's acquire, a leader's renew or its lease's end.
+    case leaseTick(coordinator: Int)
+    /// An acquire (`renew` false) or renew request reaches the database; `sentAt` is the
+    /// sender's clock when it left.
+    case leaseRequest(coordinator: Int, renew: Bool, token: UInt64, sentAt: Double)
+    /// The database's answer reaches the coordinator (nil: refused).
+    case leaseAnswer(coordinator: Int, renew: Bool, grant: LeaseGrant?, sentAt: Double)
+    /// A stopped coordinator continues (SIGCONT).
+    case coordinatorResumes(coordinator: Int)
+    /// A new coordinator process starts in `slot`, as a standby (after a kill or a stop).
+    case coordinatorStarts(slot: Int)
     case fault
+    /// A fault that strikes the leader, besides those of the fault mix (`Options.leaderFaultEvery`).
+    case leaderFault
     case heal
 }
 
-/// One run of `ClusterSimulation`: the core under test, the simulated world around it, and the
-/// record the invariants are checked against. The core's shell: it takes the core's actions once
-/// each event is handled, and carries them out in the simulated world (see `tellCore`).
+/// One run of `ClusterSimulation`: the coordinators under test (each leader's core), the
+/// simulated world around them, and the record the invariants are checked against. The cores'
+/// shell: it takes a core's actions once each event is handled, and carries them out in the
+/// simulated world (see `tellCore`). It owns all of the run's state, on one thread.
 package final class SimulationRun {
     package let options: ClusterSimulation.Options
     package var random: SeededRandom
@@ -42,27 +54,33 @@ package final class SimulationRun {
     /// Virtual microseconds since the start.
     package var time: Int64 = 0
     package let origin: MonotonicInstant
-    package var core: CoordinatorCore!
-    /// Tells the core as the coordinator node does (see `CoreDriver`).
-    private let coreDriver = CoreDriver()
+    /// The coordinator processes: one leads at a time, the others wait as standbys.
+    package var coordinators: [SimulatedCoordinator] = []
+    package var lastIncarnation = 0
+    /// The slot of the process the workers' and clients' connections reach: the leader's, as a
+    /// Service sends traffic to its ready pod; nil between leaders.
+    package var endpoint: Int?
     package var workers: [SimulatedWorker] = []
     package var liveConnections: Set<Int> = []
+    /// The coordinator incarnation each connection reaches (0: none leads; nobody reads it).
+    package var connectionOwner: [Int: Int] = [:]
     private var lastConnection = 0
     /// When the last message on each connection arrives, each way: a connection keeps order.
     package var lastArrival: [Int: (toWorker: Int64, toCoordinator: Int64)] = [:]
     package var jobIDs: [String] = []
     package var healing = false
-    /// The coordinator's process: its incarnation, and whether it is down (killed, not restarted yet).
-    package var coordinator = (incarnation: 1, down: false)
-    /// What the coordinator's journal holds: every job, in submission order.
+    /// What the coordinators' shared journal holds: every job, in submission order.
     package var journal: [String: JournaledJob] = [:]
-    package var finishing: Set<String> = []
+    /// The journal's lease row, on the database's clock (`databaseSeconds`).
+    package var leaseTable = LeaseTable()
+    package let databaseClockOffset: Double
     package var writeTimeout: TimeInterval = 5
 
     // What the invariants are checked against.
     package var settled: Set<PhotoRef> = []
     package var sentAttempts: Set<SentAttempt> = []
-    package var written: Set<PhotoRef> = []
+    /// Outputs written, with the token of the leader that wrote each.
+    package var written: [PhotoRef: UInt64] = [:]
     package var epochsSent: [String: [String: UInt64]] = [:]
     package var missingSince: [PhotoRef: Int64] = [:]
     package var violation: String?
@@ -72,6 +90,7 @@ package final class SimulationRun {
     package var digest: UInt64 = 0xCBF2_9CE4_8422_2325
     package var trace: [String] = []
     package var tally = (killed: 0, paused: 0, cutOff: 0, forged: 0, coordinatorKilled: 0, drained: 0)
+    package var leadership = ClusterSimulation.LeadershipTally()
 
     package struct SentAttempt: Hashable {
         package let ref: PhotoRef
@@ -83,7 +102,14 @@ package final class SimulationRun {
         self.options = options
         self.origin = origin
         random = SeededRandom(seed: options.seed)
-        core = CoordinatorCore(settings: Self.settings, now: origin)
+        databaseClockOffset = Double(Int.random(in: 0...100_000, using: &random))
+    }
+
+    /// The leader's core, while the leader the connections reach runs; nil between leaders and
+    /// while it is stopped.
+    package var core: CoordinatorCore? {
+        guard let slot = endpoint, coordinators[slot].process == .running else { return nil }
+        return coordinators[slot].core
     }
 
     package static let settings = CoordinatorCore.Settings(
@@ -98,11 +124,10 @@ package final class SimulationRun {
             workers.append(SimulatedWorker(id: "w\(slot)", concurrency: Int.random(in: 1...3, using: &random)))
             agenda.schedule(.workerStart(slot: slot), at: random.millis(0...200))
         }
+        startCoordinators()
         for _ in 0..<Int.random(in: 1...3, using: &random) { submitJob() }
-        agenda.schedule(.coordinatorHeartbeat, at: 1_000_000)
-        agenda.schedule(.retryTick, at: 250_000)
-        agenda.schedule(.writeCheck, at: 1_000_000)
         agenda.schedule(.fault, at: random.millis(200...1500))
+        if let every = options.leaderFaultEvery { agenda.schedule(.leaderFault, at: random.millis(500...Int64(every * 1000))) }
         let healAt = Int64(options.faultSeconds * 1e6)
         agenda.schedule(.heal, at: healAt)
         // After the heal every job must end; a run that goes on this long has one that never will.
@@ -116,21 +141,22 @@ package final class SimulationRun {
             steps += 1
             note(event)
             handle(event)
-            if violation == nil && !coordinator.down { checkState() }
-            if healing && !coordinator.down && jobIDs.allSatisfy({ core.jobs[$0]?.isFinished ?? true }) { break }
+            if violation == nil { checkLeases() }
+            if violation == nil, let core { checkState(of: core) }
+            if healing, let core, jobIDs.allSatisfy({ core.jobs[$0]?.isFinished ?? true }) { break }
         }
         return ClusterSimulation.Outcome(
             seed: options.seed, steps: steps, simulatedSeconds: seconds, violation: violation, digest: digest, trace: trace, summary: summary(),
-            faults: (tally.killed, tally.paused, tally.cutOff))
+            faults: (tally.killed, tally.paused, tally.cutOff), leadership: leadership)
     }
 
-    private func handle(_ event: SimulationEvent) {
+    package func handle(_ event: SimulationEvent) {
         switch event {
         case .toCoordinator(let connection, let worker, let message, let photos):
-            guard liveConnections.contains(connection), !coordinator.down else { return }
-            tellCore(.fromWorker(id: worker, key: nil, message: message, photos: photos[...]))
-            tellCore(.workerMessagesDrained)
-            tellCore(.turnEnded)
+            guard liveConnections.contains(connection), let slot = arrive(event, at: connectionOwner[connection] ?? 0) else { return }
+            tellCore(.fromWorker(id: worker, key: nil, message: message, photos: photos[...]), in: slot)
+            tellCore(.workerMessagesDrained, in: slot)
+            tellCore(.turnEnded, in: slot)
         case .toWorker(let slot, let connection, let body):
             deliver(body, to: slot, on: connection)
         case .photoStep(let slot, let incarnation, let job, let index, let attempt):
@@ -152,50 +178,77 @@ package final class SimulationRun {
             workers[slot].connection = 0
         case .connectionClosed(let connection):
             liveConnections.remove(connection)
-        case .coordinatorHeartbeat:
-            guard !coordinator.down else { return agenda.schedule(.coordinatorHeartbeat, at: time + 1_000_000) }
-            tellCore(.heartbeatTick(messagesWaiting: false))
-            tellCore(.turnEnded)
-            checkHeldAssignments()
-            agenda.schedule(.coordinatorHeartbeat, at: time + 1_000_000)
-        case .retryTick:
-            guard !coordinator.down else { return agenda.schedule(.retryTick, at: time + 250_000) }
-            tellCore(.retryTick)
-            tellCore(.turnEnded)
-            agenda.schedule(.retryTick, at: time + 250_000)
-        case .writeCheck:
-            guard !coordinator.down else { return agenda.schedule(.writeCheck, at: time + 1_000_000) }
-            tellCore(.writesOverdue(limit: writeTimeout))
-            tellCore(.turnEnded)
-            agenda.schedule(.writeCheck, at: time + 1_000_000)
+        case .coordinatorHeartbeat(let incarnation):
+            guard let slot = arrive(event, at: incarnation) else { return }
+            tellCore(.heartbeatTick(messagesWaiting: false), in: slot)
+            tellCore(.turnEnded, in: slot)
+            if endpoint == slot, let core { checkHeldAssignments(of: core) }
+            agenda.schedule(event, at: time + 1_000_000)
+        case .retryTick(let incarnation):
+            guard let slot = arrive(event, at: incarnation) else { return }
+            tellCore(.retryTick, in: slot)
+            tellCore(.turnEnded, in: slot)
+            agenda.schedule(event, at: time + 250_000)
+        case .writeCheck(let incarnation):
+            guard let slot = arrive(event, at: incarnation) else { return }
+            tellCore(.writesOverdue(limit: writeTimeout), in: slot)
+            tellCore(.turnEnded, in: slot)
+            agenda.schedule(event, at: time + 1_000_000)
         case .writeDone(let write, let incarnation):
-            guard incarnation == coordinator.incarnation, !coordinator.down else { return }
-            writeFinished(write)
+            guard let slot = arrive(event, at: incarnation) else { return }
+            writeFinished(write, in: slot)
         case .indexWritten(let jobID, let incarnation):
-            guard incarnation == coordinator.incarnation, !coordinator.down, let job = core.jobs[jobID] else { return }
+            guard let slot = arrive(event, at: incarnation), leaderMayAct(slot), let job = coordinators[slot].core?.jobs[jobID] else { return }
+            guard journalWrite(by: slot, "the end of job \(jobID)") else { return }
             job.enter(job.cancelledWhole ? .cancelled : .didFinish, at: Date(timeIntervalSince1970: 0))
             journal[jobID]?.noteState(of: job)
-            finishing.remove(jobID)
-            tellCore(.jobEnded(jobID))
-            tellCore(.turnEnded)
+            coordinators[slot].finishing.remove(jobID)
+            tellCore(.jobEnded(jobID), in: slot)
+            tellCore(.turnEnded, in: slot)
+        case .leaseTick(let incarnation):
+            guard let slot = arrive(event, at: incarnation) else { return }
+            leaseTick(slot)
+        case .leaseRequest(let incarnation, let renew, let token, let sentAt):
+            leaseRequestArrives(from: incarnation, renew: renew, token: token, sentAt: sentAt)
+        case .leaseAnswer(let incarnation, let renew, let grant, let sentAt):
+            guard let slot = arrive(event, at: incarnation) else { return }
+            leaseAnswered(slot, renew: renew, grant: grant, sentAt: sentAt)
+        case .coordinatorResumes(let incarnation):
+            resumeCoordinator(incarnation)
+        case .coordinatorStarts(let slot):
+            startCoordinator(slot)
         case .fault:
             guard !healing else { return }
             injectFault()
             agenda.schedule(.fault, at: time + random.millis(200...2500))
+        case .leaderFault:
+            guard !healing, let every = options.leaderFaultEvery else { return }
+            leadershipFault()
+            let mean = Int64(every * 1000)
+            agenda.schedule(.leaderFault, at: time + random.millis(mean / 2...mean * 3 / 2))
         case .heal:
             heal()
-        case .coordinatorKilled:
-            killCoordinator()
-        case .coordinatorStarts:
-            startCoordinator()
         }
+    }
+
+    /// The slot of coordinator incarnation `incarnation` if it is there to handle `event` now;
+    /// nil if it is gone, or stopped (then `event` waits in its inbox until it continues).
+    private func arrive(_ event: SimulationEvent, at incarnation: Int) -> Int? {
+        guard let slot = coordinators.firstIndex(where: { $0.incarnation == incarnation }), coordinators[slot].process != .down else { return nil }
+        guard !coordinators[slot].isPaused else {
+            coordinators[slot].inbox.append(event)
+            return nil
+        }
+        return slot
     }
 
     // MARK: - The network
 
+    /// A worker connects: it reaches the endpoint's process (or nobody, between leaders).
     package func openConnection() -> Int {
         lastConnection += 1
         liveConnections.insert(lastConnection)
+        connectionOwner[lastConnection] = endpoint.map { coordinators[$0].incarnation } ?? 0
         return lastConnection
     }
 
@@ -216,33 +269,68 @@ package final class SimulationRun {
     /// one), the others only counts.
     package static func tellsEveryPhoto(of job: String) -> Bool { job.hasSuffix("1") }
 
-    /// Hands `event` to the core now, then carries out what it decided, in order, by the driver
-    /// `CoordinatorNode.tellCore` uses: what the world answers (a batch refused) goes back to the
-    /// core once the actions in hand are carried out.
-    package func tellCore(_ event: CoordinatorEvent) {
-        coreDriver.tell(event, to: core, now: now) { perform($0) }
+    /// Hands `event` to the core of the coordinator in `slot` now, then carries out what it
+    /// decided, in order, by the driver `CoordinatorNode.tellCore` uses: what the world answers
+    /// (a batch refused) goes back to the core once the actions in hand are carried out. As the
+    /// node, it first checks that the lease lets it act (and steps down if not).
+    package func tellCore(_ event: CoordinatorEvent, in slot: Int) {
+        let coordinator = coordinators[slot]
+        guard let core = coordinator.core, leaderMayAct(slot) else { return }
+        let incarnation = coordinator.incarnation
+        coordinator.driver.tell(event, to: core, now: now) { perform($0, by: slot, incarnation: incarnation) }
     }
 
-    /// Carries out one action; answers whether it was done (false: a send that did not leave).
-    private func perform(_ action: CoordinatorAction) -> Bool {
+    /// A client's request: it reaches the leader the endpoint leads to, if one runs.
+    package func tellLeader(_ event: CoordinatorEvent) {
+        guard let slot = endpoint, coordinators[slot].process == .running else { return }
+        tellCore(event, in: slot)
+    }
+
+    /// Carries out one action of the core in `slot`; answers whether it was done (false: a send
+    /// that did not leave). A stopped process holds it until it continues; a process that
+    /// stepped down meanwhile does nothing more.
+    package func perform(_ action: CoordinatorAction, by slot: Int, incarnation: Int) -> Bool {
+        let coordinator = coordinators[slot]
+        guard coordinator.incarnation == incarnation, coordinator.lease != nil, let core = coordinator.core else { return true }
+        if coordinator.isPaused {
+            coordinator.held.append(action)
+            return true
+        }
+        switch action {
+        case .photosSettled, .journalLosses, .journalJobState:
+            if case .beforeNextJournalWrite(let stop)? = coordinator.plannedStop {
+                coordinator.plannedStop = nil
+                pauseCoordinator(slot, for: stop)
+                coordinator.held.append(action)
+                return true
+            }
+        case .sendToWorker, .sendGraphs, .writeResult:
+            // After a stop inside the event (see `PlannedStop`), the lease is checked again.
+            guard leaderMayAct(slot) else { return true }
+            checkActsUnderItsLease(slot, Self.actionName(action))
+        default: break
+        }
         noteAction(action)
         switch action {
         case .sendToWorker(let id, let body):
             checkEpoch(of: body, to: id)
-            return routeToWorker(id, body)
+            return routeToWorker(id, body, from: incarnation)
         case .sendGraphs(let id, let batch, let sequence):
             guard let message = try? Photocluster_V1_CoordinatorToWorker(serializedBytes: batch.message(sequence: sequence)),
-                routeToWorker(id, message.body!)
+                routeToWorker(id, message.body!, from: incarnation)
             else { return false }
             for (ref, attempt) in batch.sent { sentAttempts.insert(SentAttempt(ref: ref, attempt: attempt, worker: id)) }
             return true
         case .photosSettled(let jobID, let photos, _, let allSettled):
-            photosSettled(jobID, photos, allSettled: allSettled)
+            guard journalWrite(by: slot, "\(photos.count) photo(s) of job \(jobID)") else { return true }
+            photosSettled(jobID, photos, allSettled: allSettled, in: slot, core: core)
         case .writeResult(let result, let worker, _, let targets):
-            startWrite(result, from: worker, targets: targets)
+            startWrite(result, from: worker, targets: targets, in: slot)
         case .journalLosses(let job, let photo, let losses):
+            guard journalWrite(by: slot, "the losses of photo \(photo) of job \(job)") else { return true }
             journal[job]?.losses[photo] = losses
         case .journalJobState(let jobID):
+            guard journalWrite(by: slot, "job \(jobID)") else { return true }
             if let job = core.jobs[jobID] { journal[jobID]?.noteState(of: job) }
         case .stageReported, .spansReported, .rejected, .refusedProtocol, .workersChanged, .count, .log:
             break
@@ -250,9 +338,12 @@ package final class SimulationRun {
         return true
     }
 
-    /// A ROUTER sends to a peer only while its connection is up; the message is then on its way.
-    private func routeToWorker(_ id: String, _ body: Photocluster_V1_CoordinatorToWorker.OneOf_Body) -> Bool {
-        guard let slot = workers.firstIndex(where: { $0.id == id && $0.connection != 0 }) else { return false }
+    /// A ROUTER sends to a peer only while its connection to this process is up; the message is
+    /// then on its way.
+    private func routeToWorker(_ id: String, _ body: Photocluster_V1_CoordinatorToWorker.OneOf_Body, from incarnation: Int) -> Bool {
+        guard let slot = workers.firstIndex(where: { $0.id == id && $0.connection != 0 && connectionOwner[$0.connection] == incarnation }) else {
+            return false
+        }
         let connection = workers[slot].connection
         let arrival = max(lastArrival[connection]?.toWorker ?? 0, time + random.millis(0...15) + 50)
         lastArrival[connection, default: (0, 0)].toWorker = arrival
@@ -260,7 +351,8 @@ package final class SimulationRun {
         return true
     }
 
-    private func photosSettled(_ jobID: String, _ photos: [(photo: PhotoRecord, worker: String?)], allSettled: Bool) {
+    /// Photos settled, and journaled (the write was accepted): each settles once in the journal.
+    private func photosSettled(_ jobID: String, _ photos: [(photo: PhotoRecord, worker: String?)], allSettled: Bool, in slot: Int, core: CoordinatorCore) {
         if let job = core.jobs[jobID] {
             for (photo, _) in photos { journal[jobID]?.photos[Int(photo.index)] = JournaledPhoto(photo, of: job) }
             journal[jobID]?.noteState(of: job)
@@ -268,36 +360,46 @@ package final class SimulationRun {
         for (photo, _) in photos {
             let ref = PhotoRef(job: jobID, index: photo.index)
             if !settled.insert(ref).inserted { return fail("photo \(photo.index) of job \(jobID) settled twice") }
-            if photo.state == .done && !written.contains(ref) { return fail("photo \(photo.index) of job \(jobID) is done without its output written") }
+            if photo.state == .done && written[ref] == nil { return fail("photo \(photo.index) of job \(jobID) is done without its output written") }
         }
-        guard allSettled, let job = core.jobs[jobID], !job.isFinished, finishing.insert(jobID).inserted else { return }
+        let coordinator = coordinators[slot]
+        guard allSettled, let job = core.jobs[jobID], !job.isFinished, coordinator.finishing.insert(jobID).inserted else { return }
         if !job.cancelledWhole { job.enter(.willFinish, at: Date(timeIntervalSince1970: 0)) }
         agenda.schedule(.indexWritten(jobID, coordinator: coordinator.incarnation), at: time + random.millis(1...20))
     }
 
-    private func startWrite(_ result: Photocluster_V1_PhotoResult, from worker: String, targets: [(index: UInt32, name: String)]) {
+    private func startWrite(_ result: Photocluster_V1_PhotoResult, from worker: String, targets: [(index: UInt32, name: String)], in slot: Int) {
         let ref = PhotoRef(job: result.jobID, index: result.photoIndex)
         guard sentAttempts.contains(SentAttempt(ref: ref, attempt: result.attempt, worker: worker)) else {
             return fail("a result for attempt \(result.attempt) of photo \(result.photoIndex) of job \(result.jobID) from \(worker), which was never sent that attempt, is being written")
         }
-        for target in targets where written.contains(PhotoRef(job: result.jobID, index: target.index)) {
+        let token = coordinators[slot].lease?.token ?? 0
+        for target in targets {
+            let ref = PhotoRef(job: result.jobID, index: target.index)
+            // A later leader may write again an output whose photo an earlier one never
+            // journaled as settled (the file is replaced whole); one leader never writes twice.
+            guard let writer = written[ref], writer == token || journal[ref.job]?.photos[Int(ref.index)] != nil else { continue }
             return fail("photo \(target.index) of job \(result.jobID) is written a second time")
         }
         // Most writes take milliseconds; a few fail, and a few hang past the write timeout.
         let hangs = random.chance(0.02)
         let errors: [Error?] = targets.map { _ in random.chance(0.02) ? SimulatedWriteFailure() : nil }
         let write = WrittenResult(result: result, worker: worker, targets: targets, errors: errors)
-        agenda.schedule(.writeDone(write, coordinator: coordinator.incarnation), at: time + (hangs ? random.millis(6000...9000) : random.millis(1...30)))
+        agenda.schedule(.writeDone(write, coordinator: coordinators[slot].incarnation), at: time + (hangs ? random.millis(6000...9000) : random.millis(1...30)))
     }
 
-    private func writeFinished(_ write: WrittenResult) {
+    /// A write ends on the writer thread: its file is renamed into place only while the lease
+    /// lets the leader act (a leader that may not act writes no output).
+    private func writeFinished(_ write: WrittenResult, in slot: Int) {
+        guard leaderMayAct(slot), let core = coordinators[slot].core, let token = coordinators[slot].lease?.token else { return }
+        checkActsUnderItsLease(slot, "wrote an output")
         for (target, error) in zip(write.targets, write.errors) where error == nil {
             let ref = PhotoRef(job: write.result.jobID, index: target.index)
             // As the node does: a file for a photo settled meanwhile is removed, never kept.
-            if core.jobs[ref.job]?.photo(ref.index)?.isSettled == false { written.insert(ref) }
+            if core.jobs[ref.job]?.photo(ref.index)?.isSettled == false { written[ref] = token }
         }
-        tellCore(.resultsWritten([write]))
-        tellCore(.turnEnded)
+        tellCore(.resultsWritten([write]), in: slot)
+        tellCore(.turnEnded, in: slot)
     }
 
     package func fail(_ what: String) {

@@ -22,7 +22,7 @@ final class ClusterSimulationTests: XCTestCase {
 
     /// The runs have what they are meant to test: faults, and work in flight when they strike.
     func testRunsKillPauseAndCutOffWorkersWhileTheyHoldPhotos() {
-        let faults = (1...20).map { ClusterSimulation.run(.init(seed: UInt64($0)), from: .now).faults }
+        let faults = (1...30).map { ClusterSimulation.run(.init(seed: UInt64($0)), from: .now).faults }
         XCTAssertGreaterThan(faults.map(\.killed).reduce(0, +), 20)
         XCTAssertGreaterThan(faults.map(\.stopped).reduce(0, +), 10)
         XCTAssertGreaterThan(faults.map(\.cutOff).reduce(0, +), 10)
