@@ -89,7 +89,7 @@ final class PostgresJournalTests: XCTestCase {
         XCTAssertEqual(restored.owner, "client-key")
         XCTAssertEqual(restored.total, 3)
         XCTAssertEqual([restored.requeues, restored.retries], [2, 3])
-        XCTAssertEqual(restored.epoch, 7)
+        XCTAssertEqual(restored.epoch, 8, "one past the journal's: the stopped coordinator may have sent the next epoch without journaling it")
         XCTAssertTrue(restored.suspendedByClient)
         XCTAssertEqual(restored.viewport.visible, 1...2)
         XCTAssertEqual(restored.viewport.prefetch, 4)
