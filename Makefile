@@ -71,6 +71,7 @@ bench: deps
 	.build/release/ViewportFloodBenchmark --cluster $(RELEASE_CLUSTER)
 	.build/release/DispatchBenchmark
 	.build/release/DispatchBenchmark --photos 100000 --state /tmp
+	CLUSTER=$(RELEASE_CLUSTER) bench/takeover 3 5
 	.build/release/cluster simulate --seeds 10000
 	bench/stage-priority 3
 	bench/memory-budget .build/release/cluster
