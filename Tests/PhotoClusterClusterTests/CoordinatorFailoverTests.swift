@@ -53,15 +53,17 @@ final class CoordinatorFailoverTests: XCTestCase {
     private func startCoordinator(at place: Int) throws -> CoordinatorNode {
         let node = CoordinatorNode(
             configuration: CoordinatorConfiguration(
-                workerEndpoint: workerEndpoint(place), clientEndpoint: clientEndpoint(place), heartbeatInterval: 0.2, stateDirectory: state),
+                workerEndpoint: workerEndpoint(place), clientEndpoint: clientEndpoint(place), heartbeatInterval: 0.2, heartbeatLiveness: 50,
+                stateDirectory: state),
             context: try context())
         try node.start()
         coordinators.append(node)
         return node
     }
 
-    /// A worker given A then B; its liveness is 30 s, far longer than any wait here, so only a
-    /// refused or closed connection can make it move.
+    /// A worker given A then B. It takes the coordinator's heartbeat settings once welcomed:
+    /// 0.2 s × 50, 10 s of silence, far longer than any wait here (a busy host may well hold a
+    /// coordinator up for 0.6 s), so only a refused or closed connection can make it move.
     private func startWorker() throws -> WorkerNode {
         var configuration = WorkerConfiguration(
             coordinatorEndpoint: workerEndpoint(a), workerID: "follower", engine: .init(concurrency: 1).allowingLoopback(),
