@@ -258,9 +258,6 @@ extension CoordinatorNode {
         let from = submit.label.isEmpty ? "a client" : submit.label
         log("job \(jobID) accepted: \(submit.photos.count) photos from \(from) (\(Requester.client(key: key).description(authorizedKeys))) → \(job.outputLocation)", job: jobID)
         publish(jobID, .phase(.preparation))
-        job.enter(.inProgress, at: Date())
-        journaling("job \(jobID)") { try $0.recordJobState(job) }
-        publish(jobID, .phase(.inProgress))
         tellCore(.jobOpened(job))
     }
 

@@ -3,29 +3,24 @@ import PhotoClusterCore
 import PhotoClusterProto
 import PhotoClusterScheduling
 
-/// The end of a job: will finish (write `index.json`) → did finish, or, for a cancelled job,
-/// its cancel handlers (remove temporary files, record what was cancelled) → cancelled. Either
-/// way no temporary file of the job stays: a coordinator killed while writing a result leaves
-/// one, which the coordinator that finishes the job (restarted from the journal) removes. For a
-/// job whose workers store its outputs, the index goes to the same place (see `IndexStore`).
+/// What the node does for a job's end, as the core decides it (`CoordinatorCore+Lifecycle`):
+/// it writes `index.json` and removes the temporary files the job's writes may have left (a
+/// coordinator killed while writing a result leaves one, which the coordinator that finishes the
+/// job, restarted from the journal, removes), then tells the core; once the core ends the job,
+/// it journals the end and tells the clients. For a job whose workers store its outputs, the
+/// index goes to the same place (see `IndexStore`).
 ///
 /// The files are written on a writer thread, never on the loop: a write to a file system that
-/// stopped answering (a hung network mount) would stop every job. A job whose index has not
-/// been written within `writeTimeout` ends without it, with an error in the log.
+/// stopped answering (a hung network mount) would stop every job. The core ends a job whose
+/// index has not been written within `writeTimeout` without it.
 extension CoordinatorNode {
-    func finish(_ jobID: String) {
-        guard let job = jobs[jobID], !job.isFinished, finishing[jobID] == nil else { return }
-        let phase: Photocluster_V1_JobPhase = job.cancelledWhole ? .cancelled : .didFinish
-        if phase == .didFinish {
-            jobs[jobID]?.enter(.willFinish, at: Date())
-            publish(jobID, .phase(.willFinish))
-        }
-        finishing[jobID] = FinishingJob(phase: phase, since: .now)
-        let snapshot = jobs[jobID]!.snapshot()
+    /// `.writeIndex`: answered with `.indexWritten` on the loop.
+    func writeIndex(of jobID: String) {
+        guard let job = jobs[jobID] else { return }
+        let snapshot = job.snapshot()
         if let place = job.place {
-            // The workers stored the outputs; the index goes to the same place (see `IndexStore`).
             indexStore.store(snapshot, in: place) { [weak self] problem in
-                self?.loop.post { self?.indexWritten(jobID, problem: problem.map { "index.json not stored: \($0)" }) }
+                self?.loop.post { self?.tellCore(.indexWritten(jobID, problem: problem.map { "index.json not stored: \($0)" })) }
             }
             return
         }
@@ -34,35 +29,21 @@ extension CoordinatorNode {
         writers.submit { [weak self] in
             if let directory { Self.removeTemporaryFiles(of: snapshot, in: directory) }
             let failure = Self.writeIndex(of: snapshot, in: directory, problem: problem)
-            self?.loop.post { self?.indexWritten(jobID, problem: failure) }
+            self?.loop.post { self?.tellCore(.indexWritten(jobID, problem: failure)) }
         }
     }
 
-    /// Back on the loop: the index is written (or could not be, or took too long): the job ends.
-    private func indexWritten(_ jobID: String, problem: String?) {
-        guard let finishing = finishing.removeValue(forKey: jobID), jobs[jobID] != nil else { return }
-        if let problem { log(.error, "job \(jobID): \(problem)", job: jobID) }
-        jobs[jobID]?.enter(finishing.phase, at: Date())
+    /// `.jobFinished`: the job ended; it is journaled and its clients hear of it.
+    func jobFinished(_ jobID: String, problem: String?) {
         guard let finished = jobs[jobID] else { return }
+        if let problem { log(.error, "job \(jobID): \(problem)", job: jobID) }
         journaling("job \(jobID)") { try $0.recordJobFinished(finished) }
         let p = finished.progress
         log("job \(jobID) \(finished.phase == .cancelled ? "cancelled" : "finished"): \(p.succeeded) ok, \(p.failed) failed, \(p.cancelled) cancelled in \(String(format: "%.2f", finished.elapsed(at: Date()))) s", job: jobID)
         publish(jobID, .phase(finished.phase))
         sendFinishedSummary(of: jobID, to: subscribers[jobID]?.all ?? [])
-        tellCore(.jobEnded(jobID))
         // Nothing more is written there (a result still being written holds the directory).
         outputDirectories.removeValue(forKey: jobID)
-        finishedOrder.append(jobID)
-        forgetOldFinishedJobs()
-    }
-
-    /// Ends the jobs whose index has not been written within `writeTimeout`.
-    func finishJobsWithStuckIndexes(now: MonotonicInstant = .now) {
-        let limit = configuration.writeTimeout
-        for (jobID, entry) in finishing where now.seconds(since: entry.since) > limit {
-            let directory = jobs[jobID]?.outputLocation ?? "?"
-            indexWritten(jobID, problem: "index.json was not written in \(directory) within \(Int(limit)) s (is its file system stuck, a hung network mount?); the job ends without it")
-        }
     }
 
     /// `index.json` in the output directory (see `JobIndex`); returns why it could not be
@@ -88,10 +69,4 @@ extension CoordinatorNode {
             directory.remove(named: name)
         }
     }
-}
-
-/// A job whose index is being written: the phase it ends in, and since when.
-struct FinishingJob {
-    let phase: Photocluster_V1_JobPhase
-    let since: MonotonicInstant
 }

@@ -1,20 +1,14 @@
 import Foundation
+import PhotoClusterScheduling
 
-/// A coordinator runs for months: it keeps every open job and the last finished ones
+/// A coordinator runs for months: the core keeps every open job and the last finished ones
 /// (`finishedJobsKept`, for `cluster status`, `cluster watch` and the dashboard) and forgets the
-/// rest, in memory and in the journal. A forgotten job's outcome stays where its user looks for
-/// it: the photos and `index.json` in its output directory.
+/// rest; the node drops what it keeps of them, in memory and in the journal. A forgotten job's
+/// outcome stays where its user looks for it: the photos and `index.json` in its output directory.
 extension CoordinatorNode {
-    /// Loop thread (or `start`, before the loop runs). `finishedOrder` holds the finished jobs,
-    /// the first to finish first (as the journal recorded them, for those restored).
-    func forgetOldFinishedJobs() {
-        let excess = finishedOrder.count - configuration.finishedJobsKept
-        guard excess > 0 else { return }
-        let forgotten = finishedOrder.prefix(excess)
-        finishedOrder.removeFirst(excess)
-        let known = forgotten.compactMap { jobs[$0] }
-        tellCore(.jobsForgotten(Array(forgotten)))
-        for job in known {
+    /// `.jobsForgotten`.
+    func forget(_ forgotten: [Job]) {
+        for job in forgotten {
             let id = job.id
             subscribers.removeValue(forKey: id)
             jobsToldEveryPhoto.remove(id)

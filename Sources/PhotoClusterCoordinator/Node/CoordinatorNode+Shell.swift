@@ -40,7 +40,7 @@ extension CoordinatorNode {
     /// meanwhile goes in the same way once those actions are done (`CoreDriver`, which the
     /// simulator drives the core with too).
     func tellCore(_ event: CoordinatorEvent, now: MonotonicInstant = .now) {
-        coreDriver.tell(event, to: core, now: now) { perform($0) }
+        coreDriver.tell(event, to: core, now: now, wallClock: Date()) { perform($0) }
     }
 
     /// Tells the core whether any client of the job hears of each photo as it settles, when that
@@ -73,10 +73,20 @@ extension CoordinatorNode {
             return send(encoded: Envelope.encode(message), to: id)
         case .sendGraphs(let id, let batch, let sequence):
             return send(encoded: batch.message(sequence: sequence), to: id)
-        case .photosSettled(let jobID, let settled, let progress, let allSettled):
-            photosSettled(jobID, settled, progress: progress, allSettled: allSettled)
+        case .photosSettled(let jobID, let settled, let progress):
+            photosSettled(jobID, settled, progress: progress)
         case .writeResult(let result, let worker, let encoded, let targets):
             queueWrite(result, from: worker, encoded: encoded, targets: targets)
+        case .removeOutputs(let write, let names):
+            removeOutputs(names, of: write)
+        case .jobPhase(let jobID, let phase):
+            publish(jobID, .phase(phase))
+        case .writeIndex(let jobID):
+            writeIndex(of: jobID)
+        case .jobFinished(let jobID, let problem):
+            jobFinished(jobID, problem: problem)
+        case .jobsForgotten(let forgotten):
+            forget(forgotten)
         case .journalLosses(let job, let photo, let losses):
             journaling("the losses of photo \(photo) of job \(job)") { try $0.recordWorkerLosses(losses, photo: photo, of: job) }
         case .journalJobState(let jobID):
@@ -103,18 +113,14 @@ extension CoordinatorNode {
     }
 
     /// Settled photos: journaled, told to the clients (every photo's status, then the counts
-    /// once, then the job's end), and the job finished when they were its last. The counts and
-    /// whether they were the last come with the action: photos settled later in the same event
-    /// are told by the actions after it.
-    private func photosSettled(
-        _ jobID: String, _ settled: [(photo: PhotoRecord, worker: String?)], progress: Photocluster_V1_JobProgress, allSettled: Bool
-    ) {
+    /// once). The counts come with the action: photos settled later in the same event are told
+    /// by the actions after it.
+    private func photosSettled(_ jobID: String, _ settled: [(photo: PhotoRecord, worker: String?)], progress: Photocluster_V1_JobProgress) {
         guard let job = jobs[jobID] else { return }
         for (photo, worker) in settled { recordEnd(of: photo, job: jobID, worker: worker) }
         journaling("\(settled.count) photo(s) of job \(jobID)") { try $0.recordPhotos(settled.map(\.photo), of: job) }
         for (photo, _) in settled { publishStatus(of: photo, in: jobID) }
         publishProgress(progress, of: jobID)
-        if allSettled && !job.isFinished { finish(jobID) }
     }
 
     private func count(_ counter: CoordinatorAction.Counter) {

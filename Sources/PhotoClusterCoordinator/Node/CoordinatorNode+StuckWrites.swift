@@ -13,7 +13,6 @@ extension CoordinatorNode {
     func expireStuckWrites(now: MonotonicInstant = .now) {
         let limit = configuration.writeTimeout
         tellCore(.writesOverdue(limit: limit), now: now)
-        finishJobsWithStuckIndexes(now: now)
         for (token, preparing) in preparingDirectories where now.seconds(since: preparing.since) > limit {
             preparingDirectories.removeValue(forKey: token)
             refuse(preparing.client, preparing.requestID, "cannot use the output directory \(preparing.submit.outputDir): no answer from its file system within \(Int(limit)) s (is it a hung network mount?)")

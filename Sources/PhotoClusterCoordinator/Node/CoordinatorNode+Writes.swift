@@ -72,18 +72,19 @@ extension CoordinatorNode {
         }
     }
 
-    /// Back on the loop thread: the files are in place (or could not be written). A file
-    /// written for a photo that settled meanwhile (cancelled for good, or given up by
-    /// `expireStuckWrites`) is removed, on a writer thread (the directory may be slow): no file
-    /// that looks finished is left for it. The core settles the others.
+    /// Back on the loop thread: the files are in place (or could not be written); the core
+    /// settles their photos, and asks for the files of photos settled meanwhile to be removed
+    /// (`removeOutputs`).
     private func resultsWritten(_ writes: [ResultWrite]) {
-        for write in writes {
-            recordWriteSpan(write)
-            guard let directory = write.directory else { continue }
-            for (target, error) in zip(write.targets, write.errors) where error == nil {
-                if jobs[write.result.jobID]?.photo(target.index)?.isSettled != false { writers.submit { directory.remove(named: target.name) } }
-            }
-        }
-        tellCore(.resultsWritten(writes.map { WrittenResult(result: $0.result, worker: $0.worker, targets: $0.targets, errors: $0.errors) }))
+        for write in writes { recordWriteSpan(write) }
+        tellCore(.resultsWritten(writes.map {
+            WrittenResult(result: $0.result, worker: $0.worker, targets: $0.targets, errors: $0.errors, destination: $0.directory)
+        }))
+    }
+
+    /// `.removeOutputs`: on a writer thread (the directory may be slow).
+    func removeOutputs(_ names: [String], of write: WrittenResult) {
+        guard let directory = write.destination as? JobDirectory else { return }
+        writers.submit { for name in names { directory.remove(named: name) } }
     }
 }

@@ -32,8 +32,6 @@ public final class CoordinatorNode: @unchecked Sendable {
     // Loop-thread state.
     var workerSocket: ZMQSocket!
     var clientSocket: ZMQSocket!
-    /// Finished jobs, the first to finish first: the oldest are forgotten (see `forgetOldFinishedJobs`).
-    var finishedOrder: [String] = []
     /// Who hears about each job, and how much.
     var subscribers = SlotTable<String, JobSubscribers>()
     /// The jobs the core was last told a client hears of photo by photo (`noteEveryPhotoAudience`).
@@ -43,8 +41,7 @@ public final class CoordinatorNode: @unchecked Sendable {
     /// Messages for clients whose connections are full, sent as they read.
     var clientOutbox = ClientOutbox()
     var droppedFrames = 0
-    /// Jobs whose `index.json` is being written, and submitted jobs whose directory is being opened.
-    var finishing: [String: FinishingJob] = [:]
+    /// Submitted jobs whose directory is being opened.
     var preparingDirectories: [UUID: PreparingDirectory] = [:]
     /// Results of this turn, handed to the writer threads when it ends.
     var writesToSubmit: [ResultWrite] = []
@@ -124,7 +121,8 @@ public final class CoordinatorNode: @unchecked Sendable {
             coordinatorID: coordinatorID, heartbeatInterval: configuration.heartbeatInterval, heartbeatLiveness: configuration.heartbeatLiveness,
             maxAttempts: configuration.maxAttempts, retryBackoff: configuration.retryBackoff, maxWorkerLosses: configuration.maxWorkerLosses,
             workerBudgets: configuration.workerBudgets,
-            resultLimit: configuration.workerBudgets.resultLimit(messageLimit: configuration.maxMessageBytes))
+            resultLimit: configuration.workerBudgets.resultLimit(messageLimit: configuration.maxMessageBytes),
+            finishedJobsKept: configuration.finishedJobsKept)
         core = CoordinatorCore(settings: settings, now: .now)
     }
 
@@ -146,19 +144,17 @@ public final class CoordinatorNode: @unchecked Sendable {
         if let root = configuration.outputRoot { outputRoot = try OutputRoot(root) }
         if let term = configuration.leadership { startKeepingLease(term) }
         if let journal = try openJournal() {
-            for job in try journal.loadJobs() {
-                core.open(job)
-                if !job.isFinished {
-                    // Its epoch, one past the journal's (see `Job.restore`), is journaled before
-                    // anything is sent at it, so a coordinator that follows this one goes past it.
-                    try journal.recordJobState(job)
-                    log("job \(job.id) restored from the journal: \(job.progress.done)/\(job.total) photos settled", job: job.id)
-                    if job.place == nil { reopenOutputDirectory(of: job) }
-                }
+            let restored = try journal.loadJobs()
+            for job in restored where !job.isFinished {
+                log("job \(job.id) restored from the journal: \(job.progress.done)/\(job.total) photos settled", job: job.id)
+                if job.place == nil { reopenOutputDirectory(of: job) }
             }
-            finishedOrder = try journal.idsInFinishOrder().filter { jobs[$0]?.isFinished == true }
             self.journal = journal
-            forgetOldFinishedJobs()
+            // The core journals each open job's new epoch, forgets the finished jobs past
+            // retention and finishes those that stopped between their last photo and their end;
+            // the epochs are durable before anything is sent.
+            tellCore(.jobsRestored(restored, finishOrder: try journal.idsInFinishOrder()))
+            if journal.database.batchIsOpen { try journal.database.commitBatch() }
         }
         if let curve = configuration.curve {
             // The handler must be in place before a CURVE server binds, or anyone who knows
@@ -243,10 +239,6 @@ public final class CoordinatorNode: @unchecked Sendable {
             expireStuckWrites()
         }
         loop.every(JobSubscribers.countsInterval) { [unowned self] in sendWaitingCounts() }
-        // A job restored with every photo settled stopped between its last photo and its
-        // finish: only a photo's end finishes a job, and none will come, so finish it now.
-        let settledRestored = jobOrder.filter { jobs[$0].map { !$0.isFinished && $0.allSettled } ?? false }
-        loop.post { [unowned self] in for id in settledRestored { finish(id) } }
         loop.start { [unowned self] in
             // A loop ended because the lease lapsed writes nothing more.
             if !self.loop.endedByGate { self.commitJournal() }

@@ -12,14 +12,27 @@ package enum CoordinatorAction {
     /// Graphs for a worker, as one `AssignGraphs` numbered `sequence`. The core records them as
     /// sent; one that cannot leave comes back as `.graphsRefused`.
     case sendGraphs(String, GraphBatch, sequence: UInt64)
-    /// Photos settled (done, failed or cancelled): journal them, tell the clients, and finish
-    /// the job when it was the last. `progress`: the job's counts right after them, and
-    /// `allSettled`: whether they were its last, as of the decision (the shell carries it out
-    /// after the rest of the event is decided, when more photos may have settled).
-    case photosSettled(job: String, [(photo: PhotoRecord, worker: String?)], progress: Photocluster_V1_JobProgress, allSettled: Bool)
+    /// Photos settled (done, failed or cancelled): journal them and tell the clients.
+    /// `progress`: the job's counts right after them (photos settled later in the same event
+    /// are told by the actions after it).
+    case photosSettled(job: String, [(photo: PhotoRecord, worker: String?)], progress: Photocluster_V1_JobProgress)
     /// Write a result's photo under each target's name in the job's directory; answered later
     /// with `.resultsWritten`.
     case writeResult(Photocluster_V1_PhotoResult, worker: String, encoded: Data, targets: [(index: UInt32, name: String)])
+    /// Remove files just written for photos that settled meanwhile (cancelled for good, or their
+    /// write given up): no file that looks finished is left for them.
+    case removeOutputs(WrittenResult, names: [String])
+    /// The job entered `phase` (in progress, will finish): tell its clients.
+    case jobPhase(job: String, Photocluster_V1_JobPhase)
+    /// Write the job's `index.json` (and remove the temporary files its writes may have left);
+    /// answered with `.indexWritten`.
+    case writeIndex(String)
+    /// The job ended (did finish, or cancelled; `problem`: why it has no index): journal it,
+    /// tell its clients its phase and summary, and keep no more of its directory.
+    case jobFinished(job: String, problem: String?)
+    /// Finished jobs forgotten by retention: drop what the shell keeps of them, in memory and
+    /// in the journal.
+    case jobsForgotten([Job])
     /// Journal the photo's worker losses (nil: none left).
     case journalLosses(job: String, photo: UInt32, WorkerLosses?)
     /// Journal the job's control state (viewport, epoch, suspension) and its photos' states.

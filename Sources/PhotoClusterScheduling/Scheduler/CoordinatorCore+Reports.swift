@@ -217,6 +217,7 @@ extension CoordinatorCore {
             settled.append((photo, worker))
         }
         guard let job = jobs[jobID] else { return }
-        emit(.photosSettled(job: jobID, settled, progress: job.progress, allSettled: job.allSettled))
+        emit(.photosSettled(job: jobID, settled, progress: job.progress))
+        if job.allSettled { beginFinishing(jobID) }
     }
 }

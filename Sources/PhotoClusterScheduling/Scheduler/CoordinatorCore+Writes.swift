@@ -16,7 +16,8 @@ extension CoordinatorCore {
         emit(.writeResult(result, worker: worker, encoded: encoded, targets: targets))
     }
 
-    /// The files are in place (or could not be written).
+    /// The files are in place (or could not be written). A file written for a photo that settled
+    /// meanwhile is removed, never kept.
     package func resultsWritten(_ writes: [WrittenResult]) {
         let wasBacklogged = writesBacklogged
         defer { if wasBacklogged && !writesBacklogged { dispatch() } }
@@ -30,9 +31,15 @@ extension CoordinatorCore {
                 bytesBeingWritten -= bytes
             }
             let result = write.result
+            var settledMeanwhile: [String] = []
+            defer { if !settledMeanwhile.isEmpty { emit(.removeOutputs(write, names: settledMeanwhile)) } }
             for (target, error) in zip(write.targets, write.errors) {
                 writing.removeValue(forKey: PhotoRef(job: result.jobID, index: target.index))
-                guard let photo = jobs[result.jobID]?.photo(target.index), !photo.isSettled else { continue }
+                guard let photo = jobs[result.jobID]?.photo(target.index), !photo.isSettled else {
+                    // Cancelled for good, or its write given up (`expireStuckWrites`): its file goes.
+                    if error == nil { settledMeanwhile.append(target.name) }
+                    continue
+                }
                 if let error {
                     jobs[result.jobID]?.markFailed(target.index, stage: "write", reason: "\(error)")
                 } else {

@@ -3,10 +3,11 @@ import Logging
 import PhotoClusterCore
 import PhotoClusterProto
 
-/// The coordinator's scheduling, as a state machine: the jobs, the workers, the attempts sent,
-/// the losses, the viewport epochs, the credit and the write backlog, changed only by the events
-/// `handle(_:now:)` is given, and acting on the world only through the actions it decides, in
-/// order, which its shell takes once `handle` has returned (`takeActions(into:)`).
+/// The coordinator's scheduling, as a state machine: the jobs and each one's whole life, the
+/// workers, the attempts sent, the losses, the viewport epochs, the credit and the write backlog,
+/// changed only by the events `handle(_:now:wallClock:)` is given, and acting on the world only
+/// through the actions it decides, in order, which its shell takes once `handle` has returned
+/// (`takeActions(into:)`).
 ///
 /// It holds no reference to its shell and calls nothing of it: what the shell learns while it
 /// carries out the actions (a batch of graphs refused, a write that failed at once) comes back as
@@ -29,12 +30,14 @@ package final class CoordinatorCore {
         package var workerBudgets: WorkerBudgets
         /// The largest result a worker may send (announced in each welcome).
         package var resultLimit: Int64
+        /// Finished jobs kept (the last to finish); older ones are forgotten.
+        package var finishedJobsKept: Int
 
         /// The defaults are the coordinator's own (`CoordinatorConfiguration`).
         package init(
             coordinatorID: String, heartbeatInterval: TimeInterval = 1, heartbeatLiveness: Int = 3, maxAttempts: UInt32 = 3,
             retryBackoff: TimeInterval = 0.25, maxWorkerLosses: UInt32 = 3, workerBudgets: WorkerBudgets = WorkerBudgets(),
-            resultLimit: Int64 = 256 << 20
+            resultLimit: Int64 = 256 << 20, finishedJobsKept: Int = 100
         ) {
             self.coordinatorID = coordinatorID
             self.heartbeatInterval = heartbeatInterval
@@ -44,6 +47,7 @@ package final class CoordinatorCore {
             self.maxWorkerLosses = maxWorkerLosses
             self.workerBudgets = workerBudgets
             self.resultLimit = resultLimit
+            self.finishedJobsKept = max(1, finishedJobsKept)
         }
     }
 
@@ -53,6 +57,8 @@ package final class CoordinatorCore {
     private var actions: [CoordinatorAction] = []
     /// The time of the event being handled.
     package private(set) var now: MonotonicInstant
+    /// The wall clock's reading with it: the instants a job's summary shows (created, finished).
+    package private(set) var wallClock = Date(timeIntervalSince1970: 0)
 
     package var jobs = SlotTable<String, Job>()
     package var jobOrder: [String] = []
@@ -93,6 +99,10 @@ package final class CoordinatorCore {
     /// Jobs a client hears of photo by photo (the shell's `.clientsHearEveryPhoto`): their photos
     /// settled together are told one by one, each with the counts after it (`EventDetail`).
     package private(set) var jobsToldEveryPhoto: Set<String> = []
+    /// Jobs whose index is being written (see `CoordinatorCore+Lifecycle`).
+    package internal(set) var finishing: [String: FinishingJob] = [:]
+    /// Finished jobs, the first to finish first: the oldest are forgotten.
+    package internal(set) var finishedOrder: [String] = []
     /// The turn has ended (`.turnEnded`, and the shell's answers to what it sent then): graphs
     /// assigned now leave at once, as no other end of turn will come for them.
     private var turnHasEnded = false
@@ -105,8 +115,9 @@ package final class CoordinatorCore {
 
     /// Handles one event at `now`; the actions it leads to wait, in order, for the shell to take
     /// them (`takeActions(into:)`) once it returns.
-    package func handle(_ event: CoordinatorEvent, now: MonotonicInstant) {
+    package func handle(_ event: CoordinatorEvent, now: MonotonicInstant, wallClock: Date) {
         self.now = now
+        self.wallClock = wallClock
         switch event {
         case .graphsRefused, .clientsHearEveryPhoto: break
         case .turnEnded: turnHasEnded = true
@@ -124,8 +135,9 @@ package final class CoordinatorCore {
         case .turnEnded:
             sendAssignedGraphs()
         case .jobOpened(let job):
-            open(job)
-            dispatch()
+            start(job)
+        case .jobsRestored(let restored, let finishOrder):
+            restore(restored, finishOrder: finishOrder)
         case .viewport(let jobID, let viewport, let arrivedAt):
             setViewport(jobID, viewport, arrivedAt: arrivedAt)
         case .suspend(let jobID, let suspended, let arrivedAt):
@@ -135,17 +147,15 @@ package final class CoordinatorCore {
             cancelPhotos(of: jobID, names: names)
         case .drainWorker(let id, let timeoutMs):
             askToDrain(id, timeoutMs: timeoutMs)
-        case .jobEnded(let jobID):
-            openJobs.removeAll { $0 == jobID }
-            for worker in workers.keys { sendToWorker(worker, .jobClosed(.with { $0.jobID = jobID })) }
-        case .jobsForgotten(let ids):
-            forget(ids)
+        case .indexWritten(let jobID, let problem):
+            indexWritten(jobID, problem: problem)
         case .workerRemoved(let id, let departure):
             loseWorker(id, departure)
         case .resultsWritten(let writes):
             resultsWritten(writes)
         case .writesOverdue(let limit):
             expireStuckWrites(after: limit)
+            finishJobsWithStuckIndexes(after: limit)
         case .graphsRefused(let refused):
             graphsRefused(refused, turnHasEnded: turnHasEnded)
         case .clientsHearEveryPhoto(let jobID, let hear):
@@ -165,7 +175,7 @@ package final class CoordinatorCore {
         capabilitiesChanged = true
     }
 
-    private func forget(_ ids: [String]) {
+    func forget(_ ids: [String]) {
         let gone = Set(ids)
         jobOrder.removeAll { gone.contains($0) }
         openJobs.removeAll { gone.contains($0) }

@@ -2,7 +2,7 @@ import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
 
-/// What reaches the scheduling core (`CoordinatorCore.handle(_:now:)`): messages, timers and
+/// What reaches the scheduling core (`CoordinatorCore.handle(_:now:wallClock:)`): messages, timers and
 /// the outcomes of what the shell did for it (what a send or a write came to, handed in after
 /// the `handle` that decided it has returned).
 package enum CoordinatorEvent {
@@ -18,18 +18,19 @@ package enum CoordinatorEvent {
     case retryTick
     /// The shell's turn ends: the graphs assigned during it leave.
     case turnEnded
-    /// A job submitted (and journaled) or restored.
+    /// A job submitted (and journaled): it starts.
     case jobOpened(Job)
+    /// The jobs of the journal, as a restarted coordinator or a new leader reads them, and the
+    /// finished ones' ids, the first to finish first (see `CoordinatorCore+Lifecycle`).
+    case jobsRestored([Job], finishOrder: [String])
     case viewport(job: String, Viewport, arrivedAt: MonotonicInstant)
     case suspend(job: String, Bool, arrivedAt: MonotonicInstant)
     /// Photos cancelled by name; every photo (and the job) when `names` is empty.
     case cancel(job: String, names: Set<String>)
     /// An admin asked a worker to drain (see `DrainRequest`); 0: the worker's own timeout.
     case drainWorker(String, timeoutMs: UInt32)
-    /// The job's index is written (or given up): it is closed on the workers.
-    case jobEnded(String)
-    /// Finished jobs forgotten by retention.
-    case jobsForgotten([String])
+    /// The job's index (`.writeIndex`) is written, or could not be (`problem`, for the log).
+    case indexWritten(String, problem: String?)
     /// The shell dropped a worker (its key was removed).
     case workerRemoved(String, WorkerDeparture)
     /// Results the shell wrote (or could not write).
@@ -69,11 +70,14 @@ package struct WrittenResult {
     package let worker: String
     package let targets: [(index: UInt32, name: String)]
     package let errors: [Error?]
+    /// Where the shell wrote the files (its own handle, handed back with `.removeOutputs`).
+    package let destination: (any Sendable)?
 
-    package init(result: Photocluster_V1_PhotoResult, worker: String, targets: [(index: UInt32, name: String)], errors: [Error?]) {
+    package init(result: Photocluster_V1_PhotoResult, worker: String, targets: [(index: UInt32, name: String)], errors: [Error?], destination: (any Sendable)? = nil) {
         self.result = result
         self.worker = worker
         self.targets = targets
         self.errors = errors
+        self.destination = destination
     }
 }

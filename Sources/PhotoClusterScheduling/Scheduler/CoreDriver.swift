@@ -1,3 +1,4 @@
+import Foundation
 import PhotoClusterCore
 
 /// How a shell (the coordinator node, the simulator) tells the core: an event in, the actions
@@ -18,14 +19,14 @@ package final class CoreDriver {
     package init() {}
 
     /// `perform` carries out one action and answers whether a message left (false: a send was refused).
-    package func tell(_ event: CoordinatorEvent, to core: CoordinatorCore, now: MonotonicInstant, perform: (CoordinatorAction) -> Bool) {
+    package func tell(_ event: CoordinatorEvent, to core: CoordinatorCore, now: MonotonicInstant, wallClock: Date, perform: (CoordinatorAction) -> Bool) {
         guard !telling else { return waiting.append(event) }
         telling = true
         defer { telling = false }
-        core.handle(event, now: now)
+        core.handle(event, now: now, wallClock: wallClock)
         carryOutActions(of: core, perform)
         while !waiting.isEmpty {
-            core.handle(waiting.removeFirst(), now: now)
+            core.handle(waiting.removeFirst(), now: now, wallClock: wallClock)
             carryOutActions(of: core, perform)
         }
     }

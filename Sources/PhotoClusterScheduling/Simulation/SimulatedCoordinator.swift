@@ -37,7 +37,7 @@ package final class SimulatedCoordinator {
     package var role: Role
     /// The leader's core; nil for a standby.
     package var core: CoordinatorCore?
-    /// Tells the core as the coordinator node does.
+    /// Tells its core: the driver `CoordinatorNode.tellCore` uses too.
     package let driver = CoreDriver()
     /// Its monotonic clock reads the run's time plus this (processes' clocks do not agree).
     package let clockOffset: Double
@@ -46,8 +46,10 @@ package final class SimulatedCoordinator {
     /// Actions of the event it was stopped in, carried out when it wakes.
     package var held: [CoordinatorAction] = []
     package var plannedStop: PlannedStop?
-    /// Jobs whose index is being written.
-    package var finishing: Set<String> = []
+    /// The indexes its writers wrote, and when each was asked for (the run's time): a job ends
+    /// with its index written, or without it only once the write timeout has passed.
+    package var indexesWritten: Set<String> = []
+    package var indexRequestedAt: [String: Int64] = [:]
 
     package init(name: String, incarnation: Int, clockOffset: Double, candidate: LeaseCandidate) {
         self.name = name

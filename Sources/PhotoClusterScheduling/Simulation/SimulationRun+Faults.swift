@@ -92,12 +92,11 @@ extension SimulationRun {
         }
         submit.viewportMode = random.chance(0.4)
         if submit.viewportMode { submit.viewport = .with { $0.visibleStart = 0; $0.visibleEnd = 4; $0.prefetch = 3 } }
-        let job = Job(id: id, submit: submit, outputDirectory: URL(fileURLWithPath: "/simulated/\(id)"), now: Date(timeIntervalSince1970: 0))
-        job.enter(.inProgress, at: Date(timeIntervalSince1970: 0))
+        let job = Job(id: id, submit: submit, outputDirectory: URL(fileURLWithPath: "/simulated/\(id)"), now: Date(timeIntervalSince1970: seconds))
         // Journaled before it is accepted, as `Journal.recordJob` is.
         guard journalWrite(by: slot, "job \(id)") else { return }
         jobIDs.append(id)
-        journal[id] = JournaledJob(id: id, submit: submit, outputDirectory: job.outputDirectory, createdAt: job.createdAt, phase: .inProgress)
+        journal[id] = JournaledJob(id: id, submit: submit, outputDirectory: job.outputDirectory, createdAt: job.createdAt, phase: job.phase)
         journal[id]?.noteState(of: job)
         if Self.tellsEveryPhoto(of: id) { tellCore(.clientsHearEveryPhoto(job: id, true), in: slot) }
         tellCore(.jobOpened(job), in: slot)

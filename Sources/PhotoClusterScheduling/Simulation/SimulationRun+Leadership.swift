@@ -140,27 +140,15 @@ extension SimulationRun {
         connectionOwner = [:]
         for worker in workers.indices { workers[worker].connection = 0 }
         coordinator.core = CoordinatorCore(settings: Self.settings, now: now)
-        coordinator.finishing = []
-        for id in jobIDs {
-            guard let journaled = journal[id] else { continue }
-            let job = Job.restore(journaled, place: nil, now: Date(timeIntervalSince1970: 0))
-            coordinator.core?.open(job)
-            // Its epoch, one past the journal's, is journaled before anything is sent at it (as
-            // `CoordinatorNode.start` does), so the leader after this one goes past it too.
-            if !job.isFinished {
-                guard journalWrite(by: slot, "the restored job \(id)") else { return }
-                journal[id]?.noteState(of: job)
-            }
-            // Their clients watch them again.
-            if Self.tellsEveryPhoto(of: id) { tellCore(.clientsHearEveryPhoto(job: id, true), in: slot) }
-        }
+        coordinator.indexesWritten = []
+        coordinator.indexRequestedAt = [:]
+        // The core picks each journaled job up where it stopped (see `CoordinatorCore+Lifecycle`).
+        let restored = jobIDs.compactMap { journal[$0] }.map { Job.restore($0, place: nil, now: Date(timeIntervalSince1970: 0)) }
+        tellCore(.jobsRestored(restored, finishOrder: journalFinishOrder), in: slot)
+        guard coordinator.lease != nil, let core = coordinator.core else { return }
+        // Their clients watch them again.
+        for id in jobIDs where core.jobs[id] != nil && Self.tellsEveryPhoto(of: id) { tellCore(.clientsHearEveryPhoto(job: id, true), in: slot) }
         for worker in workers.indices where workers[worker].process == .running { workers[worker].connection = openConnection() }
-        // A job restored with every photo settled stopped between its last photo and its end.
-        for id in jobIDs {
-            guard let job = coordinator.core?.jobs[id], !job.isFinished, job.allSettled, coordinator.finishing.insert(id).inserted else { continue }
-            if !job.cancelledWhole { job.enter(.willFinish, at: Date(timeIntervalSince1970: 0)) }
-            agenda.schedule(.indexWritten(id, coordinator: coordinator.incarnation), at: time + random.millis(1...20))
-        }
         agenda.schedule(.coordinatorHeartbeat(coordinator: coordinator.incarnation), at: time + 1_000_000)
         agenda.schedule(.retryTick(coordinator: coordinator.incarnation), at: time + 250_000)
         agenda.schedule(.writeCheck(coordinator: coordinator.incarnation), at: time + 1_000_000)
@@ -222,7 +210,8 @@ extension SimulationRun {
         coordinator.inbox = []
         coordinator.held = []
         coordinator.plannedStop = nil
-        coordinator.finishing = []
+        coordinator.indexesWritten = []
+        coordinator.indexRequestedAt = [:]
         for (connection, owner) in connectionOwner where owner == coordinator.incarnation { liveConnections.remove(connection) }
         if endpoint == slot { endpoint = nil }
         agenda.schedule(.coordinatorStarts(slot: slot), at: time + delay)

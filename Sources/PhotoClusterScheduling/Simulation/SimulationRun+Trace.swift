@@ -53,8 +53,13 @@ extension SimulationRun {
         case .sendToWorker(let id, let body): line = "send \(Self.name(of: body)) to \(id)"
         case .sendGraphs(let id, let batch, let sequence):
             line = "send graphs #\(sequence) to \(id): " + batch.sent.map { "\($0.ref.job)/\($0.ref.index)@\($0.attempt)" }.joined(separator: " ")
-        case .photosSettled(let job, let photos, _, _): line = "settled \(job): " + photos.map { "\($0.photo.index) \($0.photo.state)" }.joined(separator: ", ")
+        case .photosSettled(let job, let photos, _): line = "settled \(job): " + photos.map { "\($0.photo.index) \($0.photo.state)" }.joined(separator: ", ")
         case .writeResult(let result, let worker, _, let targets): line = "write \(result.jobID)/\(targets.map(\.index)) from \(worker)"
+        case .removeOutputs(let write, let names): line = "remove \(write.result.jobID)/\(names)"
+        case .jobPhase(let job, let phase): line = "\(job) is \(phase)"
+        case .writeIndex(let job): line = "write the index of \(job)"
+        case .jobFinished(let job, let problem): line = "\(job) ended\(problem.map { " without its index: \($0)" } ?? "")"
+        case .jobsForgotten(let jobs): line = "forget \(jobs.map(\.id))"
         case .journalLosses(let job, let photo, let losses): line = "journal losses of \(job)/\(photo): \(losses?.count ?? 0)"
         case .journalJobState(let job): line = "journal \(job)"
         case .stageReported(let progress, let worker, _): line = "stage \(progress.stage) of \(progress.jobID)/\(progress.photoIndex) on \(worker)"
@@ -100,7 +105,7 @@ extension SimulationRun {
                 mix(ref.job)
                 mix(UInt64(ref.index) << 32 | UInt64(attempt))
             }
-        case .photosSettled(let job, let photos, _, _):
+        case .photosSettled(let job, let photos, _):
             mix(3)
             mix(job)
             for (photo, _) in photos { mix(UInt64(photo.index) << 8 | UInt64(PhotoState.allCases.firstIndex(of: photo.state) ?? 0)) }
@@ -118,6 +123,22 @@ extension SimulationRun {
         case .refusedProtocol(let worker, _, _):
             mix(13)
             mix(worker)
+        case .removeOutputs(let write, let names):
+            mix(14)
+            mix(write.result.jobID)
+            mix(UInt64(names.count))
+        case .jobPhase(let job, let phase):
+            mix(15 | UInt64(phase.rawValue) << 8)
+            mix(job)
+        case .writeIndex(let job):
+            mix(16)
+            mix(job)
+        case .jobFinished(let job, let problem):
+            mix(17 | (problem == nil ? 0 : 1 << 8))
+            mix(job)
+        case .jobsForgotten(let jobs):
+            mix(18)
+            for job in jobs { mix(job.id) }
         case .workersChanged: mix(10)
         case .count: mix(11)
         case .log: mix(12)

@@ -71,6 +71,8 @@ package final class SimulationRun {
     package var healing = false
     /// What the coordinators' shared journal holds: every job, in submission order.
     package var journal: [String: JournaledJob] = [:]
+    /// The finished jobs in the journal, the first to finish first (`Journal.idsInFinishOrder`).
+    package var journalFinishOrder: [String] = []
     /// The journal's lease row, on the database's clock (`databaseSeconds`).
     package var leaseTable = LeaseTable()
     package let databaseClockOffset: Double
@@ -114,7 +116,9 @@ package final class SimulationRun {
 
     package static let settings = CoordinatorCore.Settings(
         coordinatorID: "simulated", heartbeatInterval: 1, heartbeatLiveness: 3, maxAttempts: 3, retryBackoff: 0.25, maxWorkerLosses: 3,
-        workerBudgets: WorkerBudgets(maxConcurrency: 8, assignmentTimeout: 20), resultLimit: 1 << 20)
+        workerBudgets: WorkerBudgets(maxConcurrency: 8, assignmentTimeout: 20), resultLimit: 1 << 20,
+        // One finished job kept: a run of a few jobs forgets some, while others still run.
+        finishedJobsKept: 1)
 
     package var now: MonotonicInstant { origin + .microseconds(time) }
     package var seconds: Double { Double(time) / 1e6 }
@@ -198,12 +202,9 @@ package final class SimulationRun {
             guard let slot = arrive(event, at: incarnation) else { return }
             writeFinished(write, in: slot)
         case .indexWritten(let jobID, let incarnation):
-            guard let slot = arrive(event, at: incarnation), leaderMayAct(slot), let job = coordinators[slot].core?.jobs[jobID] else { return }
-            guard journalWrite(by: slot, "the end of job \(jobID)") else { return }
-            job.enter(job.cancelledWhole ? .cancelled : .didFinish, at: Date(timeIntervalSince1970: 0))
-            journal[jobID]?.noteState(of: job)
-            coordinators[slot].finishing.remove(jobID)
-            tellCore(.jobEnded(jobID), in: slot)
+            guard let slot = arrive(event, at: incarnation) else { return }
+            coordinators[slot].indexesWritten.insert(jobID)
+            tellCore(.indexWritten(jobID, problem: nil), in: slot)
             tellCore(.turnEnded, in: slot)
         case .leaseTick(let incarnation):
             guard let slot = arrive(event, at: incarnation) else { return }
@@ -277,7 +278,9 @@ package final class SimulationRun {
         let coordinator = coordinators[slot]
         guard let core = coordinator.core, leaderMayAct(slot) else { return }
         let incarnation = coordinator.incarnation
-        coordinator.driver.tell(event, to: core, now: now) { perform($0, by: slot, incarnation: incarnation) }
+        coordinator.driver.tell(event, to: core, now: now, wallClock: Date(timeIntervalSince1970: seconds)) {
+            perform($0, by: slot, incarnation: incarnation)
+        }
     }
 
     /// A client's request: it reaches the leader the endpoint leads to, if one runs.
@@ -297,7 +300,7 @@ package final class SimulationRun {
             return true
         }
         switch action {
-        case .photosSettled, .journalLosses, .journalJobState:
+        case .photosSettled, .journalLosses, .journalJobState, .jobFinished, .jobsForgotten:
             if case .beforeNextJournalWrite(let stop)? = coordinator.plannedStop {
                 coordinator.plannedStop = nil
                 pauseCoordinator(slot, for: stop)
@@ -321,18 +324,26 @@ package final class SimulationRun {
             else { return false }
             for (ref, attempt) in batch.sent { sentAttempts.insert(SentAttempt(ref: ref, attempt: attempt, worker: id)) }
             return true
-        case .photosSettled(let jobID, let photos, _, let allSettled):
+        case .photosSettled(let jobID, let photos, _):
             guard journalWrite(by: slot, "\(photos.count) photo(s) of job \(jobID)") else { return true }
-            photosSettled(jobID, photos, allSettled: allSettled, in: slot, core: core)
+            photosSettled(jobID, photos, core: core)
         case .writeResult(let result, let worker, _, let targets):
             startWrite(result, from: worker, targets: targets, in: slot)
+        case .removeOutputs(let write, let names):
+            for target in write.targets where names.contains(target.name) { written.removeValue(forKey: PhotoRef(job: write.result.jobID, index: target.index)) }
+        case .writeIndex(let jobID):
+            startIndexWrite(jobID, in: slot)
+        case .jobFinished(let jobID, let problem):
+            jobFinished(jobID, problem: problem, in: slot, core: core)
+        case .jobsForgotten(let forgotten):
+            jobsForgotten(forgotten, in: slot)
         case .journalLosses(let job, let photo, let losses):
             guard journalWrite(by: slot, "the losses of photo \(photo) of job \(job)") else { return true }
             journal[job]?.losses[photo] = losses
         case .journalJobState(let jobID):
             guard journalWrite(by: slot, "job \(jobID)") else { return true }
             if let job = core.jobs[jobID] { journal[jobID]?.noteState(of: job) }
-        case .stageReported, .spansReported, .rejected, .refusedProtocol, .workersChanged, .count, .log:
+        case .jobPhase, .stageReported, .spansReported, .rejected, .refusedProtocol, .workersChanged, .count, .log:
             break
         }
         return true
@@ -352,7 +363,7 @@ package final class SimulationRun {
     }
 
     /// Photos settled, and journaled (the write was accepted): each settles once in the journal.
-    private func photosSettled(_ jobID: String, _ photos: [(photo: PhotoRecord, worker: String?)], allSettled: Bool, in slot: Int, core: CoordinatorCore) {
+    private func photosSettled(_ jobID: String, _ photos: [(photo: PhotoRecord, worker: String?)], core: CoordinatorCore) {
         if let job = core.jobs[jobID] {
             for (photo, _) in photos { journal[jobID]?.photos[Int(photo.index)] = JournaledPhoto(photo, of: job) }
             journal[jobID]?.noteState(of: job)
@@ -362,10 +373,6 @@ package final class SimulationRun {
             if !settled.insert(ref).inserted { return fail("photo \(photo.index) of job \(jobID) settled twice") }
             if photo.state == .done && written[ref] == nil { return fail("photo \(photo.index) of job \(jobID) is done without its output written") }
         }
-        let coordinator = coordinators[slot]
-        guard allSettled, let job = core.jobs[jobID], !job.isFinished, coordinator.finishing.insert(jobID).inserted else { return }
-        if !job.cancelledWhole { job.enter(.willFinish, at: Date(timeIntervalSince1970: 0)) }
-        agenda.schedule(.indexWritten(jobID, coordinator: coordinator.incarnation), at: time + random.millis(1...20))
     }
 
     private func startWrite(_ result: Photocluster_V1_PhotoResult, from worker: String, targets: [(index: UInt32, name: String)], in slot: Int) {
@@ -391,14 +398,20 @@ package final class SimulationRun {
     /// A write ends on the writer thread: its file is renamed into place only while the lease
     /// lets the leader act (a leader that may not act writes no output).
     private func writeFinished(_ write: WrittenResult, in slot: Int) {
-        guard leaderMayAct(slot), let core = coordinators[slot].core, let token = coordinators[slot].lease?.token else { return }
+        guard leaderMayAct(slot), coordinators[slot].core != nil, let token = coordinators[slot].lease?.token else { return }
         checkActsUnderItsLease(slot, "wrote an output")
-        for (target, error) in zip(write.targets, write.errors) where error == nil {
-            let ref = PhotoRef(job: write.result.jobID, index: target.index)
-            // As the node does: a file for a photo settled meanwhile is removed, never kept.
-            if core.jobs[ref.job]?.photo(ref.index)?.isSettled == false { written[ref] = token }
-        }
+        let refs = zip(write.targets, write.errors).filter { $0.1 == nil }.map { PhotoRef(job: write.result.jobID, index: $0.0.index) }
+        for ref in refs { written[ref] = token }
         tellCore(.resultsWritten([write]), in: slot)
+        // The core asks for the files of photos that settled meanwhile to be removed; none that
+        // looks finished is left for a photo that did not end done (unless the leader lost the
+        // lead meanwhile: then the next one runs the photo again and replaces the file).
+        if coordinators[slot].lease != nil, let core = coordinators[slot].core {
+            for ref in refs where written[ref] != nil {
+                guard let photo = core.jobs[ref.job]?.photo(ref.index), photo.isSettled, photo.state != .done else { continue }
+                return fail("the output of photo \(ref.index) of job \(ref.job), which ended \(photo.state), is left looking finished")
+            }
+        }
         tellCore(.turnEnded, in: slot)
     }
 

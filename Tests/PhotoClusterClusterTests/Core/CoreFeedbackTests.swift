@@ -14,7 +14,7 @@ final class CoreFeedbackTests: XCTestCase {
         let core = CoordinatorCore(settings: .init(coordinatorID: "test"), now: .now)
         var hello = Photocluster_V1_WorkerToCoordinator()
         hello.body = .hello(.with { $0.workerID = "w"; $0.concurrency = 1; $0.protocolVersion = ProtocolVersions.current; $0.incarnation = "w-1" })
-        core.handle(.fromWorker(id: "w", key: nil, message: hello, photos: []), now: .now)
+        core.handle(.fromWorker(id: "w", key: nil, message: hello, photos: []), now: .now, wallClock: Date())
         XCTAssertTrue(core.hasActions)
         var taken: [CoordinatorAction] = []
         core.takeActions(into: &taken)
@@ -56,22 +56,23 @@ final class CoreFeedbackTests: XCTestCase {
     func testPhotosAreToldOneByOneOnlyWhileAClientHearsOfEveryPhoto() {
         let core = CoreHarness()
         let job = core.submit(photos: 4)
-        /// The counts each `.photosSettled` carries, and whether it says the job is all settled.
-        func settleTwo(from index: UInt32) -> [(done: UInt32, last: Bool)] {
+        /// The counts each `.photosSettled` carries, and where the job's end begins (`.writeIndex`).
+        func settleTwo(from index: UInt32) -> [String] {
             let write = WrittenResult(
                 result: .with { $0.jobID = job; $0.photoIndex = index; $0.format = .jpeg }, worker: "w",
                 targets: [(index, "p\(index).jpg"), (index + 1, "p\(index + 1).jpg")], errors: [nil, nil])
             return core.handle(.resultsWritten([write])).compactMap { action in
-                guard case .photosSettled(_, _, let progress, let allSettled) = action else { return nil }
-                return (progress.done, allSettled)
+                switch action {
+                case .photosSettled(_, _, let progress): return "\(progress.done) settled"
+                case .writeIndex: return "index"
+                default: return nil
+                }
             }
         }
-        XCTAssertEqual(settleTwo(from: 0).map(\.done), [2], "told together")
+        XCTAssertEqual(settleTwo(from: 0), ["2 settled"], "told together")
         core.handle(.clientsHearEveryPhoto(job: job, true))
         XCTAssertTrue(core.core.tellsEveryPhoto(of: job))
-        let oneByOne = settleTwo(from: 2)
-        XCTAssertEqual(oneByOne.map(\.done), [3, 4], "told one by one, each with the counts after it")
-        XCTAssertEqual(oneByOne.map(\.last), [false, true], "only the last finishes the job")
+        XCTAssertEqual(settleTwo(from: 2), ["3 settled", "4 settled", "index"], "told one by one, each with the counts after it; the last begins the job's end")
         core.handle(.clientsHearEveryPhoto(job: job, false))
         XCTAssertFalse(core.core.tellsEveryPhoto(of: job))
     }

@@ -41,7 +41,7 @@ final class CoreHarness {
         var taken: [CoordinatorAction] = []
         while let event = next {
             next = nil
-            core.handle(event, now: now)
+            core.handle(event, now: now, wallClock: Date(timeIntervalSince1970: time))
             core.takeActions(into: &taken)
             actions += taken
             let refused = taken.compactMap { RefusedGraphs($0) }.filter { refuseSendsTo.contains($0.worker) }
@@ -126,7 +126,6 @@ final class CoreHarness {
             submit.viewport = viewport
         }
         let job = Job(id: id, submit: submit, outputDirectory: URL(fileURLWithPath: "/out/\(id)"), now: Date(timeIntervalSince1970: 0))
-        job.enter(.inProgress, at: Date(timeIntervalSince1970: 0))
         handle(.jobOpened(job))
         return id
     }
@@ -151,7 +150,7 @@ final class CoreHarness {
 
     static func settled(in actions: [CoordinatorAction]) -> [String] {
         actions.flatMap { action -> [String] in
-            guard case .photosSettled(let job, let photos, _, _) = action else { return [] }
+            guard case .photosSettled(let job, let photos, _) = action else { return [] }
             return photos.map { "\(job)/\($0.photo.index) \($0.photo.state)" }
         }
     }
