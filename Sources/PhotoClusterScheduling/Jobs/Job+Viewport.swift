@@ -8,8 +8,8 @@ package struct ViewportChange {
     package let epoch: UInt64
     /// The viewport the job left, to find the photos whose place changed.
     package let previous: ViewportPlanner
-    package var cancels: [WorkerNumber: [UInt32]] = [:]
-    package var priorities: [WorkerNumber: [Photocluster_V1_PriorityUpdate]] = [:]
+    package internal(set) var cancels: [WorkerNumber: [UInt32]] = [:]
+    package internal(set) var priorities: [WorkerNumber: [Photocluster_V1_PriorityUpdate]] = [:]
 
     package var cancelledCount: Int { cancels.values.reduce(0) { $0 + $1.count } }
 }

@@ -7,12 +7,12 @@ import Foundation
 /// counts against it: with others beside it, the culprit is unknown and none is charged.
 package struct WorkerLosses: Equatable {
     /// Workers lost while this photo was their only one: what `--max-worker-losses` counts.
-    package var count: UInt32
+    package internal(set) var count: UInt32
     /// Every worker lost holding it, in order (a worker lost twice is listed twice).
-    package var workers: [String]
+    package internal(set) var workers: [String]
     /// The memory the photo was granted on the last worker lost holding it, as that worker said
     /// when it admitted the photo (0: not heard, or an older worker). Not journaled.
-    package var grantBytes: UInt64 = 0
+    package internal(set) var grantBytes: UInt64 = 0
 
     package init(count: UInt32 = 0, workers: [String] = []) {
         self.count = count

@@ -34,14 +34,14 @@ package final class Job {
     /// Viewport mode runs only visible ∪ prefetch; batch mode runs everything.
     package let viewportMode: Bool
     /// Change a photo's state only through `setState`, which keeps `tally` true.
-    package var photos: [PhotoRecord]
+    package internal(set) var photos: [PhotoRecord]
     /// Each photo's place in the order the job's photos settled, from 1 (0: not settled), what
     /// an HTTP event stream resumes from. A photo that settles again (restored without its file,
     /// run again) gets a new, later place. Beside the records rather than in them: there its 4
     /// bytes would cost 8 a photo with the padding.
     package private(set) var settledSequences: [UInt32] = []
     /// The place of the photo that settled last.
-    package var lastSettledSequence: UInt32 = 0
+    package internal(set) var lastSettledSequence: UInt32 = 0
     /// Photos per state, and how many cancelled ones are only parked (out of view): kept as
     /// photos change so progress costs nothing on a 100,000-photo job.
     package private(set) var tally = (states: [PhotoState: Int](), parked: 0)
@@ -59,39 +59,39 @@ package final class Job {
     /// `highest` or newer connected none waits for its protocol.
     package let neededProtocols: (lowest: UInt8, highest: UInt8)
     /// The encoded fields every graph of a chain shares (see `encodeGraph`), made when first needed.
-    package var graphTemplates: [UInt32: [UInt8]] = [:]
+    package internal(set) var graphTemplates: [UInt32: [UInt8]] = [:]
     package private(set) var phase: Photocluster_V1_JobPhase = .preparation
     package private(set) var finishedAt: Date?
-    package var requeues: UInt32 = 0
-    package var retries: UInt32 = 0
+    package internal(set) var requeues: UInt32 = 0
+    package internal(set) var retries: UInt32 = 0
     /// The client's view, bumped `epoch` on every change. The queue follows it in O(1).
     package var viewport: Viewport {
         didSet { queue.follow(planner) }
     }
-    package var epoch: UInt64 = 1
+    package internal(set) var epoch: UInt64 = 1
     /// The client cancelled the whole job: it ends in the cancelled phase.
-    package var cancelledWhole = false
+    package internal(set) var cancelledWhole = false
     /// Suspended by `cluster suspend` (scrolling suspends too; see `isSuspended`).
-    package var suspendedByClient = false
+    package internal(set) var suspendedByClient = false
     /// Photos ready for a worker, taken in viewport order (see `ViewportQueue`): a viewport
     /// change re-orders nothing. Kept by `refreshQueue`, through `setState` and `setWorker`.
-    package var queue: ViewportQueue
+    package internal(set) var queue: ViewportQueue
     /// Photos in flight (those with a worker) and the band their worker was last told: what a
     /// viewport change looks at, never every photo.
-    package var inFlight: [UInt32: PriorityBand] = [:]
+    package internal(set) var inFlight: [UInt32: PriorityBand] = [:]
     /// Photos held by workers that died, each with its losses (see `Job+WorkerLosses`): only
     /// photos that were lost, so the record of every other photo stays as small as it was.
-    package var workerLosses: [UInt32: WorkerLosses] = [:]
+    package internal(set) var workerLosses: [UInt32: WorkerLosses] = [:]
     /// Photos admitted into a worker's memory budget and not yet ended there, with what they
     /// were granted (`PhotoAdmitted`): a loss takes the figure into the photo's `WorkerLosses`.
-    package var memoryGrants: [UInt32: UInt64] = [:]
+    package internal(set) var memoryGrants: [UInt32: UInt64] = [:]
     /// Photos waiting out a retry back-off (due on the monotonic clock), and the same as a set.
-    package var delayed: [(due: MonotonicInstant, index: UInt32)] = []
-    package var delayedIndices: Set<UInt32> = []
+    package internal(set) var delayed: [(due: MonotonicInstant, index: UInt32)] = []
+    package internal(set) var delayedIndices: Set<UInt32> = []
     /// Recent control round trips (viewport change → last worker's acknowledgement), in ms.
-    package var controlAckMilliseconds: [Double] = []
+    package internal(set) var controlAckMilliseconds: [Double] = []
     /// Work the workers reported, and the part done for photos out of view at the time.
-    package var work = (bytes: UInt64(0), wastedBytes: UInt64(0), pixels: UInt64(0), wastedPixels: UInt64(0))
+    package internal(set) var work = (bytes: UInt64(0), wastedBytes: UInt64(0), pixels: UInt64(0), wastedPixels: UInt64(0))
 
     package init(id: String, submit: Photocluster_V1_SubmitJob, outputDirectory: URL, place: OutputPlace? = nil, owner: String? = nil, now: Date) {
         self.id = id

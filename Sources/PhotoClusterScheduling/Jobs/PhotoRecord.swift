@@ -10,9 +10,9 @@ package struct PhotoRecord {
     package let index: UInt32
     /// The filters it runs: an index into the job's distinct `chains`.
     package let chain: UInt32
-    package var state: PhotoState = .new
+    package internal(set) var state: PhotoState = .new
     /// Cancelled because it left the viewport: it runs again if it comes back into view.
-    package var parked = false
+    package internal(set) var parked = false
     /// The format of its output file once done, as the raw value of `Photocluster_V1_OutputFormat`
     /// (the enum itself takes nine bytes).
     private var outputFormatValue: UInt8 = 0
@@ -23,18 +23,18 @@ package struct PhotoRecord {
     /// or `noLeader`: a follower is not run, it gets a copy of the leader's result.
     private var leaderIndex = PhotoRecord.noLeader
     /// The worker holding the photo while it is in flight.
-    package var worker = WorkerNumber.none
+    package internal(set) var worker = WorkerNumber.none
     /// The worker that holds intermediate results of this photo, to send it back there.
-    package var cachedOn = WorkerNumber.none
+    package internal(set) var cachedOn = WorkerNumber.none
     /// Graphs sent for it (a viewport's cancel, a lost worker or a bounce makes another).
-    package var attempts: UInt32 = 0
+    package internal(set) var attempts: UInt32 = 0
     /// Transient failures reported for it, which the retry budget counts (not restored).
-    package var failures: UInt32 = 0
-    package var width: UInt32 = 0
-    package var height: UInt32 = 0
+    package internal(set) var failures: UInt32 = 0
+    package internal(set) var width: UInt32 = 0
+    package internal(set) var height: UInt32 = 0
     /// Empty unless it failed or was cancelled (literal reasons cost no allocation).
-    package var failedStage = ""
-    package var reason = ""
+    package internal(set) var failedStage = ""
+    package internal(set) var reason = ""
 
     private static let noLeader = UInt32.max
 

@@ -21,17 +21,17 @@ import PhotoClusterProto
 package final class CoordinatorCore {
     /// What the core needs of the coordinator's configuration.
     package struct Settings {
-        package var coordinatorID: String
-        package var heartbeatInterval: TimeInterval
-        package var heartbeatLiveness: Int
-        package var maxAttempts: UInt32
-        package var retryBackoff: TimeInterval
-        package var maxWorkerLosses: UInt32
-        package var workerBudgets: WorkerBudgets
+        package internal(set) var coordinatorID: String
+        package internal(set) var heartbeatInterval: TimeInterval
+        package internal(set) var heartbeatLiveness: Int
+        package internal(set) var maxAttempts: UInt32
+        package internal(set) var retryBackoff: TimeInterval
+        package internal(set) var maxWorkerLosses: UInt32
+        package internal(set) var workerBudgets: WorkerBudgets
         /// The largest result a worker may send (announced in each welcome).
-        package var resultLimit: Int64
+        package internal(set) var resultLimit: Int64
         /// Finished jobs kept (the last to finish); older ones are forgotten.
-        package var finishedJobsKept: Int
+        package internal(set) var finishedJobsKept: Int
 
         /// The defaults are the coordinator's own (`CoordinatorConfiguration`).
         package init(
@@ -60,42 +60,42 @@ package final class CoordinatorCore {
     /// The wall clock's reading with it: the instants a job's summary shows (created, finished).
     package private(set) var wallClock = Date(timeIntervalSince1970: 0)
 
-    package var jobs = SlotTable<String, Job>()
-    package var jobOrder: [String] = []
+    package internal(set) var jobs = SlotTable<String, Job>()
+    package internal(set) var jobOrder: [String] = []
     /// The jobs not finished yet, in submission order: the ones dispatch looks at.
-    package var openJobs: [String] = []
-    package var workers = SlotTable<String, WorkerRecord>()
+    package internal(set) var openJobs: [String] = []
+    package internal(set) var workers = SlotTable<String, WorkerRecord>()
     /// The worker table: connected workers by number (photo records hold numbers, not ids).
-    package var workerIDs: [WorkerNumber: String] = [:]
-    package var lastWorkerNumber: UInt32 = 0
+    package internal(set) var workerIDs: [WorkerNumber: String] = [:]
+    package internal(set) var lastWorkerNumber: UInt32 = 0
     /// Graphs assigned while handling the current event, per worker id, sent when the shell's
     /// turn ends (`.turnEnded`) or before the next message to that worker (see `sendToWorker`).
-    package var graphsToSend: [String: GraphBatch] = [:]
+    package internal(set) var graphsToSend: [String: GraphBatch] = [:]
     /// While a worker's batch of reports is handled: the photos its stored results settled, per
     /// job, told when the batch is through (see `receiveReports`); nil otherwise.
-    package var settledInBatch: [String: [(index: UInt32, worker: String?)]]?
+    package internal(set) var settledInBatch: [String: [(index: UInt32, worker: String?)]]?
     /// When every message from workers had last been read (see `heartbeatTick`).
-    package var workerMessagesReadAt: MonotonicInstant
+    package internal(set) var workerMessagesReadAt: MonotonicInstant
     /// Workers declared lost for their silence, with the photos charged for them: forgiven if
     /// the same process comes back (see `CoordinatorCore+Losses`).
-    package var recentLosses: [String: RecentLoss] = [:]
+    package internal(set) var recentLosses: [String: RecentLoss] = [:]
     /// A worker kept for suspects while any wait (see `reserveWorkerForSuspects`).
-    package var reservedForSuspects: String?
+    package internal(set) var reservedForSuspects: String?
     /// Photos whose result file is being written, and since when: a second result for one is
     /// ignored, and one that takes longer than the write timeout fails.
-    package var writing: [PhotoRef: MonotonicInstant] = [:]
+    package internal(set) var writing: [PhotoRef: MonotonicInstant] = [:]
     /// Bytes of results handed to the writers and not written yet, in all and by the result's
     /// own photo.
-    package var bytesBeingWritten = 0
-    package var bytesByWrite: [PhotoRef: Int] = [:]
+    package internal(set) var bytesBeingWritten = 0
+    package internal(set) var bytesByWrite: [PhotoRef: Int] = [:]
     /// Which worker each attempt in flight was sent to: the reports believed (see `admitReport`).
-    package var attemptsSent = AttemptLedger()
+    package internal(set) var attemptsSent = AttemptLedger()
     /// Set when workers or jobs change, so photos no worker can run are looked for only then.
-    package var capabilitiesChanged = false
+    package internal(set) var capabilitiesChanged = false
     /// Control changes per job that not every worker has acknowledged yet, oldest first, with
     /// when each request arrived: each is timed when the last worker acknowledges its epoch or a
     /// newer one, so a change overtaken by the next is timed too, not left out.
-    package var controlSentAt: [String: [(epoch: UInt64, at: MonotonicInstant)]] = [:]
+    package internal(set) var controlSentAt: [String: [(epoch: UInt64, at: MonotonicInstant)]] = [:]
     /// Jobs a client hears of photo by photo (the shell's `.clientsHearEveryPhoto`): their photos
     /// settled together are told one by one, each with the counts after it (`EventDetail`).
     package private(set) var jobsToldEveryPhoto: Set<String> = []

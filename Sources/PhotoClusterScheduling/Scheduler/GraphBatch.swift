@@ -5,8 +5,8 @@ import Foundation
 /// once they leave (`CoordinatorCore.graphsToSend`).
 package struct GraphBatch {
     /// `AssignGraphs.graphs` entries.
-    package var encoded: [UInt8] = []
-    package var sent: [(ref: PhotoRef, attempt: UInt32)] = []
+    package internal(set) var encoded: [UInt8] = []
+    package internal(set) var sent: [(ref: PhotoRef, attempt: UInt32)] = []
 
     /// `AssignGraphs.graphs` (each entry of `encoded` is this field) and `AssignGraphs.sequence`,
     /// and `CoordinatorToWorker.assign_batch`, which carries them.

@@ -21,7 +21,7 @@ package final class WorkerRecord {
     /// The most graphs it may hold at once, credit and photos in flight together (`WorkerBudgets`).
     package let creditLimit: Int
     /// It granted more credit than `creditLimit` allows (said once in the log).
-    package var overclaimed = false
+    package internal(set) var overclaimed = false
     /// New with each start of the worker's process (`WorkerHello.incarnation`; empty from an
     /// older worker): the same id with another one is a restart.
     package let incarnation: String
@@ -31,26 +31,26 @@ package final class WorkerRecord {
     /// newer one are not sent to it (`ProtocolNeeds`).
     package let protocolVersion: UInt32
     /// Graphs the worker said it can still take.
-    package var credits: Int = 0
+    package internal(set) var credits: Int = 0
     /// When it was last heard from, on the monotonic clock (liveness must survive a clock step).
-    package var lastSeen: MonotonicInstant
+    package internal(set) var lastSeen: MonotonicInstant
     /// Photos it holds: (job, photo index). Changed only through `hold`, `release` and
     /// `replaceInFlight`, which keep `cachedInFlight` true.
     package private(set) var inFlight: Set<PhotoRef> = []
     /// Assignments sent to it so far, and the sequence each photo in flight went out with (a few
     /// may be left of photos no longer in flight; `reconcile` prunes them).
-    package var assignSequence: UInt64 = 0
-    package var assignedAt: [PhotoRef: UInt64] = [:]
+    package internal(set) var assignSequence: UInt64 = 0
+    package internal(set) var assignedAt: [PhotoRef: UInt64] = [:]
     /// When each photo in flight was assigned or last made progress here: the clock of its
     /// assignment deadline (`WorkerBudgets.assignmentTimeout`). Pruned as photos leave.
     package private(set) var lastHeardOf: [PhotoRef: MonotonicInstant] = [:]
     /// Photos its last heartbeat did not hold though they were sent and heard of, and photos it
     /// held that were not given to it: a second heartbeat that says the same settles it.
-    package var missingAtLastBeat: Set<PhotoRef> = []
-    package var unexpectedAtLastBeat: Set<PhotoRef> = []
+    package internal(set) var missingAtLastBeat: Set<PhotoRef> = []
+    package internal(set) var unexpectedAtLastBeat: Set<PhotoRef> = []
     /// An assignment to it could not be sent (it is gone or not reading): it is sent nothing
     /// more until it is heard from again.
-    package var unreachable = false
+    package internal(set) var unreachable = false
     /// Unsettled photos whose intermediate results it was the last to report holding (each photo's
     /// `cachedOn`): what to forget when it is lost, without walking every photo of every job, and
     /// whether any queued photo is worth sending back here. Changed only through `noteCached`
@@ -58,20 +58,20 @@ package final class WorkerRecord {
     package private(set) var cached: Set<PhotoRef> = []
     /// How many photos are in both `inFlight` and `cached`.
     private var cachedInFlight = 0
-    package var completed: UInt64 = 0
+    package internal(set) var completed: UInt64 = 0
     /// Its operations per stage, from its latest heartbeat.
-    package var stages: [Photocluster_V1_StageLoad] = []
+    package internal(set) var stages: [Photocluster_V1_StageLoad] = []
     /// Its memory budget from its latest heartbeat: limit, budget, bytes held, photos waiting
     /// (all 0 when it reports none).
-    package var memory = (limit: UInt64(0), budget: UInt64(0), inUse: UInt64(0), waiting: UInt32(0))
+    package internal(set) var memory = (limit: UInt64(0), budget: UInt64(0), inUse: UInt64(0), waiting: UInt32(0))
     /// It said it is draining (`WorkerDraining`): it is given no work, and photos whose stages it
     /// holds are not left for it. Never cleared: a worker that drained stays so until its process
     /// restarts (a new hello makes a new record).
-    package var draining: Photocluster_V1_WorkerDraining?
+    package internal(set) var draining: Photocluster_V1_WorkerDraining?
     /// Draining and holding nothing any more: an admin's drain has ended (the worker stays idle).
     package var isDrained: Bool { draining != nil && inFlight.isEmpty }
     /// The newest control epoch it acknowledged, per job.
-    package var ackedEpoch: [String: UInt64] = [:]
+    package internal(set) var ackedEpoch: [String: UInt64] = [:]
 
     package init(
         id: String, number: WorkerNumber, key: String?, host: String, concurrency: UInt32, creditLimit: Int, incarnation: String,
