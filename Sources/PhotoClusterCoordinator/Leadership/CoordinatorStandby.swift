@@ -44,6 +44,10 @@ public final class CoordinatorStandby: @unchecked Sendable {
         var candidate = LeaseCandidate(
             ttl: leaseSeconds, margin: LeadershipTerm.margin(leaseSeconds: leaseSeconds), startingAt: 0)
         var store: LeaseStore?
+        // The journal's tables and the lease's are made once, on the first connection; a
+        // connection opened again after a failure, the journal's and the lease keeper's of the
+        // leader this standby becomes, find them made.
+        var schemaMade = false
         var lastSeen: (holder: String?, problem: String?) = (nil, nil)
         while !stopped.current {
             let now = MonotonicInstant.now
@@ -54,7 +58,14 @@ public final class CoordinatorStandby: @unchecked Sendable {
             }
             candidate.acquireSent(at: seconds)
             do {
-                if store == nil { store = try LeaseStore(uri: database) }
+                if store == nil {
+                    let connection = try PostgresDatabase(uri: database)
+                    if !schemaMade {
+                        try PostgresSchema.create(on: connection)
+                        schemaMade = true
+                    }
+                    store = LeaseStore(database: connection)
+                }
                 // A plain read first: an acquire locks the lease row (it must wait for the
                 // leader's writes in flight), which a standby should not do while a lease holds.
                 if let leader = try store?.current() {
