@@ -33,6 +33,9 @@ public final class CoordinatorStandby: @unchecked Sendable {
         thread.start()
     }
 
+    /// SQLSTATE of a statement on a table that does not exist.
+    private static let undefinedTable = "42P01"
+
     /// Stops trying (the process is stopping).
     public func stop() {
         stopped.withLock { $0 = true }
@@ -46,7 +49,8 @@ public final class CoordinatorStandby: @unchecked Sendable {
         var store: LeaseStore?
         // The journal's tables and the lease's are made once, on the first connection; a
         // connection opened again after a failure, the journal's and the lease keeper's of the
-        // leader this standby becomes, find them made.
+        // leader this standby becomes, find them made (unless the database lost them meanwhile:
+        // then they are made again).
         var schemaMade = false
         var lastSeen: (holder: String?, problem: String?) = (nil, nil)
         while !stopped.current {
@@ -85,6 +89,7 @@ public final class CoordinatorStandby: @unchecked Sendable {
                 }
             } catch {
                 store = nil
+                if let failure = error as? PostgresDatabase.Failure, failure.sqlState == Self.undefinedTable { schemaMade = false }
                 let problem = "\(error)"
                 if problem != lastSeen.problem {
                     onLeader(nil, problem)
