@@ -18,7 +18,8 @@ final class ControlPrecedenceTests: XCTestCase {
     override func setUpWithError() throws {
         var filters = FilterRegistry.builtIn
         try filters.register(probe)
-        coordinator = try ScriptedCoordinator(filters: filters)
+        // Over inproc, so that what the test sends is in the worker's socket once sent (see `holdLoop`).
+        coordinator = try ScriptedCoordinator(filters: filters, endpoint: "inproc://control-precedence-\(UUID().uuidString)")
         XCTAssertTrue(coordinator.receivedHello(), "the worker said hello")
     }
 
@@ -67,6 +68,8 @@ final class ControlPrecedenceTests: XCTestCase {
     }
 
     /// Holds the worker's loop while `send` sends, then lets it go: it reads all of it in one turn.
+    /// Over inproc a message is in the worker's socket when the router's send returns (over TCP it
+    /// would still be on its way through the I/O threads, for no time anyone could promise).
     private func holdLoop(while send: () throws -> Void) throws {
         let gate = DispatchSemaphore(value: 0)
         let held = DispatchSemaphore(value: 0)
@@ -77,7 +80,6 @@ final class ControlPrecedenceTests: XCTestCase {
         defer { gate.signal() }
         XCTAssertEqual(held.wait(timeout: .now() + 10), .success, "the loop is held")
         try send()
-        usleep(200_000)  // on loopback the messages are in the worker's socket well before this
     }
 
     private func graph(_ index: UInt32, epoch: UInt64, filters: [String] = ["sepia"]) -> Photocluster_V1_PhotoGraph {

@@ -134,7 +134,7 @@ final class EngineRaceTests: XCTestCase {
             returned.signal()
         }
         XCTAssertTrue(eventually(timeout: 10) { engine.inFlightKeys.isEmpty }, "shutdown cancelled the photo")
-        Thread.sleep(forTimeInterval: 0.2)  // shutdown is now waiting for the job's queues
+        XCTAssertTrue(eventually(timeout: 10) { engine.shutdownIsWaitingForQueues }, "shutdown waits for the job's queues")
         engine.setSuspended(job: "j", true)
         hold.open.withLock { $0 = true }
 

@@ -18,6 +18,8 @@ final class LeaseStoreTests: XCTestCase {
         guard ThrowawayPostgres.isInstalled else { throw XCTSkip(ThrowawayPostgres.missing) }
         server = try ThrowawayPostgres.shared()
         uri = try server.freshDatabase("lease")
+        // As a standby does once per process, before its first acquire.
+        try PostgresSchema.create(on: PostgresDatabase(uri: uri))
         out = Repository.temporaryDirectory("lease-out")
     }
 

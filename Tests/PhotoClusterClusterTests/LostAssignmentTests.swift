@@ -38,8 +38,9 @@ final class LostAssignmentTests: XCTestCase {
         let gone = try cluster.connect("gone")
         try gone.grant(2)
         XCTAssertTrue(eventually { cluster.coordinator.onLoop { cluster.coordinator.workers["gone"]?.credits == 2 } }, "the credit arrived before the close")
+        XCTAssertTrue(routes(to: "gone", in: cluster), "the coordinator routes to the worker while it is connected")
         gone.close()
-        try await Task.sleep(nanoseconds: 300_000_000)
+        XCTAssertTrue(eventually { !routes(to: "gone", in: cluster) }, "the coordinator's ROUTER still routes to the closed worker")
         let other = try cluster.connect("other")
         try other.grant(1)
         _ = try await cluster.client.submit(try ClusterHarness.submit([("a", url)], out: cluster.out, format: .jpeg))
@@ -110,6 +111,13 @@ final class LostAssignmentTests: XCTestCase {
         XCTAssertEqual(Int(summary?.progress.succeeded ?? 0), photos.count)
         XCTAssertEqual(summary?.requeues, 0, "a photo was taken from the worker that held it")
         XCTAssertEqual(summary?.photos.filter { $0.attempts != 1 }.map(\.name), [])
+    }
+
+    /// Whether the coordinator's ROUTER still routes to worker `id`, as its own sends find out: a
+    /// heartbeat leaves (into the connection, even one being torn down) or is refused.
+    private func routes(to id: String, in cluster: ScriptedWorkerCluster) -> Bool {
+        let heartbeat = Envelope.encode(Photocluster_V1_CoordinatorToWorker.with { $0.body = .heartbeat(.init()) })
+        return cluster.coordinator.onLoop { cluster.coordinator.send(encoded: heartbeat, to: id) }
     }
 
     private func heartbeat(from coordinator: ScriptedCoordinator, where wanted: (Photocluster_V1_Heartbeat) -> Bool) -> Photocluster_V1_Heartbeat? {

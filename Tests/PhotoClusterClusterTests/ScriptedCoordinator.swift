@@ -8,7 +8,8 @@ import PhotoClusterWorker
 
 /// A real worker facing a scripted coordinator: a bare ROUTER on loopback that the test drives
 /// message by message, and a loopback HTTP server with the sample photos for the worker to fetch
-/// (the worker allows loopback for it).
+/// (the worker allows loopback for it). Over `inproc` instead (`endpoint`), what the router sends
+/// is in the worker's socket when `send` returns: no I/O thread carries it.
 /// The router belongs to the test's thread.
 final class ScriptedCoordinator {
     static let workerID = "solo"
@@ -18,14 +19,14 @@ final class ScriptedCoordinator {
     let worker: WorkerNode
     private let context: ZMQContext
 
-    init(engine: WorkerEngine.Configuration = .init(), filters: FilterRegistry = .builtIn) throws {
+    init(engine: WorkerEngine.Configuration = .init(), filters: FilterRegistry = .builtIn, endpoint: String = "tcp://127.0.0.1:*") throws {
         server = try LoopbackHTTPServer.serving(directory: Repository.samplePhotos)
         context = try ZMQContext()
         router = try ZMQSocket(context: context, kind: .router)
-        try router.bind("tcp://127.0.0.1:*")
+        try router.bind(endpoint)
         worker = WorkerNode(
             configuration: WorkerConfiguration(
-                coordinatorEndpoint: router.lastEndpoint!, workerID: Self.workerID, engine: engine.allowingLoopback(), heartbeatInterval: 5,
+                coordinatorEndpoint: router.lastEndpoint ?? endpoint, workerID: Self.workerID, engine: engine.allowingLoopback(), heartbeatInterval: 5,
                 filters: filters),
             context: context)
         try worker.start()

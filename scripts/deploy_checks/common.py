@@ -113,3 +113,4 @@ class Findings:
         self.metric_users = {}       # file name -> text naming metrics
         self.used_metrics = set()
         self.used_labels = set()     # (metric, label, value) the alerts select
+        self.shared_journal_metrics = set()  # served only by coordinators on a shared PostgreSQL journal

@@ -61,6 +61,15 @@ def check_metric_names(findings, rules):
         catalogued = families | {h + suffix for h in histograms for suffix in ("_bucket", "_sum", "_count")}
         check(used_metrics <= catalogued, f"each is in {rel(METRIC_CATALOG)} ({len(families)} metrics)",
               f"not in {rel(METRIC_CATALOG)}: {', '.join(sorted(used_metrics - catalogued))}")
+        findings.shared_journal_metrics = shared_journal_metrics(catalog_text)
+
+
+def shared_journal_metrics(catalog_text):
+    """The names of the catalog's `leadership` metrics, which only a coordinator on a shared
+    PostgreSQL journal serves (the smoke test's coordinators run without one)."""
+    names = dict(re.findall(r'static let (\w+) = MetricDefinition\(\s*"(photocluster_[a-z0-9_]+)"', catalog_text))
+    listed = re.search(r"static let leadership: \[MetricDefinition\] = \[([^\]]*)\]", catalog_text)
+    return {names[i] for i in re.findall(r"\w+", listed.group(1)) if i in names} if listed else set()
 
 
 def check_scrape_ports(findings, config):

@@ -14,10 +14,11 @@ import PhotoClusterStorage
 final class Journal {
     let database: any JournalDatabase
 
-    /// The journal in a PostgreSQL database (its tables made if missing). Give it a database
-    /// whose `fencingToken` is set where coordinators take turns leading.
-    init(postgres database: PostgresDatabase) throws {
-        try PostgresSchema.create(on: database)
+    /// The journal in a PostgreSQL database, its tables made if missing unless `makingSchema` is
+    /// false (a leader's: its standby made them). Give it a database whose `fencingToken` is set
+    /// where coordinators take turns leading.
+    init(postgres database: PostgresDatabase, makingSchema: Bool = true) throws {
+        if makingSchema { try PostgresSchema.create(on: database) }
         self.database = database
     }
 

@@ -25,17 +25,18 @@ public struct Lease: Equatable, Sendable {
 /// Give it a connection of its own, not the fenced journal's: its statements are never fenced
 /// (taking the lease is how a token becomes current). Used from one thread at a time, like the
 /// connection.
+///
+/// It expects the tables to exist: a process makes them once (`PostgresSchema.create`, which the
+/// standby runs before its first acquire), not with every connection it opens.
 public final class LeaseStore {
     public let database: PostgresDatabase
 
-    /// Makes the journal's tables and the lease's if missing.
-    public init(database: PostgresDatabase) throws {
-        try PostgresSchema.create(on: database)
+    public init(database: PostgresDatabase) {
         self.database = database
     }
 
     public convenience init(uri: String) throws {
-        try self.init(database: PostgresDatabase(uri: uri))
+        self.init(database: try PostgresDatabase(uri: uri))
     }
 
     /// Takes the lease if nobody holds it or it has lapsed (expired or released), with a token

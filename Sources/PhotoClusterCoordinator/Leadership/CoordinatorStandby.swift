@@ -33,6 +33,9 @@ public final class CoordinatorStandby: @unchecked Sendable {
         thread.start()
     }
 
+    /// SQLSTATE of a statement on a table that does not exist.
+    private static let undefinedTable = "42P01"
+
     /// Stops trying (the process is stopping).
     public func stop() {
         stopped.withLock { $0 = true }
@@ -44,6 +47,11 @@ public final class CoordinatorStandby: @unchecked Sendable {
         var candidate = LeaseCandidate(
             ttl: leaseSeconds, margin: LeadershipTerm.margin(leaseSeconds: leaseSeconds), startingAt: 0)
         var store: LeaseStore?
+        // The journal's tables and the lease's are made once, on the first connection; a
+        // connection opened again after a failure, the journal's and the lease keeper's of the
+        // leader this standby becomes, find them made (unless the database lost them meanwhile:
+        // then they are made again).
+        var schemaMade = false
         var lastSeen: (holder: String?, problem: String?) = (nil, nil)
         while !stopped.current {
             let now = MonotonicInstant.now
@@ -54,7 +62,14 @@ public final class CoordinatorStandby: @unchecked Sendable {
             }
             candidate.acquireSent(at: seconds)
             do {
-                if store == nil { store = try LeaseStore(uri: database) }
+                if store == nil {
+                    let connection = try PostgresDatabase(uri: database)
+                    if !schemaMade {
+                        try PostgresSchema.create(on: connection)
+                        schemaMade = true
+                    }
+                    store = LeaseStore(database: connection)
+                }
                 // A plain read first: an acquire locks the lease row (it must wait for the
                 // leader's writes in flight), which a standby should not do while a lease holds.
                 if let leader = try store?.current() {
@@ -74,6 +89,7 @@ public final class CoordinatorStandby: @unchecked Sendable {
                 }
             } catch {
                 store = nil
+                if let failure = error as? PostgresDatabase.Failure, failure.sqlState == Self.undefinedTable { schemaMade = false }
                 let problem = "\(error)"
                 if problem != lastSeen.problem {
                     onLeader(nil, problem)

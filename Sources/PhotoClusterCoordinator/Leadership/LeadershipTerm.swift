@@ -3,7 +3,8 @@ import PhotoClusterCore
 
 /// A coordinator's time as the leader of the coordinators that share one PostgreSQL journal:
 /// the lease it won (its fencing token) and when it sent the request that won it, which is where
-/// its own count of the lease starts (see `LeaderLease`).
+/// its own count of the lease starts (see `LeaderLease`). Won on a database whose tables exist
+/// (`CoordinatorStandby` makes them): the leader's connections do not make them again.
 public struct LeadershipTerm: Sendable {
     /// The shared journal, as libpq takes it (the password from PGPASSWORD or ~/.pgpass).
     public let database: String

@@ -10,7 +10,9 @@ import PhotoClusterTransport
 /// the coordinator never acts again (`LeaderLease`): a new process starts as a standby.
 ///
 /// The lease's state is behind a lock: the keeper's thread renews it, the loop thread asks
-/// `mayAct` before every turn, writer threads before every file.
+/// `mayAct` before every turn, writer threads before every file. The keeper's connection (its
+/// `LeaseStore`) belongs to its thread alone, which also releases the lease through it on a
+/// clean stop: a leader holds two connections, the journal's and this one.
 final class LeaseKeeper: @unchecked Sendable {
     let term: LeadershipTerm
     private let state: LockedBox<LeaderLease>
@@ -37,9 +39,6 @@ final class LeaseKeeper: @unchecked Sendable {
 
     var token: Int64 { term.lease.token }
 
-    /// Why this coordinator no longer leads; nil while it does.
-    var lost: String? { lostReason.current }
-
     func mayAct(at now: MonotonicInstant = .now) -> Bool {
         let seconds = now.seconds(since: origin)
         if state.withLock({ $0.mayAct(at: seconds) }) { return true }
@@ -47,7 +46,7 @@ final class LeaseKeeper: @unchecked Sendable {
         return false
     }
 
-    /// Renews on a thread with its own connection to the journal's database.
+    /// Renews on a thread with its own connection to the journal's database, until `release`.
     func start() {
         started = true
         let thread = Thread { [self] in
@@ -72,20 +71,15 @@ final class LeaseKeeper: @unchecked Sendable {
 
     /// A clean stop: the lease is released at once, so a standby takes over without waiting for
     /// it to expire. After the loop has stopped: nothing may be written once it is released.
+    /// Returns once the keeper's thread has released it (on its own connection) and ended.
     func release() {
-        let wasLeading = lostReason.current == nil
         stopped.withLock { $0 = true }
         state.withLock { $0.stepDown() }
         wake.signal()
         if started { finished.wait() }
-        guard wasLeading else { return }
-        do {
-            try LeaseStore(uri: term.database).release(token: token)
-        } catch {
-            // The lease then simply expires.
-        }
     }
 
+    /// The keeper's thread: `store` is its connection, used by no other thread.
     private func renewUntilStopped() {
         var store: LeaseStore?
         while !stopped.current && lostReason.current == nil {
@@ -113,6 +107,14 @@ final class LeaseKeeper: @unchecked Sendable {
                 report("cannot renew the lease: \(error); trying again in \(String(format: "%.1f", term.leaseSeconds / 3)) s")
                 store = nil
             }
+        }
+        // Stopped by `release` while still leading (a lost lease is not this one's to end).
+        guard lostReason.current == nil else { return }
+        do {
+            if store == nil { store = try LeaseStore(uri: term.database) }
+            try store?.release(token: token)
+        } catch {
+            // The lease then simply expires.
         }
     }
 }

@@ -132,7 +132,8 @@ public final class CoordinatorNode: @unchecked Sendable {
             let database = try PostgresDatabase(uri: term.database)
             database.fencingToken = term.lease.token
             try database.limitIdleTransactions(to: term.leaseSeconds)
-            return try Journal(postgres: database)
+            // The standby that won the term made the tables before its first acquire.
+            return try Journal(postgres: database, makingSchema: false)
         }
         if let uri = configuration.stateDatabase { return try Journal(postgres: PostgresDatabase(uri: uri)) }
         return try configuration.stateDirectory.map { try Journal(directory: $0) }

@@ -123,6 +123,9 @@ public final class WorkerEngine: @unchecked Sendable {
     private let gates = JobGates()
     /// The one thread that calls into the queues and their operations (see above), in order.
     private let queueThread = SerialThread(name: "pc-queues")
+    /// Set by `shutdown` once it has taken every job's queues from the table and waits for them
+    /// to empty; read by anyone (tests race a suspend against that wait).
+    private let waitingForQueues = LockedBox(false)
     private let reporter: StageReporter
     private let onOutcome: OutcomeHandler
     /// Admits photos into the memory budget before their pixels are allocated.
@@ -494,6 +497,7 @@ public final class WorkerEngine: @unchecked Sendable {
         // After everything handed to the queue thread so far: every graph admitted is queued.
         let queues = queueThread.sync { [self] in jobs.withLock { $0.shutDown() } }
         for gate in opened { gate.wakeWaiters() }
+        waitingForQueues.withLock { $0 = true }
         for queue in queues { queue.waitUntilIdle() }
         // What is handed over from now on runs on the caller's thread.
         queueThread.stop()
@@ -508,6 +512,10 @@ public final class WorkerEngine: @unchecked Sendable {
             }
         }
     }
+
+    /// Whether `shutdown` has taken the job queues and waits (or waited) for them to empty: a
+    /// suspend from now on finds no queue to suspend.
+    var shutdownIsWaitingForQueues: Bool { waitingForQueues.current }
 
     /// The queues the job table holds for a job (tests check that a finished job leaves none).
     func jobQueues(_ job: String) -> JobQueues? { queueThread.sync { [self] in jobs.withLock { $0.queues[job] } } }
