@@ -96,8 +96,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // The model: manifests, names, filters, pixels; no network, no clock (DurableFile and
-        // UsableCores are its only file access).
+        // The model: manifests, names, filters, pixels; no network. Its only I/O is DurableFile's
+        // output writes, UsableCores' cgroup and affinity reads and the threads of
+        // BlockingWorkThreads and SerialThread; its only clock read is a stage's time limit.
         .target(name: "PhotoClusterCore", dependencies: ["PhotoClusterKernels", "PhotoClusterKernelsAVX2"], swiftSettings: swiftSettings),
         // The pixel loops, built for the baseline CPU and again for AVX2 (same source, a link).
         .target(name: "PhotoClusterKernels", swiftSettings: kernelSettings),
@@ -139,11 +140,23 @@ let package = Package(
         // messages carry it.
         .target(name: "PhotoClusterProtocol", dependencies: ["PhotoClusterCore", "PhotoClusterProto"], swiftSettings: swiftSettings),
         // The coordinator's scheduling as a state machine (`CoordinatorCore`: events in, actions
-        // out, no reference to its shell), the jobs it owns and the seeded simulator that drives
-        // it: no socket, file or clock. `CoordinatorNode` is its shell.
+        // out, no reference to its shell), the jobs it owns and each job's life, and the lease
+        // model: no socket, file or clock. `CoordinatorNode` is its shell, and the simulator's
+        // `SimulationRun` another.
         .target(
             name: "PhotoClusterScheduling",
             dependencies: ["PhotoClusterCore", "PhotoClusterProto", "PhotoClusterProtocol", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        // The seeded simulator (`cluster simulate`): the product's scheduling core and the worker's
+        // protocol (`WorkerSession`) run against simulated workers' engines, sockets, a journal,
+        // a lease row and clocks. Only what it replaces is simulated; no rule of the product is
+        // written again here.
+        .target(
+            name: "PhotoClusterSimulation",
+            dependencies: [
+                "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterProtocol", "PhotoClusterScheduling", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -213,7 +226,7 @@ let package = Package(
             dependencies: [
                 "PhotoClusterCore", "PhotoClusterClient", "PhotoClusterCoordinator",
                 "PhotoClusterWorker", "PhotoClusterEmbedded", "PhotoClusterTransport", "PhotoClusterPlugins", "PhotoClusterPluginHost", "PhotoClusterStorage",
-                "PhotoClusterDashboard", "PhotoClusterHTTPAPI", "PhotoClusterScheduling",
+                "PhotoClusterDashboard", "PhotoClusterHTTPAPI", "PhotoClusterScheduling", "PhotoClusterSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
@@ -312,6 +325,7 @@ let package = Package(
                 "PhotoClusterCore", "PhotoClusterProto", "PhotoClusterTransport", "PhotoClusterWorker",
                 "PhotoClusterCoordinator", "PhotoClusterClient", "PhotoClusterImaging", "PhotoClusterEmbedded", "LoopbackHTTP",
                 "PhotoClusterPluginHost", "PhotoClusterTestSupport", "PhotoClusterStorage", "PhotoClusterProtocol", "PhotoClusterScheduling",
+                "PhotoClusterSimulation",
             ],
             swiftSettings: swiftSettings
         ),

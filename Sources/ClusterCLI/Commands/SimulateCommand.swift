@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PhotoClusterCoordinator
 import PhotoClusterScheduling
+import PhotoClusterSimulation
 
 /// `cluster simulate --seeds N`: the coordinator's scheduling under simulated faults, seed by
 /// seed (see `ClusterSimulation`).

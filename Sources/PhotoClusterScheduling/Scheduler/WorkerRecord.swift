@@ -179,4 +179,9 @@ package final class WorkerRecord {
 package struct PhotoRef: Hashable {
     package let job: String
     package let index: UInt32
+
+    package init(job: String, index: UInt32) {
+        self.job = job
+        self.index = index
+    }
 }

@@ -3,6 +3,7 @@ import XCTest
 
 @testable import PhotoClusterCoordinator
 @testable import PhotoClusterScheduling
+@testable import PhotoClusterSimulation
 
 /// The scheduling core under simulated faults (`ClusterSimulation`): a few hundred seeds here,
 /// ten thousand with `cluster simulate --seeds 10000` (see docs/architecture.md).

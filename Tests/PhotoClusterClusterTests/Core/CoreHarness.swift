@@ -6,6 +6,7 @@ import XCTest
 
 @testable import PhotoClusterCoordinator
 @testable import PhotoClusterScheduling
+@testable import PhotoClusterSimulation
 
 /// A `CoordinatorCore` driven by hand: events go in at a virtual time, and every action it
 /// takes is kept, so a test says exactly what the coordinator does, with no socket, thread or

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import PhotoClusterScheduling
+@testable import PhotoClusterSimulation
 
 /// Leadership under the simulator (`ClusterSimulation` with a leader and a standby on one
 /// journal, the leader struck about every 3 simulated seconds): the invariants hold across

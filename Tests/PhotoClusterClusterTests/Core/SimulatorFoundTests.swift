@@ -5,6 +5,7 @@ import XCTest
 
 @testable import PhotoClusterCoordinator
 @testable import PhotoClusterScheduling
+@testable import PhotoClusterSimulation
 
 /// Bugs `cluster simulate` found, each as the seed that found it and as the events that make
 /// it, with exact actions.

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoClusterCore
+import PhotoClusterScheduling
 
 /// The whole cluster in one thread from one seed: coordinators that share one journal and its
 /// lease (one leads with its `CoordinatorCore`, the others wait), simulated workers with

@@ -1,6 +1,7 @@
 import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterScheduling
 
 /// What must hold after every step of a run (those checked as actions happen are in
 /// `SimulationRun`: a photo settles once, a result is written only from an attempt sent to its

@@ -1,6 +1,7 @@
 import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterScheduling
 
 /// The faults a run injects until it heals, and the clients' requests.
 extension SimulationRun {

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoClusterCore
+import PhotoClusterScheduling
 
 /// Leadership: coordinators that share one journal and its lease row (`LeaseTable`, on the
 /// database's clock), each with its own clock. A standby polls for the lease; the one it is

@@ -1,4 +1,5 @@
 import PhotoClusterCore
+import PhotoClusterScheduling
 
 /// The simulator's draws.
 extension SeededRandom {

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoClusterCore
+import PhotoClusterScheduling
 
 /// What must hold of leadership (the journal's fence is checked as each write is made, in
 /// `journalWrite`: no write accepted under a token the lease row no longer carries).

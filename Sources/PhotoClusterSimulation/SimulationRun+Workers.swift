@@ -2,6 +2,7 @@ import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
 import PhotoClusterProtocol
+import PhotoClusterScheduling
 
 /// What the simulated workers do with what reaches them, and with their own time.
 extension SimulationRun {

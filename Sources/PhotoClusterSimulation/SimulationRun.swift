@@ -1,6 +1,7 @@
 import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterScheduling
 
 /// What happens in a simulation, at a virtual time.
 package enum SimulationEvent {

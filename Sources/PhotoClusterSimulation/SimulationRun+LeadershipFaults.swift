@@ -1,5 +1,6 @@
 import Foundation
 import PhotoClusterCore
+import PhotoClusterScheduling
 
 /// The faults that strike the leader: killed (its lease expires, a standby takes over), stopped
 /// (SIGSTOP, a long pause: it wakes with its messages, timers and lease answers due, and must

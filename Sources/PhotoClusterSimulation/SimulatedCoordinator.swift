@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterScheduling
 
 /// One coordinator process of a simulated run: a standby that polls for the lease, or a leader
 /// with its own `CoordinatorCore` restored from the shared journal. Owned by its

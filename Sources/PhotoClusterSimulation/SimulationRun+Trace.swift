@@ -1,6 +1,7 @@
 import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterScheduling
 
 /// The run's record: a digest of every event and action, and with `--trace` a line for each.
 /// The digest is made from numbers, not the lines: a run of ten thousand seeds makes no text.

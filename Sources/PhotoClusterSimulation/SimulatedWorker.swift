@@ -1,6 +1,7 @@
 import PhotoClusterCore
 import PhotoClusterProto
 import PhotoClusterProtocol
+import PhotoClusterScheduling
 
 /// One worker process of the simulation: the real worker's protocol (`WorkerSession`: epochs,
 /// control first, assignment accounting, the coordinator's settings) over a simulated engine

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoClusterCore
+import PhotoClusterScheduling
 
 /// A job's end as the leader's shell carries it out in the simulated world: the index written
 /// on the writer threads (now and then past the write timeout, as on a hung mount), the end and
