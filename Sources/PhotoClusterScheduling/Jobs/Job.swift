@@ -302,24 +302,6 @@ package final class Job {
     package func filters(of photo: PhotoRecord) -> [Photocluster_V1_FilterSpec] { chains[Int(photo.chain)] }
     package func filterNames(of photo: PhotoRecord) -> Set<String> { chainNames[Int(photo.chain)] }
 
-    /// The photo as clients see it; `workerID` names the worker holding it.
-    package func status(of photo: PhotoRecord, workerID: String = "") -> Photocluster_V1_PhotoStatus {
-        var status = Photocluster_V1_PhotoStatus()
-        status.index = photo.index
-        status.name = name(of: photo.index)
-        status.url = url(of: photo.index)
-        status.state = photo.state.proto
-        status.stage = photo.failedStage
-        status.reason = photo.reason
-        status.outputPath = outputPath(of: photo)
-        status.width = photo.width
-        status.height = photo.height
-        status.attempts = photo.attempts
-        status.workerID = workerID
-        status.settledSequence = settledSequence(of: photo.index)
-        return status
-    }
-
     /// The photos that get a copy of `leader`'s outcome: those not settled yet (a follower may
     /// have been cancelled by name, or run on its own).
     package func followers(of leader: UInt32) -> [UInt32] {
@@ -334,31 +316,6 @@ package final class Job {
     }
 
     package func elapsed(at now: Date) -> TimeInterval { (finishedAt ?? now).timeIntervalSince(createdAt) }
-
-    // MARK: - Reports
-
-    /// `workerID` names the worker a photo in flight is on.
-    package func summary(includePhotos: Bool, at now: Date, workerID: (WorkerNumber) -> String = { _ in "" }) -> Photocluster_V1_JobSummary {
-        var summary = Photocluster_V1_JobSummary()
-        summary.jobID = id
-        summary.label = label
-        summary.phase = phase
-        summary.progress = progress
-        summary.elapsedSeconds = elapsed(at: now)
-        summary.requeues = requeues
-        summary.retries = retries
-        summary.viewport = viewport.proto(epoch: epoch)
-        summary.viewportMode = viewportMode
-        summary.suspended = isSuspended
-        summary.outputDir = outputLocation
-        summary.controlAckMs = controlAckMilliseconds
-        summary.bytesDownloaded = work.bytes
-        summary.bytesWasted = work.wastedBytes
-        summary.pixelsProcessed = work.pixels
-        summary.pixelsWasted = work.wastedPixels
-        if includePhotos { summary.photos = photos.map { status(of: $0, workerID: $0.isInFlight ? workerID($0.worker) : "") } }
-        return summary
-    }
 }
 
 /// Photos with the same URL and filters make the same output.
