@@ -66,7 +66,7 @@ extension SimulationRun {
         let start = Int.random(in: 0..<job.total, using: &random)
         let end = min(job.total - 1, start + Int.random(in: 0...8, using: &random))
         let viewport = Viewport(visible: start...end, prefetch: Int.random(in: 0...6, using: &random), scrolling: random.chance(0.2))
-        tellLeader(.viewport(job: job.id, viewport, arrivedAt: now))
+        tellLeader(.viewport(job: job.id, viewport.proto(epoch: 0), arrivedAt: now))
     }
 
     /// A job of 10 to 80 photos: some share a URL (one is computed, the rest copy it), some are
@@ -127,7 +127,7 @@ extension SimulationRun {
         for job in jobIDs.compactMap({ core.jobs[$0] }) where !job.isFinished {
             if job.suspendedByClient { tellLeader(.suspend(job: job.id, false, arrivedAt: now)) }
             if job.viewportMode || job.viewport.scrolling {
-                tellLeader(.viewport(job: job.id, Viewport(visible: 0...(job.total - 1), prefetch: 0, scrolling: false), arrivedAt: now))
+                tellLeader(.viewport(job: job.id, Viewport(visible: 0...(job.total - 1), prefetch: 0, scrolling: false).proto(epoch: 0), arrivedAt: now))
             }
         }
         tellLeader(.turnEnded)

@@ -52,7 +52,7 @@ final class ViewportCostTests: XCTestCase {
         for round in 0..<240 {
             for (job, count) in [(small, 100), (large, 100_000)] {
                 let start = Int.random(in: 0...(count - 10), using: &generator)
-                let viewport = Viewport(visible: start...(start + 9), prefetch: 5)
+                let viewport = Viewport(visible: start...(start + 9), prefetch: 5).proto(epoch: 0)
                 let micros = await cluster.coordinator.onLoop {
                     Self.threadCPUMicroseconds { self.cluster.coordinator.tellCore(.viewport(job: job, viewport, arrivedAt: .now)) }
                 }

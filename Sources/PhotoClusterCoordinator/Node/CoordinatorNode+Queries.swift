@@ -20,14 +20,13 @@ extension CoordinatorNode {
     /// Checks and applies a viewport request that reached the coordinator at `arrivedAt`; the
     /// problem when it cannot be applied.
     func applyViewport(_ viewport: Photocluster_V1_Viewport, to jobID: String, arrivedAt: MonotonicInstant = .now) -> JobRequestProblem? {
-        guard let (finished, total) = jobs[jobID].map({ ($0.isFinished, $0.total) }) else {
-            return JobRequestProblem(kind: .notFound, message: noJob(jobID))
-        }
-        guard !finished else { return JobRequestProblem(kind: .conflict, message: "job \(jobID) has finished") }
-        guard viewport.visibleStart <= viewport.visibleEnd, Int(viewport.visibleStart) < total else {
+        switch core.refusal(of: viewport, for: jobID) {
+        case .noJob?: return JobRequestProblem(kind: .notFound, message: noJob(jobID))
+        case .finished?: return JobRequestProblem(kind: .conflict, message: "job \(jobID) has finished")
+        case .outsideJob(let total)?:
             return JobRequestProblem(
-                kind: .invalid,
-                message: "visible range \(viewport.visibleStart)..\(viewport.visibleEnd) is outside the job's photos 0..\(total - 1)")
+                kind: .invalid, message: "visible range \(viewport.visibleStart)..\(viewport.visibleEnd) is outside the job's photos 0..\(total - 1)")
+        case nil: break
         }
         viewportInbox.hold(viewport, for: jobID, arrivedAt: arrivedAt)
         return nil
@@ -36,8 +35,7 @@ extension CoordinatorNode {
     /// As a turn ends: the latest viewport of each job changed during it goes to the scheduler.
     func applyPendingViewports() {
         for (jobID, pending) in viewportInbox.takePending() {
-            guard let job = jobs[jobID], !job.isFinished else { continue }
-            tellCore(.viewport(job: jobID, Viewport(from: pending.viewport, count: job.total), arrivedAt: pending.arrivedAt))
+            tellCore(.viewport(job: jobID, pending.viewport, arrivedAt: pending.arrivedAt))
         }
         let replies = viewportReplies
         viewportReplies.removeAll(keepingCapacity: false)

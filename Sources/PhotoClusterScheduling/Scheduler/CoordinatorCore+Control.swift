@@ -8,6 +8,16 @@ import PhotoClusterProto
 /// carries the epoch, and a worker that has not acknowledged the newest epoch is sent the state
 /// again on the next tick (a message to a worker that was away is otherwise simply lost).
 extension CoordinatorCore {
+    /// Why a client's viewport cannot be taken; nil when it can. The shell asks before it
+    /// answers the client, and `setViewport` asks again as it applies it (the job may have
+    /// ended meanwhile): one rule for both.
+    package func refusal(of viewport: Photocluster_V1_Viewport, for jobID: String) -> ViewportRefusal? {
+        guard let job = jobs[jobID] else { return .noJob }
+        guard !job.isFinished else { return .finished }
+        guard viewport.visibleStart <= viewport.visibleEnd, Int(viewport.visibleStart) < job.total else { return .outsideJob(total: job.total) }
+        return nil
+    }
+
     /// Applies a new viewport: while scrolling the job is suspended everywhere; once settled,
     /// in-flight photos out of view are cancelled, photos in view are queued (visible first),
     /// priorities follow, and the job resumes.
@@ -16,8 +26,9 @@ extension CoordinatorCore {
     /// the parking of cancelled photos, the journal and the dispatch of newly visible photos
     /// come after. `arrivedAt`, when the request reached the coordinator, starts the clock of
     /// the workers' acknowledgement.
-    package func setViewport(_ jobID: String, _ viewport: Viewport, arrivedAt: MonotonicInstant) {
-        guard let job = jobs[jobID], !job.isFinished else { return }
+    package func setViewport(_ jobID: String, _ requested: Photocluster_V1_Viewport, arrivedAt: MonotonicInstant) {
+        guard refusal(of: requested, for: jobID) == nil, let job = jobs[jobID] else { return }
+        let viewport = Viewport(from: requested, count: job.total)
         let change = job.moveViewport(to: viewport)
         noteControlSent(jobID, epoch: change.epoch, arrivedAt: arrivedAt)
         let state = job.controlState
@@ -132,4 +143,12 @@ extension CoordinatorCore {
         photosFinished(jobID, cancelled)
         dispatch()
     }
+}
+
+/// Why a viewport is refused (`CoordinatorCore.refusal(of:for:)`).
+package enum ViewportRefusal: Equatable {
+    case noJob
+    case finished
+    /// Its visible range starts past the job's last photo, or ends before it starts.
+    case outsideJob(total: Int)
 }

@@ -23,7 +23,8 @@ package enum CoordinatorEvent {
     /// The jobs of the journal, as a restarted coordinator or a new leader reads them, and the
     /// finished ones' ids, the first to finish first (see `CoordinatorCore+Lifecycle`).
     case jobsRestored([Job], finishOrder: [String])
-    case viewport(job: String, Viewport, arrivedAt: MonotonicInstant)
+    /// A client's viewport, as it asked (the core checks and clamps it to the job's photos).
+    case viewport(job: String, Photocluster_V1_Viewport, arrivedAt: MonotonicInstant)
     case suspend(job: String, Bool, arrivedAt: MonotonicInstant)
     /// Photos cancelled by name; every photo (and the job) when `names` is empty.
     case cancel(job: String, names: Set<String>)

@@ -115,7 +115,7 @@ final class CoordinatorCoreTests: XCTestCase {
         core.hello("w", concurrency: 4)
         core.submit(photos: 40, viewport: .with { $0.visibleStart = 0; $0.visibleEnd = 4 })
         XCTAssertEqual(Set(CoreHarness.graphs(in: core.credit("w", 5)).first?.photos ?? []), Set((0..<5).map { "job1/\($0)@1" }))
-        let moved = core.handle(.viewport(job: "job1", Viewport(visible: 20...24, prefetch: 0), arrivedAt: core.now))
+        let moved = core.handle(.viewport(job: "job1", Viewport(visible: 20...24, prefetch: 0).proto(epoch: 0), arrivedAt: core.now))
         let control = moved.compactMap { action -> Photocluster_V1_JobControl? in
             if case .sendToWorker("w", .control(let control)) = action { return control }
             return nil
@@ -147,13 +147,13 @@ final class CoordinatorCoreTests: XCTestCase {
         core.hello("b")
         core.submit(photos: 12)
         XCTAssertEqual(CoreHarness.graphs(in: core.credit("a", 1)).count, 1)
-        let scrolling = core.handle(.viewport(job: "job1", Viewport(visible: 0...11, prefetch: 0, scrolling: true), arrivedAt: core.now))
+        let scrolling = core.handle(.viewport(job: "job1", Viewport(visible: 0...11, prefetch: 0, scrolling: true).proto(epoch: 0), arrivedAt: core.now))
         XCTAssertEqual(Self.controls(in: scrolling), ["a epoch 2 suspended true", "b epoch 2 suspended true"])
         XCTAssertTrue(CoreHarness.graphs(in: core.credit("b", 2)).isEmpty, "no new photo starts while scrolling")
         core.advance(1)
         XCTAssertTrue(CoreHarness.graphs(in: core.handle(.retryTick)).isEmpty, "no new photo starts while scrolling")
 
-        let settled = core.handle(.viewport(job: "job1", Viewport(visible: 0...11, prefetch: 0), arrivedAt: core.now))
+        let settled = core.handle(.viewport(job: "job1", Viewport(visible: 0...11, prefetch: 0).proto(epoch: 0), arrivedAt: core.now))
         XCTAssertEqual(Self.controls(in: settled), ["a epoch 3 suspended false", "b epoch 3 suspended false"])
         XCTAssertEqual(CoreHarness.graphs(in: settled).map(\.worker), ["b"], "the credit that waited is used at once")
     }
