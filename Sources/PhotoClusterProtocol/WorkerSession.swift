@@ -3,9 +3,12 @@ import PhotoClusterCore
 import PhotoClusterProto
 
 /// The worker's side of the protocol, with no socket, engine or clock: which of the
-/// coordinator's messages to believe, in what order to act on them, and what each asks of the
-/// worker. `WorkerNode` is its shell (and `ClusterSimulation`'s workers run it too): it hands over what one read of its socket brought and
-/// carries out the commands, in order, on its engine and socket. Loop-owned.
+/// coordinator's messages to believe, in what order to act on them, what each asks of the
+/// worker, and what the worker says (`WorkerSession+Speaking`: its hello and credit, its
+/// heartbeat's accounting, when the coordinator has been silent too long). `WorkerNode` is its
+/// shell, and `ClusterSimulation`'s workers are another: each hands over what one read of its
+/// socket brought, carries out the commands, in order, on its engine and socket, and sends what
+/// the session says. Owned by the shell (the worker's loop thread; the simulation's thread).
 ///
 /// Control comes first: the cancels, suspensions and priority changes of a read are applied and
 /// acknowledged (once per job, at its newest epoch) before any graph of it is started. Epochs
@@ -53,7 +56,7 @@ package struct WorkerSession {
     /// The largest result the coordinator takes (from its welcome): a larger one fails its photo
     /// here, since a message over the coordinator's limit is dropped with everything beside it.
     package private(set) var resultLimit = ResultSizeLimit.defaultBytes
-    package private(set) var connectedTo: String?
+    package internal(set) var connectedTo: String?
     /// Per job, the newest control epoch seen; a job the coordinator closes is forgotten.
     package private(set) var newestEpoch: [String: UInt64] = [:]
     /// The newest assignment sequence accounted for since the last welcome: an assignment's own,
@@ -63,11 +66,16 @@ package struct WorkerSession {
     /// Refusals of this worker's protocol version since its last welcome: the back-off doubles
     /// with each, from 1 s to `longestRefusalBackoff`.
     package private(set) var refusals = 0
+    /// The worker's credit rules, for its window.
+    package let credit: WorkerCredit
+    /// When the coordinator last spoke, or the worker last said hello (nil before the first).
+    package internal(set) var lastHeard: MonotonicInstant?
 
-    package init(heartbeatInterval: TimeInterval, heartbeatLiveness: Int) {
+    package init(heartbeatInterval: TimeInterval, heartbeatLiveness: Int, window: Int) {
         self.heartbeatInterval = heartbeatInterval
         self.heartbeatLiveness = heartbeatLiveness
         configuredHeartbeatInterval = heartbeatInterval
+        credit = WorkerCredit(window: window)
     }
 
     /// What one read of the socket brought, in arrival order: the commands it leads to, in the
@@ -91,13 +99,6 @@ package struct WorkerSession {
         if !acks.isEmpty { commands.append(.wakeQueueThread) }
         for message in deferred { handle(message, into: &commands) }
         return commands
-    }
-
-    /// The coordinator has been silent past its liveness: answers whether it was registered
-    /// (then it is forgotten, and the silence is worth saying once).
-    package mutating func coordinatorFellSilent() -> Bool {
-        defer { connectedTo = nil }
-        return connectedTo != nil
     }
 
     /// A control message of an epoch not older than the job's newest, and the acknowledgement

@@ -39,7 +39,7 @@ public enum ClusterSimulation {
         }
     }
 
-    /// Bugs the simulator can put into leadership, each of which an invariant must catch.
+    /// Bugs the simulator can put into leadership or a worker, each of which an invariant must catch.
     public enum PlantedBug: String, CaseIterable, Sendable {
         /// The journal accepts a write without checking its token against the lease row.
         case journalSkipsFence = "journal-skips-fence"
@@ -47,6 +47,8 @@ public enum ClusterSimulation {
         case leaderIgnoresLease = "leader-ignores-lease"
         /// A leader counts its lease from the answer to its request, not from its sending.
         case leaseCountedFromAnswer = "lease-counted-from-answer"
+        /// A worker's hello grants its whole window, forgetting the graphs it holds.
+        case workerGrantsHeldSlots = "worker-grants-held-slots"
     }
 
     /// What leadership went through in a run.

@@ -4,10 +4,10 @@ import PhotoClusterProtocol
 import PhotoClusterScheduling
 
 /// One worker process of the simulation: the real worker's protocol (`WorkerSession`: epochs,
-/// control first, assignment accounting, the coordinator's settings) over a simulated engine
-/// that runs each graph for a simulated time. It registers, grants credit as the real worker
-/// does (its window less what it holds at each hello, one back with each outcome), reports and
-/// beats.
+/// control first, assignment accounting, the coordinator's settings, its hello, credit and
+/// heartbeat, the coordinator's silence) with the rest simulated. `held` replaces the engine: a
+/// graph runs for a simulated time and ends done or failed. The simulation's connections replace
+/// the socket, and its microsecond clock the monotonic clock.
 /// Its slot outlives its processes: a restart is a new incarnation in the same slot (under the
 /// same id or a new one).
 package struct SimulatedWorker {
@@ -34,22 +34,30 @@ package struct SimulatedWorker {
     /// The connection its messages travel on; 0 when it has none (dead, or timed out while stopped).
     package var connection = 0
     package var held: [HeldPhoto] = []
-    package var session = WorkerSession(heartbeatInterval: 1, heartbeatLiveness: 3)
+    package var session: WorkerSession
     package var suspendedJobs: Set<String> = []
     /// It said it is draining: graphs that reach it are handed back, and it leaves when it holds
     /// nothing or at its drain timeout.
     package var draining = false
-    /// When it last heard from the coordinator: silent past its liveness, it says hello again.
-    package var lastHeard: Int64 = 0
+    /// The credit it granted since its last hello, less the graphs sent to it since, as the
+    /// connection carried them (not as the session counts them): what the coordinator may still
+    /// send it. With what it holds, never more than its window.
+    package var creditOutstanding = 0
     /// Messages that reached it while it was stopped, read when it resumes (if its connection lived).
     package var inbox: [(connection: Int, body: Photocluster_V1_CoordinatorToWorker.OneOf_Body)] = []
 
     package init(id: String, concurrency: Int) {
         self.id = id
         self.concurrency = concurrency
+        session = Self.newSession(concurrency: concurrency)
     }
 
-    package var window: Int { CreditWindow.graphs(concurrency: concurrency) }
+    /// What a process starts with: the real worker's defaults, and the window its concurrency gives.
+    private static func newSession(concurrency: Int) -> WorkerSession {
+        WorkerSession(heartbeatInterval: 1, heartbeatLiveness: 3, window: CreditWindow.graphs(concurrency: concurrency))
+    }
+
+    package var window: Int { session.credit.window }
     package var incarnationName: String { "\(id)-\(incarnation)" }
 
     package var heldRefs: [Photocluster_V1_DropStaleWork.PhotoRef] {
@@ -57,9 +65,6 @@ package struct SimulatedWorker {
     }
 
     package func holds(_ job: String, _ index: UInt32) -> Bool { held.contains { $0.job == job && $0.index == index } }
-
-    /// Graphs it can take besides those it holds.
-    package var freeSlots: Int { max(0, window - held.count) }
 
     /// Removes the held photos `matching` says, answering them (their graphs end cancelled).
     package mutating func remove(where matching: (HeldPhoto) -> Bool) -> [HeldPhoto] {
@@ -69,15 +74,15 @@ package struct SimulatedWorker {
     }
 
     /// A new process in this slot: it holds nothing and knows nothing.
-    package mutating func start(connection: Int, at time: Int64) {
+    package mutating func start(connection: Int) {
         incarnation += 1
         process = .running
         self.connection = connection
         held = []
-        session = WorkerSession(heartbeatInterval: 1, heartbeatLiveness: 3)
+        session = Self.newSession(concurrency: concurrency)
         suspendedJobs = []
         draining = false
         inbox = []
-        lastHeard = time
+        creditOutstanding = 0
     }
 }

@@ -27,6 +27,20 @@ extension SimulationRun {
         }
     }
 
+    /// A worker never grants a slot it has not got, checked as what it says leaves it: what it
+    /// granted since its hello and was not sent yet, plus what it holds, stays within its
+    /// window, and its heartbeat says no more is free. (The coordinator holds a worker's credit
+    /// to its bound, so `checkState` could never show this.)
+    func checkCredit(of worker: SimulatedWorker, saying body: Photocluster_V1_WorkerToCoordinator.OneOf_Body) {
+        if case .heartbeat(let beat) = body, Int(beat.freeSlots) > worker.window - worker.held.count {
+            return fail("worker \(worker.id) says \(beat.freeSlots) slots are free while it holds \(worker.held.count) graphs of its window of \(worker.window)")
+        }
+        if worker.creditOutstanding + worker.held.count > worker.window {
+            fail("worker \(worker.id) granted credit it has not got: \(worker.creditOutstanding) graphs may still come, "
+                + "and it holds \(worker.held.count), over its window of \(worker.window)")
+        }
+    }
+
     /// No photo stays assigned to a running worker that has not held it for two of its
     /// heartbeats (and a little for the messages on their way).
     package func checkHeldAssignments(of core: CoordinatorCore) {

@@ -4,28 +4,52 @@ import PhotoClusterProto
 import PhotoClusterProtocol
 import PhotoClusterScheduling
 
-/// What the simulated workers do with what reaches them, and with their own time.
+/// What the simulated workers do with what reaches them, and with their own time. What they
+/// say, and when, is their `WorkerSession`'s to decide; this is the engine and the socket.
 extension SimulationRun {
     package func startWorker(_ slot: Int) {
         guard workers[slot].process == .dead else { return }
-        workers[slot].start(connection: openConnection(), at: time)
+        workers[slot].start(connection: openConnection())
         sendHello(slot)
         agenda.schedule(.workerHeartbeat(slot: slot, incarnation: workers[slot].incarnation), at: time + random.millis(300...1000))
     }
 
-    /// Hello, and credit for what it can take, as `WorkerNode.sayHello` does.
+    /// The hello the session decides (with its credit, and whether the worker drains), from what
+    /// the worker holds.
     private func sendHello(_ slot: Int) {
         let worker = workers[slot]
-        send(.hello(.with {
-            $0.protocolVersion = ProtocolVersions.current
+        let introduction = Photocluster_V1_WorkerHello.with {
             $0.workerID = worker.id
             $0.host = "simulated"
             $0.concurrency = UInt32(worker.concurrency)
             $0.incarnation = worker.incarnationName
-            $0.inFlight = worker.heldRefs
-        }), from: slot)
-        send(.credit(.with { $0.grant = UInt32(worker.freeSlots) }), from: slot)
-        workers[slot].lastHeard = time
+        }
+        let messages = workers[slot].session.hello(
+            introduction, holding: worker.heldRefs, heldGraphs: worker.held.count, draining: worker.draining ? Self.draining : nil, at: now)
+        for message in messages {
+            guard case .credit = message, options.plantedBug == .workerGrantsHeldSlots else {
+                say(message, from: slot)
+                continue
+            }
+            say(.credit(.with { $0.grant = UInt32(worker.window) }), from: slot)
+        }
+    }
+
+    /// What a draining worker says: its drain timeout, 2 s here.
+    private static let draining = Photocluster_V1_WorkerDraining.with { $0.timeoutMs = 2000 }
+
+    /// Sends what a worker says, keeping the account of the credit it grants: a hello starts it
+    /// again, each grant adds to it (each graph that reaches the worker takes from it, in
+    /// `deliver`), and each grant and heartbeat is checked as it leaves (`checkCredit`).
+    private func say(_ body: Photocluster_V1_WorkerToCoordinator.OneOf_Body, from slot: Int, photos: [Data] = []) {
+        send(body, from: slot, photos: photos)
+        switch body {
+        case .hello: workers[slot].creditOutstanding = 0
+        case .credit(let credit): workers[slot].creditOutstanding += Int(credit.grant)
+        case .reports(let reports): workers[slot].creditOutstanding += Int(reports.credit)
+        default: break
+        }
+        checkCredit(of: workers[slot], saying: body)
     }
 
     /// The process dies (SIGKILL, the OOM killer, a poison photo): what was on its connection is lost.
@@ -56,7 +80,7 @@ extension SimulationRun {
             return
         case .running: break
         }
-        workers[slot].lastHeard = time
+        workers[slot].session.heard(at: now)
         var message = Photocluster_V1_CoordinatorToWorker()
         message.body = body
         // Graphs that end without running (cancelled, dropped, closed, sent under an older
@@ -69,12 +93,15 @@ extension SimulationRun {
             case .setSuspended(let job, let suspended):
                 if suspended { workers[slot].suspendedJobs.insert(job) } else { workers[slot].suspendedJobs.remove(job) }
             case .acknowledge(let job, let epoch):
-                send(.ack(.with { $0.jobID = job; $0.epoch = epoch }), from: slot)
+                say(WorkerSession.acknowledgement(job: job, epoch: epoch), from: slot)
             case .start(let graph) where workers[slot].draining:
+                workers[slot].creditOutstanding -= 1
                 ended.append(.init(job: graph.jobID, index: graph.photoIndex, attempt: graph.attempt, url: graph.url))
             case .start(let graph):
+                workers[slot].creditOutstanding -= 1
                 take(graph, slot)
             case .handBack(let graph):
+                workers[slot].creditOutstanding -= 1
                 ended.append(.init(job: graph.jobID, index: graph.photoIndex, attempt: graph.attempt, url: graph.url))
             case .drop(let job, let photo):
                 ended += workers[slot].remove { $0.job == job && $0.index == photo }
@@ -97,8 +124,8 @@ extension SimulationRun {
         reports.reports = ended.map { photo in
             .with { $0.cancelled = .with { $0.jobID = photo.job; $0.photoIndex = photo.index; $0.attempt = photo.attempt } }
         }
-        reports.credit = UInt32(ended.count)
-        send(.reports(reports), from: slot)
+        reports.credit = workers[slot].session.credit.returned(byEnded: ended.count)
+        say(.reports(reports), from: slot)
     }
 
     private func take(_ graph: Photocluster_V1_PhotoGraph, _ slot: Int) {
@@ -130,7 +157,7 @@ extension SimulationRun {
         let photo = workers[slot].held[at]
         guard photo.progressed else {
             workers[slot].held[at].progressed = true
-            send(.progress(.with {
+            say(.progress(.with {
                 $0.jobID = job
                 $0.photoIndex = index
                 $0.attempt = attempt
@@ -146,6 +173,8 @@ extension SimulationRun {
             reports.reports.append(.with { $0.failure = failure(photo, transient: false) })
         } else if random.chance(0.05) {
             reports.reports.append(.with { $0.failure = failure(photo, transient: true) })
+        } else if let reason = workers[slot].session.refusal(ofResultBytes: 64) {
+            reports.reports.append(.with { $0.failure = failure(photo, at: .encode, "result", reason: reason, transient: false) })
         } else {
             reports.reports.append(.with { $0.result = result(job: job, index: index, attempt: attempt) })
             photos.append(Data(repeating: 1, count: 64))
@@ -159,9 +188,8 @@ extension SimulationRun {
                 tally.forged += 1
             }
         }
-        // The photo's outcome returns its credit.
-        reports.credit = 1
-        send(.reports(reports), from: slot, photos: photos)
+        reports.credit = workers[slot].session.credit.returned(byEnded: 1)
+        say(.reports(reports), from: slot, photos: photos)
         if workers[slot].draining && workers[slot].held.isEmpty { leave(slot) }
     }
 
@@ -169,7 +197,7 @@ extension SimulationRun {
     /// download not reported), takes nothing more, and leaves once the rest ended or at the
     /// drain timeout (2 s here).
     package func drain(_ slot: Int) {
-        send(.draining(.with { $0.timeoutMs = 2000 }), from: slot)
+        say(.draining(Self.draining), from: slot)
         workers[slot].draining = true
         tally.drained += 1
         let unstarted = workers[slot].remove { !$0.progressed }
@@ -178,8 +206,8 @@ extension SimulationRun {
             reports.reports = unstarted.map { photo in
                 .with { $0.cancelled = .with { $0.jobID = photo.job; $0.photoIndex = photo.index; $0.attempt = photo.attempt } }
             }
-            reports.credit = UInt32(unstarted.count)
-            send(.reports(reports), from: slot)
+            reports.credit = workers[slot].session.credit.returned(byEnded: unstarted.count)
+            say(.reports(reports), from: slot)
         }
         if workers[slot].held.isEmpty { return leave(slot) }
         agenda.schedule(.drainTimeout(slot: slot, incarnation: workers[slot].incarnation), at: time + 2_000_000)
@@ -198,7 +226,7 @@ extension SimulationRun {
     /// SIGTERM's end: the worker says goodbye, handing back what it holds, and leaves; its
     /// connection closes a moment later, and a new process starts in its slot after a while.
     package func leave(_ slot: Int) {
-        send(.goodbye(.with { $0.handedBack = workers[slot].heldRefs }), from: slot)
+        say(.goodbye(.with { $0.handedBack = workers[slot].heldRefs }), from: slot)
         agenda.schedule(.connectionClosed(workers[slot].connection), at: time + 100_000)
         workers[slot].process = .dead
         workers[slot].held = []
@@ -219,13 +247,20 @@ extension SimulationRun {
     }
 
     private func failure(_ photo: SimulatedWorker.HeldPhoto, transient: Bool) -> Photocluster_V1_PhotoFailure {
+        let reason = transient ? "simulated: the download was cut short" : "simulated: not a photo"
+        return failure(photo, at: .decode, "decode", reason: reason, transient: transient)
+    }
+
+    private func failure(
+        _ photo: SimulatedWorker.HeldPhoto, at stage: Photocluster_V1_Stage, _ stageName: String, reason: String, transient: Bool
+    ) -> Photocluster_V1_PhotoFailure {
         .with {
             $0.jobID = photo.job
             $0.photoIndex = photo.index
             $0.attempt = photo.attempt
-            $0.stage = .decode
-            $0.stageName = "decode"
-            $0.reason = transient ? "simulated: the download was cut short" : "simulated: not a photo"
+            $0.stage = stage
+            $0.stageName = stageName
+            $0.reason = reason
             $0.transient = transient
         }
     }
@@ -239,17 +274,8 @@ extension SimulationRun {
         case .running: break
         }
         let worker = workers[slot]
-        send(.heartbeat(.with {
-            $0.assignSequence = worker.session.assignSequenceSeen
-            $0.held = worker.heldRefs
-            $0.freeSlots = UInt32(worker.freeSlots)
-        }), from: slot)
-        // Silent past its liveness, the coordinator may have restarted and forgotten it.
-        let liveness = Int64(worker.session.heartbeatInterval * Double(worker.session.heartbeatLiveness) * 1e6)
-        if time - worker.lastHeard > liveness {
-            _ = workers[slot].session.coordinatorFellSilent()
-            sendHello(slot)
-        }
+        say(.heartbeat(worker.session.heartbeat(holding: worker.heldRefs, heldGraphs: worker.held.count)), from: slot)
+        if workers[slot].session.silence(at: now) != nil { sendHello(slot) }
         agenda.schedule(next, at: time + Int64(worker.session.heartbeatInterval * 1e6))
     }
 }

@@ -1,15 +1,19 @@
 import Foundation
+import PhotoClusterCore
 import PhotoClusterProto
 import PhotoClusterProtocol
 import XCTest
 
 
 /// The worker's side of the protocol, read by read, with exact commands (`WorkerSession`); the
-/// worker with real sockets is in `WorkerEpochTests` and `ControlPrecedenceTests`.
+/// worker with real sockets is in `WorkerEpochTests` and `ControlPrecedenceTests`. What the worker
+/// says (hello, credit, heartbeat, silence, results over the limit) is read with times passed in.
 final class WorkerSessionTests: XCTestCase {
     private typealias Message = Photocluster_V1_CoordinatorToWorker
 
-    private var session = WorkerSession(heartbeatInterval: 1, heartbeatLiveness: 3)
+    private var session = WorkerSession(heartbeatInterval: 1, heartbeatLiveness: 3, window: 12)
+    /// Any instant will do: the session reads no clock, it is handed times from here on.
+    private let origin = MonotonicInstant.now
 
     private func message(_ body: Message.OneOf_Body) -> Message {
         var message = Message()
@@ -113,10 +117,66 @@ final class WorkerSessionTests: XCTestCase {
         XCTAssertEqual(commands, [.drop(job: "j", photo: 3), .sayHello])
     }
 
-    func testSilenceForgetsTheCoordinatorOnce() {
+    private func ref(_ job: String, _ index: UInt32) -> WorkerSession.PhotoRef {
+        .with {
+            $0.jobID = job
+            $0.photoIndex = index
+        }
+    }
+
+    /// A hello names what the worker holds and grants the window less the graphs held (a
+    /// successor waiting behind a cancelled photo holds a slot too); a draining worker says so
+    /// after it, and a worker holding its whole window grants nothing.
+    func testAHelloGrantsTheWindowLessWhatIsHeld() {
+        let introduction = Photocluster_V1_WorkerHello.with { $0.workerID = "w" }
+        let held = [ref("j", 1), ref("j", 2)]
+        let hello = Photocluster_V1_WorkerHello.with {
+            $0.workerID = "w"
+            $0.protocolVersion = ProtocolVersions.current
+            $0.inFlight = held
+        }
+        XCTAssertEqual(session.hello(introduction, holding: held, heldGraphs: 3, at: origin), [.hello(hello), .credit(.with { $0.grant = 9 })])
+        let draining = Photocluster_V1_WorkerDraining.with { $0.timeoutMs = 2000 }
+        XCTAssertEqual(
+            session.hello(introduction, holding: held, heldGraphs: 3, draining: draining, at: origin),
+            [.hello(hello), .credit(.with { $0.grant = 9 }), .draining(draining)])
+        XCTAssertEqual(session.hello(introduction, holding: held, heldGraphs: 13, at: origin)[1], .credit(.with { $0.grant = 0 }))
+    }
+
+    /// A heartbeat names the assignments accounted for, what is held and the slots free; each
+    /// graph that ends returns one credit.
+    func testAHeartbeatNamesWhatIsHeldAndTheSlotsFree() {
+        _ = session.receive([assign([], sequence: 6)])
+        XCTAssertEqual(session.heartbeat(holding: [ref("j", 4)], heldGraphs: 5), .with {
+            $0.assignSequence = 6
+            $0.held = [ref("j", 4)]
+            $0.freeSlots = 7
+        })
+        XCTAssertEqual(session.credit.returned(byEnded: 2), 2)
+    }
+
+    /// A result over the limit the coordinator's welcome announced fails its photo here.
+    func testAResultOverTheAnnouncedLimitIsRefused() {
+        XCTAssertNil(session.refusal(ofResultBytes: Int(ResultSizeLimit.defaultBytes)), "the default limit holds until a welcome")
+        XCTAssertNotNil(session.refusal(ofResultBytes: Int(ResultSizeLimit.defaultBytes) + 1))
+        _ = session.receive([message(.welcome(.with { $0.coordinatorID = "c1"; $0.maxResultBytes = 1000 }))])
+        XCTAssertNil(session.refusal(ofResultBytes: 1000))
+        let refusal = try? XCTUnwrap(session.refusal(ofResultBytes: 1001))
+        XCTAssertTrue(refusal?.contains("over the coordinator's limit") ?? false, refusal ?? "nil")
+    }
+
+    /// The coordinator is silent once its liveness period (interval × liveness, 3 s here) has
+    /// passed since it last spoke or the worker said hello; the silence forgets it, said once.
+    func testSilenceAfterTheLivenessPeriodForgetsTheCoordinatorOnce() {
+        XCTAssertNil(session.silence(at: origin + .seconds(60)), "nothing said yet, nothing to wait for")
+        _ = session.hello(.init(), holding: [], heldGraphs: 0, at: origin)
         _ = session.receive([message(.welcome(.with { $0.coordinatorID = "c1" }))])
-        XCTAssertTrue(session.coordinatorFellSilent())
-        XCTAssertFalse(session.coordinatorFellSilent(), "said once")
+        session.heard(at: origin + .seconds(1))
+        XCTAssertNil(session.silence(at: origin + .seconds(4)), "exactly the liveness period is not past it")
+        XCTAssertEqual(session.silence(at: origin + .seconds(4.5)), .init(seconds: 3.5, wasRegistered: true))
+        XCTAssertEqual(session.silence(at: origin + .seconds(5)), .init(seconds: 4, wasRegistered: false), "said once")
+        session.heard(at: origin + .seconds(5))
+        XCTAssertNil(session.silence(at: origin + .seconds(6)))
     }
 
     /// A coordinator that does not accept this worker's protocol version: the worker waits

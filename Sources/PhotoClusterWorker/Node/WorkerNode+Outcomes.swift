@@ -4,6 +4,7 @@ import PhotoClusterCore
 import PhotoClusterImaging
 import PhotoClusterMetrics
 import PhotoClusterProto
+import PhotoClusterProtocol
 import PhotoClusterStorage
 import PhotoClusterTransport
 
@@ -91,15 +92,13 @@ extension WorkerNode {
         loop.post { [unowned self] in
             sendPendingProgress()
             if let spans { reports.add(.spans(spans)) }
-            if let photo, photo.count > session.resultLimit {
-                // Trying again would make the same result.
-                let reason = ResultSizeLimit.refusal(bytes: photo.count, limit: session.resultLimit)
+            if let photo, let reason = session.refusal(ofResultBytes: photo.count) {
                 reports.add(.failure(failed(graph, at: .encode, "result", reason: reason, transient: false)))
             } else {
                 if case .result = body { metrics.photoEnded(outcome: "succeeded") }
                 reports.add(body, photo: photo)
             }
-            reports.credit += 1
+            reports.credit += session.credit.returned(byEnded: 1)
         }
     }
 

@@ -11,24 +11,18 @@ import PhotoClusterTransport
 /// What reaches the worker: its hello, the coordinator's messages (through `WorkerSession`), and
 /// the connection's events. On the loop thread.
 extension WorkerNode {
+    /// The hello, credit and drain the session decides, from what the engine holds.
     func sayHello() {
-        var hello = Photocluster_V1_WorkerHello()
-        hello.protocolVersion = ProtocolVersions.current
-        hello.workerID = configuration.workerID
-        hello.host = ProcessInfo.processInfo.hostName
-        hello.concurrency = UInt32(configuration.engine.concurrency)
-        hello.filters = configuration.filters.descriptors.map(FilterInfoMapping.info)
-        hello.inFlight = engine.inFlightKeys.map { key in .with { $0.jobID = key.job; $0.photoIndex = key.photo } }
-        hello.incarnation = incarnation
-        send(.hello(hello))
-        var credit = Photocluster_V1_Credit()
-        // Every graph held returns its credit when it ends, a successor waiting behind a
-        // cancelled photo too.
-        credit.grant = UInt32(max(0, configuration.window - engine.heldGraphCount))
-        send(.credit(credit))
-        // A coordinator that registers this worker afresh must not give it work while it drains.
-        if let drain { send(.draining(drain.message)) }
-        lastHeardFromCoordinator = .now
+        var introduction = Photocluster_V1_WorkerHello()
+        introduction.workerID = configuration.workerID
+        introduction.host = ProcessInfo.processInfo.hostName
+        introduction.concurrency = UInt32(configuration.engine.concurrency)
+        introduction.filters = configuration.filters.descriptors.map(FilterInfoMapping.info)
+        introduction.incarnation = incarnation
+        let inFlight = engine.inFlightKeys.map { key in WorkerSession.PhotoRef.with { $0.jobID = key.job; $0.photoIndex = key.photo } }
+        let messages = session.hello(
+            introduction, holding: inFlight, heldGraphs: engine.heldGraphCount, draining: drain?.message, at: .now)
+        for message in messages { send(message) }
     }
 
     /// Reads everything waiting and carries out what the session makes of it (control first:
@@ -41,7 +35,7 @@ extension WorkerNode {
             guard let payload = frames.last, let message = Envelope.decode(Photocluster_V1_CoordinatorToWorker.self, from: payload) else {
                 continue  // a frame that does not parse is dropped, never trusted
             }
-            lastHeardFromCoordinator = .now
+            session.heard(at: .now)
             heardFromCoordinator()
             messages.append(message)
         }

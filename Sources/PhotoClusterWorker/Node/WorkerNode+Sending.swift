@@ -4,6 +4,7 @@ import PhotoClusterCore
 import PhotoClusterImaging
 import PhotoClusterMetrics
 import PhotoClusterProto
+import PhotoClusterProtocol
 import PhotoClusterStorage
 import PhotoClusterTransport
 
@@ -12,13 +13,10 @@ import PhotoClusterTransport
 extension WorkerNode {
     /// Acknowledges control ahead of every message still waiting to leave (results, progress).
     func acknowledge(job: String, epoch: UInt64) {
-        var ack = Photocluster_V1_ControlAck()
-        ack.jobID = job
-        ack.epoch = epoch
         // Control is timed by its acknowledgement: it leaves now, ahead of anything still
         // waiting to leave (results the socket could not take yet), in a message of its own.
         var message = Photocluster_V1_WorkerToCoordinator()
-        message.body = .ack(ack)
+        message.body = WorkerSession.acknowledgement(job: job, epoch: epoch)
         unsent.insert([Envelope.encode(message)], at: 0)
         flushUnsent()
     }
@@ -27,13 +25,11 @@ extension WorkerNode {
         lastHeartbeatSent = .now
         flushUnsent()
         heartbeatSequence += 1
-        var beat = Photocluster_V1_Heartbeat()
+        let held = engine.heldKeys.map { key in WorkerSession.PhotoRef.with { $0.jobID = key.job; $0.photoIndex = key.photo } }
+        var beat = session.heartbeat(holding: held, heldGraphs: engine.heldGraphCount)
         beat.sequence = heartbeatSequence
         beat.sentUnixMs = UInt64(Date().timeIntervalSince1970 * 1000)
         beat.inFlight = UInt32(engine.inFlightCount)
-        beat.assignSequence = session.assignSequenceSeen
-        beat.held = engine.heldKeys.map { key in .with { $0.jobID = key.job; $0.photoIndex = key.photo } }
-        beat.freeSlots = UInt32(max(0, configuration.window - engine.heldGraphCount))
         let loads = engine.stageLoads()
         beat.stages = loads.sorted { $0.key.rawValue < $1.key.rawValue }.map { stage, load in
             .with {
@@ -54,9 +50,9 @@ extension WorkerNode {
                 waiting: memory.waitingPhotos, waitsTotal: memory.waitsTotal, refusalsTotal: memory.refusalsTotal)
         }
         send(.heartbeat(beat))
-        let silence = MonotonicInstant.now.seconds(since: lastHeardFromCoordinator)
-        if silence > session.heartbeatInterval * Double(session.heartbeatLiveness) {
-            if session.coordinatorFellSilent() {
+        if let silent = session.silence(at: .now) {
+            let silence = silent.seconds
+            if silent.wasRegistered {
                 metrics.coordinatorSilent()
                 logger.warning("no word from the coordinator at \(coordinatorEndpoint) for \(String(format: "%.1f", silence)) s; saying hello again")
             }
@@ -64,8 +60,7 @@ extension WorkerNode {
             // coordinator with CURVE keys never hands a routing id over, so a connection made
             // while an old one of ours still lingered half-open there is never heard: once per
             // liveness period of silence the worker connects afresh, under a new routing id.
-            let liveness = session.heartbeatInterval * Double(session.heartbeatLiveness)
-            if lastReopened.map({ MonotonicInstant.now.seconds(since: $0) >= liveness }) ?? true {
+            if lastReopened.map({ MonotonicInstant.now.seconds(since: $0) >= session.livenessPeriod }) ?? true {
                 lastReopened = .now
                 if rotation.canMove {
                     // A frozen coordinator keeps its port open and answers nothing: try the next.

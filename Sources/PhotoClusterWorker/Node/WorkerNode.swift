@@ -31,13 +31,13 @@ public final class WorkerNode: @unchecked Sendable {
     var unsent: [[Data]] = []
     /// Reports gathered during this turn of the loop, sent when it ends.
     var reports = ReportBatch()
-    /// On the monotonic clock, as every deadline: a wall clock step must not silence a peer.
-    var lastHeardFromCoordinator = MonotonicInstant.now
     var heartbeatSequence: UInt64 = 0
     var lastHeartbeatSent: MonotonicInstant?
     /// When the socket was last opened afresh because the coordinator fell silent; loop thread.
     var lastReopened: MonotonicInstant?
-    /// The protocol: epochs, what to believe and in what order, the coordinator's settings.
+    /// The protocol: epochs, what to believe and in what order, the coordinator's settings, the
+    /// hello, credit and heartbeat it says, the coordinator's silence (times on the monotonic
+    /// clock, as every deadline: a wall clock step must not silence a peer).
     var session: WorkerSession
     /// New for each process (each node): tells the coordinator a restart from a reconnect.
     let incarnation = UUID().uuidString
@@ -76,7 +76,8 @@ public final class WorkerNode: @unchecked Sendable {
         self.configuration = configuration
         self.context = context
         self.loop = EventLoopThread(name: "worker \(configuration.workerID)")
-        self.session = WorkerSession(heartbeatInterval: configuration.heartbeatInterval, heartbeatLiveness: configuration.heartbeatLiveness)
+        self.session = WorkerSession(
+            heartbeatInterval: configuration.heartbeatInterval, heartbeatLiveness: configuration.heartbeatLiveness, window: configuration.window)
         self.rotation = EndpointRotation(configuration.coordinatorEndpoints)
         self.endpointInUse = LockedBox(configuration.coordinatorEndpoints[0])
         self.engine = WorkerEngine(

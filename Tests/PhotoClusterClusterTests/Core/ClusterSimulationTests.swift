@@ -28,6 +28,17 @@ final class ClusterSimulationTests: XCTestCase {
         XCTAssertGreaterThan(faults.map(\.stopped).reduce(0, +), 10)
         XCTAssertGreaterThan(faults.map(\.cutOff).reduce(0, +), 10)
     }
+
+    /// A worker whose hello grants the slots it holds is caught as the grant leaves it (the
+    /// coordinator holds credit to its bound, so its own count never shows it).
+    func testAWorkerThatGrantsCreditItHasNotGotIsCaught() {
+        for seed in UInt64(1)...20 {
+            guard let violation = ClusterSimulation.run(.init(seed: seed, plantedBug: .workerGrantsHeldSlots), from: .now).violation else { continue }
+            XCTAssertTrue(violation.contains("granted credit it has not got"), "seed \(seed): \(violation)")
+            return
+        }
+        XCTFail("no seed of 20 caught worker-grants-held-slots")
+    }
 }
 
 private final class LockedOutcomes: @unchecked Sendable {
