@@ -18,9 +18,10 @@ extension SimulationRun {
 
     /// `.jobFinished`: a job ends only once every photo of it is settled in the journal, and
     /// with its index written (or given up after the write timeout); then it is journaled.
-    package func jobFinished(_ jobID: String, problem: String?, in slot: Int, core: CoordinatorCore) {
+    package func jobFinished(_ job: Job, problem: String?, in slot: Int) {
         let coordinator = coordinators[slot]
-        guard let job = core.jobs[jobID], let journaled = journal[jobID] else { return }
+        let jobID = job.id
+        guard let journaled = journal[jobID] else { return fail("job \(jobID) ended, which the journal does not hold") }
         let settledInJournal = journaled.photos.count
         guard settledInJournal == Int(job.total) else {
             return fail("job \(jobID) ended with \(settledInJournal) of its \(job.total) photos settled in the journal")

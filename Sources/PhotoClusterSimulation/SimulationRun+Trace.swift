@@ -59,7 +59,7 @@ extension SimulationRun {
         case .removeOutputs(let write, let names): line = "remove \(write.result.jobID)/\(names)"
         case .jobPhase(let job, let phase): line = "\(job) is \(phase)"
         case .writeIndex(let job): line = "write the index of \(job)"
-        case .jobFinished(let job, let problem): line = "\(job) ended\(problem.map { " without its index: \($0)" } ?? "")"
+        case .jobFinished(let job, let problem): line = "\(job.id) ended\(problem.map { " without its index: \($0)" } ?? "")"
         case .jobsForgotten(let jobs): line = "forget \(jobs.map(\.id))"
         case .journalLosses(let job, let photo, let losses): line = "journal losses of \(job)/\(photo): \(losses?.count ?? 0)"
         case .journalJobState(let job): line = "journal \(job)"
@@ -136,7 +136,7 @@ extension SimulationRun {
             mix(job)
         case .jobFinished(let job, let problem):
             mix(17 | (problem == nil ? 0 : 1 << 8))
-            mix(job)
+            mix(job.id)
         case .jobsForgotten(let jobs):
             mix(18)
             for job in jobs { mix(job.id) }

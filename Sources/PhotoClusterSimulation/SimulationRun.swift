@@ -334,8 +334,8 @@ package final class SimulationRun {
             for target in write.targets where names.contains(target.name) { written.removeValue(forKey: PhotoRef(job: write.result.jobID, index: target.index)) }
         case .writeIndex(let jobID):
             startIndexWrite(jobID, in: slot)
-        case .jobFinished(let jobID, let problem):
-            jobFinished(jobID, problem: problem, in: slot, core: core)
+        case .jobFinished(let job, let problem):
+            jobFinished(job, problem: problem, in: slot)
         case .jobsForgotten(let forgotten):
             jobsForgotten(forgotten, in: slot)
         case .journalLosses(let job, let photo, let losses):

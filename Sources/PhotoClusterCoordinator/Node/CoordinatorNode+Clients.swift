@@ -65,7 +65,7 @@ extension CoordinatorNode {
             // renewal brings it only to a client not sent it yet (the coordinator restarted):
             // for a million photos it is a message of a hundred megabytes.
             if job.isFinished && (!watch.renewal || subscribers[job.id]?.toldTheEnd.contains(client) != true) {
-                sendFinishedSummary(of: job.id, to: [client])
+                sendFinishedSummary(of: job, to: [client])
             }
         case .cancel(let cancel):
             guard permitted(cancel.jobID, for: requester, client, id) else { return }

@@ -51,12 +51,13 @@ extension CoordinatorNode {
     }
 
     /// The finished job's summary, with every photo, to `clients` (see `Job.encodedFinishedEvent`).
-    func sendFinishedSummary(of jobID: String, to clients: Set<Data>) {
-        guard !clients.isEmpty, jobs[jobID] != nil else { return }
+    func sendFinishedSummary(of job: Job, to clients: Set<Data>) {
+        guard !clients.isEmpty else { return }
+        let jobID = job.id
         // Encoded once for each detail asked for: for a large job it is the biggest message sent.
         let byDetail = Dictionary(grouping: clients) { subscribers[jobID]?.summaryDetail(of: $0) ?? .everyPhoto }
         for (detail, recipients) in byDetail {
-            guard let encoded = jobs[jobID]?.encodedFinishedEvent(detail: detail, at: Date()) else { continue }
+            let encoded = job.encodedFinishedEvent(detail: detail, at: Date())
             for client in recipients { sendToClient(client, encoded: encoded) }
         }
         subscribers[jobID]?.noteTheEnd(sentTo: clients)

@@ -33,15 +33,16 @@ extension CoordinatorNode {
         }
     }
 
-    /// `.jobFinished`: the job ended; it is journaled and its clients hear of it.
-    func jobFinished(_ jobID: String, problem: String?) {
-        guard let finished = jobs[jobID] else { return }
+    /// `.jobFinished`: the job ended; it is journaled and its clients hear of it (the core may
+    /// have forgotten it already: retention in the same event).
+    func jobFinished(_ finished: Job, problem: String?) {
+        let jobID = finished.id
         if let problem { log(.error, "job \(jobID): \(problem)", job: jobID) }
         journaling("job \(jobID)") { try $0.recordJobFinished(finished) }
         let p = finished.progress
         log("job \(jobID) \(finished.phase == .cancelled ? "cancelled" : "finished"): \(p.succeeded) ok, \(p.failed) failed, \(p.cancelled) cancelled in \(String(format: "%.2f", finished.elapsed(at: Date()))) s", job: jobID)
         publish(jobID, .phase(finished.phase))
-        sendFinishedSummary(of: jobID, to: subscribers[jobID]?.all ?? [])
+        sendFinishedSummary(of: finished, to: subscribers[jobID]?.all ?? [])
         // Nothing more is written there (a result still being written holds the directory).
         outputDirectories.removeValue(forKey: jobID)
     }

@@ -83,8 +83,8 @@ extension CoordinatorNode {
             publish(jobID, .phase(phase))
         case .writeIndex(let jobID):
             writeIndex(of: jobID)
-        case .jobFinished(let jobID, let problem):
-            jobFinished(jobID, problem: problem)
+        case .jobFinished(let job, let problem):
+            jobFinished(job, problem: problem)
         case .jobsForgotten(let forgotten):
             forget(forgotten)
         case .journalLosses(let job, let photo, let losses):

@@ -28,8 +28,9 @@ package enum CoordinatorAction {
     /// answered with `.indexWritten`.
     case writeIndex(String)
     /// The job ended (did finish, or cancelled; `problem`: why it has no index): journal it,
-    /// tell its clients its phase and summary, and keep no more of its directory.
-    case jobFinished(job: String, problem: String?)
+    /// tell its clients its phase and summary, and keep no more of its directory. The job comes
+    /// with it: retention may forget it in the same event, before the shell carries this out.
+    case jobFinished(Job, problem: String?)
     /// Finished jobs forgotten by retention: drop what the shell keeps of them, in memory and
     /// in the journal.
     case jobsForgotten([Job])

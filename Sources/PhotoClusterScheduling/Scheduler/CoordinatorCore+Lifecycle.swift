@@ -52,7 +52,7 @@ extension CoordinatorCore {
     func indexWritten(_ jobID: String, problem: String?) {
         guard let finishing = finishing.removeValue(forKey: jobID), let job = jobs[jobID] else { return }
         job.enter(finishing.phase, at: wallClock)
-        emit(.jobFinished(job: jobID, problem: problem))
+        emit(.jobFinished(job, problem: problem))
         openJobs.removeAll { $0 == jobID }
         for worker in workers.keys { sendToWorker(worker, .jobClosed(.with { $0.jobID = jobID })) }
         finishedOrder.append(jobID)

@@ -17,7 +17,7 @@ final class CoreLifecycleTests: XCTestCase {
             case .journalJobState(let job): return "journal \(job)"
             case .jobPhase(let job, let phase): return "\(job) \(phase)"
             case .writeIndex(let job): return "write the index of \(job)"
-            case .jobFinished(let job, let problem): return "\(job) ended" + (problem == nil ? "" : " without its index")
+            case .jobFinished(let job, let problem): return "\(job.id) ended" + (problem == nil ? "" : " without its index")
             case .jobsForgotten(let jobs): return "forget \(jobs.map(\.id).joined(separator: ","))"
             case .removeOutputs(let write, let names): return "remove \(write.result.jobID)/\(names.joined(separator: ","))"
             default: return nil
@@ -96,6 +96,27 @@ final class CoreLifecycleTests: XCTestCase {
         XCTAssertEqual(lines, ["job1 ended", "job2 ended", "job3 ended", "forget job1"])
         XCTAssertNil(core.core.jobs["job1"])
         XCTAssertEqual(core.core.jobOrder, ["open", "job2", "job3"], "the open job stays, however old")
+    }
+
+    /// Two jobs whose indexes are given up in one write check, with one finished job kept: the
+    /// first ends and is forgotten in the same event. Its end still carries the job itself, for
+    /// the shell to journal and to send its summary (found by `cluster simulate`, seed 9651).
+    func testAJobForgottenInTheEventThatEndsItStillEndsWithItsSummary() {
+        let core = CoreHarness(settings: .init(coordinatorID: "test", finishedJobsKept: 1))
+        let (first, second) = (newJob("job1", photos: 1), newJob("job2", photos: 1))
+        for job in [first, second] {
+            core.handle(.jobOpened(job))
+            core.handle(written(job.id, 0))
+        }
+        core.advance(6)
+        let actions = core.handle(.writesOverdue(limit: 5))
+        XCTAssertEqual(Self.lifecycle(actions), ["job1 ended without its index", "job2 ended without its index", "forget job1"])
+        let ended = actions.compactMap { action -> Job? in
+            if case .jobFinished(let job, _) = action { return job } else { return nil }
+        }
+        XCTAssertTrue(ended.first === first, "the action holds the job, which the core no longer has")
+        XCTAssertNil(core.core.jobs["job1"])
+        XCTAssertEqual(first.phase, .didFinish)
     }
 
     func testARestoredJobGoesOnWhereItStopped() {
