@@ -1,0 +1,39 @@
+#ifndef IMAGE_CODEC_JXL_UTIL_H
+#define IMAGE_CODEC_JXL_UTIL_H
+
+/* What the JPEG XL header reader and decoder share (jxl_reader.c). */
+
+#include "codec_util.h"
+
+#include <jxl/decode.h>
+
+/* libjxl's allocations counted against a limit (0: none), so a wrong estimate fails the photo. */
+typedef struct {
+    uint64_t limit, used;
+    int refused; /* an allocation was refused for the limit */
+} ic_jxl_memory;
+
+/* A single-threaded decoder fed the file in chunks, so a decode can be asked to stop between them. */
+typedef struct {
+    JxlDecoder *decoder;
+    ic_jxl_memory memory;
+    const uint8_t *data;
+    size_t size, fed; /* bytes handed to libjxl so far */
+} ic_jxl_reader;
+
+/* Creates the decoder for these events, pixels turned upright by libjxl (orientation applied once, here). */
+ic_status ic_jxl_open(ic_jxl_reader *reader, const uint8_t *data, size_t size, int events, uint64_t memory_limit,
+                      char *message, size_t message_size);
+
+/*
+ * The next event, feeding more of the file as libjxl asks: never JXL_DEC_NEED_MORE_INPUT. On
+ * JXL_DEC_ERROR `message` says what failed; `part` names what was being read ("header", "image data").
+ */
+JxlDecoderStatus ic_jxl_next(ic_jxl_reader *reader, const char *part, char *message, size_t message_size);
+
+/* The size as decoded (orientation applied): a side-turning orientation (5 to 8) swaps the sides. */
+void ic_jxl_upright_size(const JxlBasicInfo *info, uint32_t *width, uint32_t *height);
+
+void ic_jxl_close(ic_jxl_reader *reader);
+
+#endif
