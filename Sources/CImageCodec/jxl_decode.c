@@ -17,8 +17,7 @@ ic_status ic_decode_jxl(const uint8_t *data, size_t size, const ic_decode_option
     ic_status status = ic_start_decode(data, size, out, message, message_size);
     if (status != IC_OK) return status;
     ic_jxl_reader reader;
-    status = ic_jxl_open(&reader, data, size, JXL_DEC_BASIC_INFO | JXL_DEC_FULL_IMAGE, options->decoder_memory_limit,
-                         message, message_size);
+    status = ic_jxl_open(&reader, data, size, JXL_DEC_BASIC_INFO | JXL_DEC_FULL_IMAGE, message, message_size);
     if (status != IC_OK) return status;
     const JxlPixelFormat format = {4, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0};
     uint32_t width = 0, height = 0;
@@ -34,7 +33,7 @@ ic_status ic_decode_jxl(const uint8_t *data, size_t size, const ic_decode_option
         JxlDecoderStatus event = ic_jxl_next(&reader, have_info ? "image data" : "header", message, message_size);
         if (event == JXL_DEC_NEED_MORE_INPUT) continue;
         if (event == JXL_DEC_ERROR) {
-            status = reader.memory.refused ? IC_TOO_LARGE : IC_CORRUPT;
+            status = IC_CORRUPT;
         } else if (event == JXL_DEC_BASIC_INFO) {
             JxlBasicInfo info;
             if (JxlDecoderGetBasicInfo(reader.decoder, &info) != JXL_DEC_SUCCESS) {

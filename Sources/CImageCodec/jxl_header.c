@@ -32,7 +32,7 @@ static void read_profile(JxlDecoder *decoder, ic_header *out) {
 
 ic_status ic_read_jxl_header(const uint8_t *data, size_t size, ic_header *out, char *message, size_t message_size) {
     ic_jxl_reader reader;
-    ic_status status = ic_jxl_open(&reader, data, size, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING, 0, message, message_size);
+    ic_status status = ic_jxl_open(&reader, data, size, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING, message, message_size);
     if (status != IC_OK) return status;
     JxlBasicInfo info;
     int have_info = 0;

@@ -7,22 +7,15 @@
 
 #include <jxl/decode.h>
 
-/* libjxl's allocations counted against a limit (0: none), so a wrong estimate fails the photo. */
-typedef struct {
-    uint64_t limit, used;
-    int refused; /* an allocation was refused for the limit */
-} ic_jxl_memory;
-
 /* A single-threaded decoder fed the file in chunks, so a decode can be asked to stop between them. */
 typedef struct {
     JxlDecoder *decoder;
-    ic_jxl_memory memory;
     const uint8_t *data;
     size_t size, fed; /* bytes handed to libjxl so far */
 } ic_jxl_reader;
 
 /* Creates the decoder for these events, pixels turned upright by libjxl (orientation applied once, here). */
-ic_status ic_jxl_open(ic_jxl_reader *reader, const uint8_t *data, size_t size, int events, uint64_t memory_limit,
+ic_status ic_jxl_open(ic_jxl_reader *reader, const uint8_t *data, size_t size, int events,
                       char *message, size_t message_size);
 
 /*

@@ -233,8 +233,9 @@ ic_status ic_decode_gif(const uint8_t *data, size_t size, const ic_decode_option
                         ic_image *out, char *message, size_t message_size);
 /*
  * JPEG XL: the first frame, turned upright by its header's orientation, any bit depth or float
- * scaled to 8; `should_stop` asked between libjxl's events and between chunks of the file;
- * `decoder_memory_limit` bounds libjxl's own allocations.
+ * scaled to 8; `should_stop` asked between libjxl's events and between chunks of the file.
+ * `decoder_memory_limit` is not applied: libjxl 0.7 allocates its frames with its own allocator,
+ * not through a memory manager (the budget counts them from the header's scratch_bytes).
  */
 ic_status ic_decode_jxl(const uint8_t *data, size_t size, const ic_decode_options *options,
                         ic_image *out, char *message, size_t message_size);
