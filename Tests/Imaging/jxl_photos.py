@@ -7,7 +7,8 @@ codestream), lossy.jxl (cjxl -d 0.5 in the ISO-BMFF container), sixteen.png and 
 16-bit RGB PNG written here, each sample the picture's times 257 plus noise in the low byte,
 and cjxl -d 0 of it), exif6.jpg and oriented.jxl (Pillow: stored on its side with EXIF
 orientation 6; cjxl's lossless JPEG transcoding, which puts orientation 6 in the codestream's
-header), animation.jxl (cjxl -d 0 of a Pillow GIF of two frames, red then blue).
+header), animation.jxl (cjxl -d 0 of a Pillow GIF of two frames, red then blue), p3.png (the
+picture carrying a Display P3 profile made with Little CMS) and p3.jxl (cjxl -d 0.5 of it).
 """
 import os
 import struct
@@ -16,6 +17,9 @@ import sys
 import zlib
 
 from PIL import Image
+
+sys.path.insert(0, os.path.dirname(__file__))
+from camera_photos import display_p3_profile  # noqa: E402
 
 
 def run(*command):
@@ -59,6 +63,8 @@ def make(source, out):
     red, blue = Image.new("RGB", (64, 48), (255, 0, 0)), Image.new("RGB", (64, 48), (0, 0, 255))
     red.save(path("animation.gif"), save_all=True, append_images=[blue], duration=100, loop=0)
     run("cjxl", "-d", "0", path("animation.gif"), path("animation.jxl"))
+    picture.save(path("p3.png"), icc_profile=display_p3_profile())
+    run("cjxl", "-d", "0.5", path("p3.png"), path("p3.jxl"))
 
 
 if __name__ == "__main__":

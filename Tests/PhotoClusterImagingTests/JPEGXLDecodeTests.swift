@@ -76,6 +76,18 @@ final class JPEGXLDecodeTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(psnr(decoded, try source()), 35, "the picture upright (a quality-95 JPEG of it)")
     }
 
+    func testADisplayP3FileConvertsToSRGBAsItsPNGDoes() throws {
+        let header = try ImageCodec.inspect(data("p3.jxl"))
+        XCTAssertNotNil(header.metadata.iccProfile, "the profile of the pixels libjxl hands over")
+        let jxl = try ImageCodec.decode(data("p3.jxl"), options: DecodeOptions(toSRGB: true))
+        let png = try ImageCodec.decode(data("p3.png"), options: DecodeOptions(toSRGB: true))
+        XCTAssertTrue(jxl.isConverted && png.isConverted)
+        let unconverted = try ImageCodec.decode(data("p3.jxl"), options: DecodeOptions())
+        let converted = psnr(jxl.image, png.image), left = psnr(unconverted.image, png.image)
+        XCTAssertGreaterThanOrEqual(converted, 38, "the same colours through the same conversion")
+        XCTAssertGreaterThan(converted, left + 3, "converted by its profile, not left as P3 (\(left) dB)")
+    }
+
     func testAnAnimationGivesItsFirstFrame() throws {
         let decoded = try ImageCodec.decode(data("animation.jxl"), options: DecodeOptions()).image
         XCTAssertEqual([decoded.width, decoded.height], [64, 48])
