@@ -41,16 +41,14 @@ ic_status ic_jxl_open(ic_jxl_reader *reader, const uint8_t *data, size_t size, i
 }
 
 JxlDecoderStatus ic_jxl_next(ic_jxl_reader *reader, const char *part, char *message, size_t message_size) {
-    for (;;) {
-        JxlDecoderStatus status = JxlDecoderProcessInput(reader->decoder);
-        if (status == JXL_DEC_NEED_MORE_INPUT) {
-            if (feed(reader)) return JXL_DEC_NEED_MORE_INPUT; /* a step taken: the caller may stop here */
-            ic_set_message(message, message_size, "JPEG XL %s is truncated", part);
-            return JXL_DEC_ERROR;
-        }
-        if (status == JXL_DEC_ERROR) ic_set_message(message, message_size, "JPEG XL %s is corrupt or truncated", part);
-        return status;
+    JxlDecoderStatus status = JxlDecoderProcessInput(reader->decoder);
+    if (status == JXL_DEC_NEED_MORE_INPUT) {
+        if (feed(reader)) return JXL_DEC_NEED_MORE_INPUT;
+        ic_set_message(message, message_size, "JPEG XL %s is truncated", part);
+        return JXL_DEC_ERROR;
     }
+    if (status == JXL_DEC_ERROR) ic_set_message(message, message_size, "JPEG XL %s is corrupt or truncated", part);
+    return status;
 }
 
 void ic_jxl_upright_size(const JxlBasicInfo *info, uint32_t *width, uint32_t *height) {

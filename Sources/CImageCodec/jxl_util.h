@@ -19,8 +19,10 @@ ic_status ic_jxl_open(ic_jxl_reader *reader, const uint8_t *data, size_t size, i
                       char *message, size_t message_size);
 
 /*
- * The next event, feeding more of the file as libjxl asks: never JXL_DEC_NEED_MORE_INPUT. On
- * JXL_DEC_ERROR `message` says what failed; `part` names what was being read ("header", "image data").
+ * The next event. JXL_DEC_NEED_MORE_INPUT: libjxl took what it could of the file so far and the
+ * next chunk is now fed (a point to stop at); when the whole file was fed already, a truncated
+ * file is JXL_DEC_ERROR instead. On JXL_DEC_ERROR `message` says what failed; `part` names what
+ * was being read ("header", "image data").
  */
 JxlDecoderStatus ic_jxl_next(ic_jxl_reader *reader, const char *part, char *message, size_t message_size);
 
