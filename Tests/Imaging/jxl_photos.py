@@ -8,7 +8,8 @@ codestream), lossy.jxl (cjxl -d 0.5 in the ISO-BMFF container), sixteen.png and 
 and cjxl -d 0 of it), exif6.jpg and oriented.jxl (Pillow: stored on its side with EXIF
 orientation 6; cjxl's lossless JPEG transcoding, which puts orientation 6 in the codestream's
 header), animation.jxl (cjxl -d 0 of a Pillow GIF of two frames, red then blue), p3.png (the
-picture carrying a Display P3 profile made with Little CMS) and p3.jxl (cjxl -d 0.5 of it).
+picture carrying a Display P3 profile made with Little CMS) and p3.jxl (cjxl -d 0.5 of it),
+gray.png and gray.jxl (the picture in gray, and cjxl -d 0 of it).
 """
 import os
 import struct
@@ -65,6 +66,8 @@ def make(source, out):
     run("cjxl", "-d", "0", path("animation.gif"), path("animation.jxl"))
     picture.save(path("p3.png"), icc_profile=display_p3_profile())
     run("cjxl", "-d", "0.5", path("p3.png"), path("p3.jxl"))
+    picture.convert("L").save(path("gray.png"))
+    run("cjxl", "-d", "0", path("gray.png"), path("gray.jxl"))
 
 
 if __name__ == "__main__":

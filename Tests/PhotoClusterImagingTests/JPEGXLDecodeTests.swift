@@ -66,6 +66,13 @@ final class JPEGXLDecodeTests: XCTestCase {
         XCTAssertLessThanOrEqual(worst, 1)
     }
 
+    func testAGrayFileStaysGray() throws {
+        let decoded = try ImageCodec.decode(data("gray.jxl"), options: DecodeOptions())
+        XCTAssertTrue(decoded.isGray)
+        let png = try ImageCodec.decode(data("gray.png")).image
+        XCTAssertTrue(memcmp(decoded.image.pixels, png.pixels, png.pixelCount * 4) == 0, "gray repeated in red, green and blue, exactly")
+    }
+
     func testTheCodestreamsOrientationIsAppliedOnce() throws {
         // cjxl moved the JPEG's EXIF orientation 6 into the codestream header while transcoding.
         let bytes = try data("oriented.jxl")
