@@ -69,6 +69,7 @@ let package = Package(
             linkerSettings: [
                 .linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("z"), .linkedLibrary("webp"), .linkedLibrary("webpmux"),
                 .linkedLibrary("lcms2"), .linkedLibrary("heif"), .linkedLibrary("tiff"), .linkedLibrary("gif"),
+                .linkedLibrary("jxl"),
             ]
         ),
 

@@ -6,6 +6,7 @@
 ic_status ic_read_heif_header(const uint8_t *data, size_t size, ic_header *out, char *message, size_t message_size);
 ic_status ic_read_tiff_header(const uint8_t *data, size_t size, ic_header *out, char *message, size_t message_size);
 ic_status ic_read_gif_header(const uint8_t *data, size_t size, ic_header *out, char *message, size_t message_size);
+ic_status ic_read_jxl_header(const uint8_t *data, size_t size, ic_header *out, char *message, size_t message_size);
 
 ic_status ic_read_header(ic_format format, const uint8_t *data, size_t size, ic_header *out,
                          char *message, size_t message_size) {
@@ -21,6 +22,7 @@ ic_status ic_read_header(ic_format format, const uint8_t *data, size_t size, ic_
     case IC_FORMAT_AVIF: status = ic_read_heif_header(data, size, out, message, message_size); break;
     case IC_FORMAT_TIFF: status = ic_read_tiff_header(data, size, out, message, message_size); break;
     case IC_FORMAT_GIF: status = ic_read_gif_header(data, size, out, message, message_size); break;
+    case IC_FORMAT_JXL: status = ic_read_jxl_header(data, size, out, message, message_size); break;
     default:
         ic_set_message(message, message_size, "no header reader for this format");
         return IC_UNSUPPORTED;

@@ -15,6 +15,10 @@ ic_format ic_sniff(const uint8_t *data, size_t size) {
     /* RIFF, the file's size, WEBP. */
     if (size >= 12 && memcmp(data, "RIFF", 4) == 0 && memcmp(data + 8, "WEBP", 4) == 0)
         return IC_FORMAT_WEBP;
+    /* JPEG XL: a bare codestream's FF 0A, or the container's signature box `JXL `. */
+    static const uint8_t jxl_box[12] = {0, 0, 0, 0x0C, 'J', 'X', 'L', ' ', 0x0D, 0x0A, 0x87, 0x0A};
+    if ((size >= 2 && data[0] == 0xFF && data[1] == 0x0A) || (size >= sizeof jxl_box && memcmp(data, jxl_box, sizeof jxl_box) == 0))
+        return IC_FORMAT_JXL;
     if (size >= 6 && (memcmp(data, "GIF87a", 6) == 0 || memcmp(data, "GIF89a", 6) == 0)) return IC_FORMAT_GIF;
     /* Little- and big-endian TIFF, and BigTIFF. */
     if (size >= 4 && (memcmp(data, "II*\0", 4) == 0 || memcmp(data, "MM\0*", 4) == 0 ||

@@ -3,7 +3,7 @@ import Foundation
 import PhotoClusterCore
 
 /// Headers of the formats whose containers only their own library parses (HEIF and AVIF by
-/// libheif, TIFF by libtiff, GIF by giflib), read without decoding pixels.
+/// libheif, TIFF by libtiff, GIF by giflib, JPEG XL by libjxl), read without decoding pixels.
 enum ContainerHeaders {
     /// The header, or an error naming the format and the part that failed.
     static func header(of data: Data, format: ImageFormat) throws -> ImageHeader {
@@ -13,6 +13,7 @@ enum ContainerHeaders {
         case .avif: code = IC_FORMAT_AVIF
         case .tiff: code = IC_FORMAT_TIFF
         case .gif: code = IC_FORMAT_GIF
+        case .jxl: code = IC_FORMAT_JXL
         default: preconditionFailure("\(format) headers are read in Swift")
         }
         var c = ic_header()

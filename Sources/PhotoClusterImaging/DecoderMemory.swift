@@ -15,7 +15,7 @@ extension ImageCodec {
         case .jpeg: c = IC_FORMAT_JPEG
         case .png: c = IC_FORMAT_PNG
         case .webp: c = IC_FORMAT_WEBP
-        case .heif, .avif, .tiff, .gif: return 0
+        case .heif, .avif, .tiff, .gif, .jxl: return 0
         }
         let bytes = data.withUnsafeBytes { raw in
             ic_decoder_bytes(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, c)

@@ -2,8 +2,9 @@ import CImageCodec
 import Foundation
 import PhotoClusterCore
 
-/// Decoding JPEG, PNG, WebP, HEIF, AVIF, TIFF and GIF to, and encoding JPEG, PNG, WebP and AVIF
-/// from, 8-bit RGBA, backed by libjpeg-turbo, libpng, libwebp, libheif, libtiff and giflib.
+/// Decoding JPEG, PNG, WebP, HEIF, AVIF, TIFF, GIF and JPEG XL to, and encoding JPEG, PNG, WebP
+/// and AVIF from, 8-bit RGBA, backed by libjpeg-turbo, libpng, libwebp, libheif, libtiff, giflib
+/// and libjxl.
 public enum ImageCodec {
     /// The default cap on decoded pixels (100 megapixels, 400 MB of RGBA).
     public static let defaultMaxPixels = 100_000_000
@@ -21,6 +22,7 @@ public enum ImageCodec {
         case IC_FORMAT_AVIF: return .avif
         case IC_FORMAT_TIFF: return .tiff
         case IC_FORMAT_GIF: return .gif
+        case IC_FORMAT_JXL: return .jxl
         default: return nil
         }
     }
@@ -32,7 +34,7 @@ public enum ImageCodec {
     public static func inspect(_ data: Data, shouldStop: (() -> Bool)? = nil) throws -> ImageHeader {
         let format = try knownFormat(of: data)
         switch format {
-        case .heif, .avif, .tiff, .gif: return try ContainerHeaders.header(of: data, format: format)
+        case .heif, .avif, .tiff, .gif, .jxl: return try ContainerHeaders.header(of: data, format: format)
         case .jpeg, .png, .webp: break
         }
         var budget = MetadataBudget(shouldStop: shouldStop)
@@ -49,7 +51,7 @@ public enum ImageCodec {
     /// HEIF's own transformations are), with its header.
     /// The header's size is checked against `options.maxPixels` before any pixel memory is
     /// allocated. A JPEG decode asks `shouldStop` between scans and bands of rows, TIFF between
-    /// bands of strips or tiles, GIF every 64 rows, HEIF and AVIF before and after libheif's
+    /// bands of strips or tiles, GIF every 64 rows, JPEG XL between libjxl's events and chunks of the file, HEIF and AVIF before and after libheif's
     /// decode, and when it says so ends by throwing `DecodeStopped` (a PNG or WebP decode runs to
     /// its end: its time is linear in its capped size).
     /// `header`: the data's header when the caller has read it already (`inspect`), so it is not
@@ -86,6 +88,7 @@ public enum ImageCodec {
                             case .heif, .avif: return ic_decode_heif(bytes, raw.count, &c, &decoded, message, messageSize)
                             case .tiff: return ic_decode_tiff(bytes, raw.count, &c, &decoded, message, messageSize)
                             case .gif: return ic_decode_gif(bytes, raw.count, &c, &decoded, message, messageSize)
+                            case .jxl: return ic_decode_jxl(bytes, raw.count, &c, &decoded, message, messageSize)
                             }
                         }
                     }
@@ -120,7 +123,7 @@ public enum ImageCodec {
         guard let format = sniff(data) else {
             // Nothing of the bytes is quoted: they may be another service's answer, and the
             // message reaches the client that named the URL.
-            throw ImageCodecError(kind: .unsupportedFormat, message: "not an image (not a JPEG, PNG, WebP, HEIC, AVIF, TIFF or GIF)")
+            throw ImageCodecError(kind: .unsupportedFormat, message: "not an image (not a JPEG, PNG, WebP, HEIC, AVIF, TIFF, GIF or JPEG XL)")
         }
         return format
     }
@@ -172,7 +175,7 @@ public enum ImageCodec {
                         case .avif:
                             status = ic_encode_avif(
                                 image.pixels, width, height, &c, Int32(clamping: options.speed), &hooks, &output, &outputSize, message, messageSize)
-                        case .heif, .tiff, .gif:
+                        case .heif, .tiff, .gif, .jxl:
                             status = IC_ENCODE_FAILED  // refused above
                         }
                         bandSaidStop = status == IC_STOPPED

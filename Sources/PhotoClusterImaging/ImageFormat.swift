@@ -8,6 +8,8 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     case tiff
     /// Read only: the first frame.
     case gif
+    /// JPEG XL, read only: the first frame.
+    case jxl
 
     /// The formats `ImageCodec.encode` writes.
     public static let writable: [ImageFormat] = [.jpeg, .png, .webp, .avif]
@@ -15,10 +17,10 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     public var isWritable: Bool { Self.writable.contains(self) }
 
     /// What an output "in the input's format" is written as: the input's own format where it can
-    /// be written; JPEG for HEIF and TIFF photos, PNG for GIF graphics (transparency kept).
+    /// be written; JPEG for HEIF, TIFF and JPEG XL photos, PNG for GIF graphics (transparency kept).
     public var keptAs: ImageFormat {
         switch self {
-        case .heif, .tiff: return .jpeg
+        case .heif, .tiff, .jxl: return .jpeg
         case .gif: return .png
         default: return self
         }
@@ -34,6 +36,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case .avif: return "avif"
         case .tiff: return "tif"
         case .gif: return "gif"
+        case .jxl: return "jxl"
         }
     }
 }

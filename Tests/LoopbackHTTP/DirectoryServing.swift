@@ -28,6 +28,7 @@ extension LoopbackHTTPServer {
         case "jpg", "jpeg": return "image/jpeg"
         case "png": return "image/png"
         case "gif": return "image/gif"
+        case "jxl": return "image/jxl"
         case "webp": return "image/webp"
         case "bmp": return "image/bmp"
         case "tif", "tiff": return "image/tiff"

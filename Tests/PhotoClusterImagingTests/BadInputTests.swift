@@ -17,8 +17,8 @@ final class BadInputTests: XCTestCase {
 
         let html = Data("<html><body>404 Not Found</body></html>".utf8)
         let error = assertCodecError(.unsupportedFormat, try ImageCodec.decode(html))
-        XCTAssertEqual(error?.message, "not an image (not a JPEG, PNG, WebP, HEIC, AVIF, TIFF or GIF)")
-        XCTAssertEqual(error?.description, "unsupportedFormat: not an image (not a JPEG, PNG, WebP, HEIC, AVIF, TIFF or GIF)")
+        XCTAssertEqual(error?.message, "not an image (not a JPEG, PNG, WebP, HEIC, AVIF, TIFF, GIF or JPEG XL)")
+        XCTAssertEqual(error?.description, "unsupportedFormat: not an image (not a JPEG, PNG, WebP, HEIC, AVIF, TIFF, GIF or JPEG XL)")
 
         assertCodecError(.unsupportedFormat, try ImageCodec.decode(Data([0xFF, 0xD8])))
     }

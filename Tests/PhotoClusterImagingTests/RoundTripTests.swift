@@ -91,8 +91,8 @@ final class RoundTripTests: XCTestCase {
         XCTAssertEqual(ImageFormat.jpeg.fileExtension, "jpg")
         XCTAssertEqual(ImageFormat.png.fileExtension, "png")
         XCTAssertEqual(ImageFormat.webp.fileExtension, "webp")
-        XCTAssertEqual(ImageFormat.allCases.map(\.rawValue), ["jpeg", "png", "webp", "heif", "avif", "tiff", "gif"])
+        XCTAssertEqual(ImageFormat.allCases.map(\.rawValue), ["jpeg", "png", "webp", "heif", "avif", "tiff", "gif", "jxl"])
         XCTAssertEqual(ImageFormat.writable, [.jpeg, .png, .webp, .avif])
-        XCTAssertEqual(ImageFormat.allCases.map(\.keptAs), [.jpeg, .png, .webp, .jpeg, .avif, .jpeg, .png])
+        XCTAssertEqual(ImageFormat.allCases.map(\.keptAs), [.jpeg, .png, .webp, .jpeg, .avif, .jpeg, .png, .jpeg])
     }
 }

@@ -24,7 +24,7 @@ LISTEN_FLAGS = ("--metrics-bind", "--http")
 METRIC_CATALOG = os.path.join(ROOT, "Sources", "PhotoClusterMetrics", "MetricCatalog.swift")
 # Labels Prometheus attaches to a target (scrape configuration), never in the exposition itself.
 TARGET_LABELS = {"job", "instance", "namespace", "pod", "role"}
-REQUIRED_RUNTIME_PACKAGES = {"libzmq5", "libcurl4", "libpng16-16", "libjpeg62-turbo", "libwebp7", "libwebpmux3", "libheif1", "libtiff6", "libgif7", "liblcms2-2", "libsqlite3-0", "libpq5"}
+REQUIRED_RUNTIME_PACKAGES = {"libzmq5", "libcurl4", "libpng16-16", "libjpeg62-turbo", "libwebp7", "libwebpmux3", "libheif1", "libtiff6", "libgif7", "libjxl0.7", "liblcms2-2", "libsqlite3-0", "libpq5"}
 # systemd-analyze security: overall exposure, 0-100 (shown as 0.0-10.0); ours are about 15.
 SYSTEMD_EXPOSURE_THRESHOLD = 25
 # Flags whose value is a path to a file or directory in the container / host.

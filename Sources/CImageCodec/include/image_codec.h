@@ -36,7 +36,8 @@ typedef enum {
     IC_FORMAT_HEIF, /* HEIC and other HEIF files (libheif; HEVC through libde265) */
     IC_FORMAT_AVIF, /* HEIF with AV1 (libheif; aom or dav1d) */
     IC_FORMAT_TIFF, /* libtiff */
-    IC_FORMAT_GIF   /* giflib */
+    IC_FORMAT_GIF,  /* giflib */
+    IC_FORMAT_JXL   /* JPEG XL, bare codestream or ISO-BMFF container (libjxl) */
 } ic_format;
 
 /* A decoded image; `pixels` holds width * height * 4 bytes. */
@@ -197,12 +198,12 @@ ic_status ic_encode_webp(const uint8_t *rgba, uint32_t width, uint32_t height,
                          uint8_t **out, size_t *out_size, char *message, size_t message_size);
 
 /*
- * HEIF/AVIF, TIFF and GIF (heif_codec.c, tiff_decode.c, gif_decode.c): what the header says,
+ * HEIF/AVIF, TIFF, GIF and JPEG XL (heif_header.c, tiff_decode.c, gif_decode.c, jxl_header.c): what the header says,
  * read without decoding pixels, for formats whose containers are parsed by their own library.
  */
 typedef struct {
     uint32_t width, height; /* as decoded: a HEIF's irot/imir/clap already applied */
-    uint16_t orientation;   /* TIFF's Orientation tag (1 to 8); 0 when absent or applied (HEIF) */
+    uint16_t orientation;   /* TIFF's Orientation tag (1 to 8); 0 when absent or applied (HEIF, JPEG XL) */
     uint16_t bit_depth;     /* bits per colour sample as stored */
     int has_alpha;
     /* What the decoder allocates besides its RGBA output, at most (planes, strips, a canvas). */
@@ -229,6 +230,14 @@ ic_status ic_decode_tiff(const uint8_t *data, size_t size, const ic_decode_optio
                          ic_image *out, char *message, size_t message_size);
 /* GIF: the first frame on the logical screen (transparent around it); `should_stop` between rows. */
 ic_status ic_decode_gif(const uint8_t *data, size_t size, const ic_decode_options *options,
+                        ic_image *out, char *message, size_t message_size);
+/*
+ * JPEG XL: the first frame, turned upright by its header's orientation, any bit depth or float
+ * scaled to 8; `should_stop` asked between libjxl's events and between chunks of the file.
+ * `decoder_memory_limit` is not applied: libjxl 0.7 allocates its frames with its own allocator,
+ * not through a memory manager (the budget counts them from the header's scratch_bytes).
+ */
+ic_status ic_decode_jxl(const uint8_t *data, size_t size, const ic_decode_options *options,
                         ic_image *out, char *message, size_t message_size);
 
 /*

@@ -20,7 +20,7 @@ struct JobOptions: ParsableArguments {
     @Option(name: .customLong("out-shared"), help: ArgumentHelp("A directory of a file system every worker mounts at this path (inside their --shared-root): the workers write the photos there themselves.", valueName: "dir"))
     var outShared: String?
 
-    @Option(help: ArgumentHelp("Output format: jpeg, png, webp or avif (default: the input's format; HEIC and TIFF become jpeg, GIF png).", valueName: "format"))
+    @Option(help: ArgumentHelp("Output format: jpeg, png, webp or avif (default: the input's format; HEIC, TIFF and JPEG XL become jpeg, GIF png).", valueName: "format"))
     var format: String?
 
     @Option(help: ArgumentHelp("JPEG, WebP and AVIF quality, 1…100 (for lossless WebP: how hard it compresses).", valueName: "n"))

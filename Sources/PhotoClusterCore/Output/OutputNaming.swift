@@ -9,7 +9,7 @@
 ///   case-insensitive file systems): later duplicates get `-2`, `-3`, … in manifest order.
 public enum OutputNaming {
     public static let maxStemLength = 120
-    static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "jpe", "webp", "heic", "heif", "avif", "tif", "tiff", "gif"]
+    static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "jpe", "webp", "heic", "heif", "avif", "tif", "tiff", "gif", "jxl"]
 
     public static func stems(for names: [String]) -> [String] {
         var stems = Stems()

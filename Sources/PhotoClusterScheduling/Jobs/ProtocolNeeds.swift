@@ -35,7 +35,7 @@ package enum ProtocolNeeds {
     /// File name extensions of formats only workers of `newCodecs` decode (HEIF's and AVIF's
     /// image sequences included: their first image is read), packed as `packedExtension` packs.
     static let newDecoderExtensions: Set<UInt64> = Set(
-        ["heic", "heif", "hif", "heics", "heifs", "avif", "avifs", "tif", "tiff", "gif"].compactMap { packedExtension(of: $0.utf8, bare: true) })
+        ["heic", "heif", "hif", "heics", "heifs", "avif", "avifs", "tif", "tiff", "gif", "jxl"].compactMap { packedExtension(of: $0.utf8, bare: true) })
 
     /// The extension of the URL's last path segment, lowercased, without its query or fragment;
     /// "" when it has none or one longer than any image format's (5 bytes).
@@ -72,7 +72,7 @@ package enum ProtocolNeeds {
     /// upgrade.
     package static func waitingReason(photos: Int, need version: UInt32, newestConnected: UInt32) -> String {
         let what = photos == 1 ? "1 photo waits" : "\(photos) photos wait"
-        return "\(what) for a worker of protocol \(version) or later (AVIF output, --chroma, or a HEIC, AVIF, TIFF or GIF input); "
+        return "\(what) for a worker of protocol \(version) or later (AVIF output, --chroma, or a HEIC, AVIF, TIFF, GIF or JPEG XL input); "
             + "no connected worker speaks it (the newest speaks \(newestConnected)): upgrade a worker"
     }
 }

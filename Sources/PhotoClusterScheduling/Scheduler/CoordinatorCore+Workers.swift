@@ -145,7 +145,7 @@ extension CoordinatorCore {
         log("worker \(id) joined from \(hello.host) (concurrency \(hello.concurrency), filters: \(hello.filters.map(\.name).sorted().joined(separator: ", ")))", worker: id)
         if hello.protocolVersion < ProtocolNeeds.newCodecs {
             log(.notice, "worker \(id) speaks protocol \(hello.protocolVersion): it is sent no photo that needs protocol \(ProtocolNeeds.newCodecs) "
-                + "(AVIF output, --chroma, a HEIC, AVIF, TIFF or GIF input); upgrade it", worker: id)
+                + "(AVIF output, --chroma, a HEIC, AVIF, TIFF, GIF or JPEG XL input); upgrade it", worker: id)
         }
         capabilitiesChanged = true
     }

@@ -68,6 +68,7 @@ extension ImageFormat {
         case .heif: return "image/heic"
         case .tiff: return "image/tiff"
         case .gif: return "image/gif"
+        case .jxl: return "image/jxl"
         }
     }
 }

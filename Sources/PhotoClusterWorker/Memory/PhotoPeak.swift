@@ -138,7 +138,7 @@ public struct PhotoPeak: Equatable, Sendable {
         case .webp: return (lossless ? pixels * 16 : pixels * 4) + band + (1 << 20)
         // libheif's RGB copy, its YCbCr planes and aom's frame buffers and analysis: 23.6 bytes a
         // pixel measured on a 12-megapixel photo (docs/images.md). The others are never written.
-        case .avif, .heif, .tiff, .gif: return pixels * 28 + band + (8 << 20)
+        case .avif, .heif, .tiff, .gif, .jxl: return pixels * 28 + band + (8 << 20)
         }
     }
 
@@ -149,13 +149,13 @@ public struct PhotoPeak: Equatable, Sendable {
     /// not; 3 for 4:2:0), a lossless WebP is decoded whole into ARGB first (4), a lossy one with
     /// alpha keeps its alpha plane (1); the others decode row by row (0). The container formats'
     /// libraries report their figure in the header (HEIF and AVIF decode whole, a grid's tiles put
-    /// together; TIFF holds a strip or row of tiles; GIF a canvas).
+    /// together; TIFF holds a strip or row of tiles; GIF a canvas; JPEG XL its frame in 32-bit planes).
     public static func decoderBytesPerPixel(_ data: Data, header: ImageHeader) -> Int {
         let pixels = header.width.multipliedReportingOverflow(by: header.height)
         guard header.width > 0, header.height > 0, !pixels.overflow else { return 0 }
         let total: Int
         switch header.format {
-        case .heif, .avif, .tiff, .gif: total = header.decoderScratchBytes
+        case .heif, .avif, .tiff, .gif, .jxl: total = header.decoderScratchBytes
         case .jpeg, .png, .webp: total = ImageCodec.decoderBytes(data, format: header.format)
         }
         guard total > 0 else { return 0 }

@@ -190,7 +190,7 @@ extension Photocluster_V1_OutputFormat {
         case .png: self = .png
         case .webp: self = .webp
         case .avif: self = .avif
-        case .heif, .tiff, .gif: self.init(format.keptAs)  // never a result's format: kept as these
+        case .heif, .tiff, .gif, .jxl: self.init(format.keptAs)  // never a result's format: kept as these
         }
     }
 }

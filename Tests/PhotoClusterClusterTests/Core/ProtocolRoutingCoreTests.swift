@@ -6,7 +6,7 @@ import XCTest
 @testable import PhotoClusterScheduling
 
 /// During a rolling upgrade, photos that need a worker of protocol 2 (AVIF output, a chosen
-/// chroma, a HEIC, AVIF, TIFF or GIF input by its URL) go only to workers of protocol 2; with none
+/// chroma, a HEIC, AVIF, TIFF, GIF or JPEG XL input by its URL) go only to workers of protocol 2; with none
 /// connected they wait, the job's status saying why, and none fails.
 final class ProtocolRoutingCoreTests: XCTestCase {
     private func sent(_ actions: [CoordinatorAction]) -> [String] { CoreHarness.graphs(in: actions).flatMap(\.photos) }
@@ -74,6 +74,7 @@ final class ProtocolRoutingCoreTests: XCTestCase {
         XCTAssertEqual(ProtocolNeeds.pathExtension(of: "http://h/photos.d/7"), "")
         XCTAssertEqual(ProtocolNeeds.pathExtension(of: "http://h/.gif"), "", "a hidden file's name, not an extension")
         XCTAssertEqual(ProtocolNeeds.forInput(url: "http://h/anim.gif"), 2)
+        XCTAssertEqual(ProtocolNeeds.forInput(url: "http://h/photo.JXL"), 2, "JPEG XL: read from protocol 2")
         XCTAssertNil(ProtocolNeeds.forInput(url: "http://h/photo.jpeg"))
         XCTAssertNil(ProtocolNeeds.forOutputs(format: .webp, image: .init()))
         XCTAssertEqual(ProtocolNeeds.forOutputs(format: .keep, image: .with { $0.chroma = .s422 }), 2)
