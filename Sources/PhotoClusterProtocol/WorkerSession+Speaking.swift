@@ -38,7 +38,6 @@ extension WorkerSession {
         hello.protocolVersion = ProtocolVersions.current
         hello.inFlight = inFlight
         lastHeard = now
-        awaitingWelcome = true
         var messages: [Message] = [.hello(hello), .credit(.with { $0.grant = credit.free(heldGraphs: heldGraphs) })]
         if let draining { messages.append(.draining(draining)) }
         return messages

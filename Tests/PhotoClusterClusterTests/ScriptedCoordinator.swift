@@ -2,7 +2,6 @@ import Foundation
 import LoopbackHTTP
 import PhotoClusterCore
 import PhotoClusterProto
-import PhotoClusterProtocol
 import PhotoClusterTestSupport
 import PhotoClusterTransport
 import PhotoClusterWorker
@@ -33,11 +32,9 @@ final class ScriptedCoordinator {
         try worker.start()
     }
 
-    /// Whether the worker's first message (its hello) arrived within the usual wait; it is
-    /// welcomed, as a coordinator does (a worker runs no graph that reaches it before).
+    /// Whether the worker's first message (its hello) arrived within the usual wait.
     func receivedHello() -> Bool {
-        guard eventually({ (try? router.receive(dontWait: true)) != nil }) else { return false }
-        return (try? send(.welcome(.with { $0.coordinatorID = "scripted"; $0.protocolVersion = ProtocolVersions.current }))) != nil
+        eventually { (try? router.receive(dontWait: true)) != nil }
     }
 
     func send(_ body: Photocluster_V1_CoordinatorToWorker.OneOf_Body) throws {

@@ -143,22 +143,6 @@ final class WorkerSessionTests: XCTestCase {
         XCTAssertEqual(session.hello(introduction, holding: held, heldGraphs: 13, at: origin)[1], .credit(.with { $0.grant = 0 }))
     }
 
-    /// Graphs that reach the worker after its hello and before its welcome were assigned before
-    /// the coordinator read the hello (a stopped coordinator waking, or one that assigned to an
-    /// earlier process under the same id): the coordinator takes back all the hello does not
-    /// name, so they are not run. Found by `cluster simulate` (seed 551 of 10,000): a restarted
-    /// worker ran them beside its new assignments, over its window.
-    func testGraphsThatArriveBeforeTheWelcomeAreNotRun() {
-        _ = session.hello(.with { $0.workerID = "w" }, holding: [], heldGraphs: 0, at: origin)
-        XCTAssertTrue(session.awaitingWelcome)
-        XCTAssertEqual(session.receive([assign([graph("j", 0, epoch: 1)], sequence: 4)]), [], "assigned before the hello was read")
-        XCTAssertEqual(session.assignSequenceSeen, 0)
-        _ = session.receive([message(.welcome(.with { $0.coordinatorID = "c" }))])
-        XCTAssertFalse(session.awaitingWelcome)
-        let current = graph("j", 0, epoch: 1)
-        XCTAssertEqual(session.receive([assign([current], sequence: 1)]), [.start(current)])
-    }
-
     /// A heartbeat names the assignments accounted for, what is held and the slots free; each
     /// graph that ends returns one credit.
     func testAHeartbeatNamesWhatIsHeldAndTheSlotsFree() {
