@@ -15,12 +15,15 @@ extension SimulationRun {
                 return fail("worker \(worker.id) has \(worker.credits) credit and \(worker.inFlight.count) photos in flight, over its limit of \(worker.creditLimit)")
             }
         }
+        // Read once: each read of the core's tables from this module is an access of its own.
+        let (jobs, workerIDs, writing) = (core.jobs, core.workerIDs, core.writing)
         for id in jobIDs {
-            guard let job = core.jobs[id] else { continue }
+            guard let job = jobs[id] else { continue }
+            let photos = job.photos
             for index in job.inFlight.keys {
-                let worker = job.photos[Int(index)].worker
+                let worker = photos[Int(index)].worker
                 // A photo whose result is being written keeps the worker that sent it until then.
-                guard core.workerIDs[worker] != nil || core.writing[PhotoRef(job: id, index: index)] != nil else {
+                guard workerIDs[worker] != nil || writing[PhotoRef(job: id, index: index)] != nil else {
                     return fail("photo \(index) of job \(id) is in flight on worker number \(worker.value), which is not connected")
                 }
             }
