@@ -67,20 +67,21 @@ def run(args):
         driver.execute_script("document.getElementById('task-stream').scrollIntoView({block: 'center'});")
         selected = {}
         for worker in workers:
-            # The bar's centre in the window's coordinates, where the pointer goes.
-            target = driver.execute_script(
-                "var box = document.getElementById('task-stream').getBoundingClientRect();"
-                "var s = window.photoclusterTaskStreamRows || []; var w = arguments[0];"
-                "for (var i = 0; i < s.length; i++) { if (s[i].worker !== w || !s[i].bars.length) continue;"
-                " var b = s[i].bars[0]; return {x: box.left + b.x, y: box.top + b.y}; }"
-                "return null;", worker)
-            if not target:
-                raise StepFailed(f"step (b): no bar of worker {worker} to click (rows: "
-                                 f"{driver.execute_script('return window.photoclusterTaskStreamRows;')})")
-            actions = ActionBuilder(driver)
-            actions.pointer_action.move_to_location(int(target["x"]), int(target["y"]))
-            actions.pointer_action.click()
-            actions.perform()
+            def click_first_bar():
+                # The bar's centre in the window's coordinates, where the pointer goes.
+                target = driver.execute_script(
+                    "var box = document.getElementById('task-stream').getBoundingClientRect();"
+                    "var s = window.photoclusterTaskStreamRows || []; var w = arguments[0];"
+                    "for (var i = 0; i < s.length; i++) { if (s[i].worker !== w || !s[i].bars.length) continue;"
+                    " var b = s[i].bars[0]; return {x: box.left + b.x, y: box.top + b.y}; }"
+                    "return null;", worker)
+                if not target:
+                    raise StepFailed(f"step (b): no bar of worker {worker} to click (rows: "
+                                     f"{driver.execute_script('return window.photoclusterTaskStreamRows;')})")
+                actions = ActionBuilder(driver)
+                actions.pointer_action.move_to_location(int(target["x"]), int(target["y"]))
+                actions.pointer_action.click()
+                actions.perform()
 
             def shown():
                 state = driver.execute_script(
@@ -91,7 +92,17 @@ def run(args):
                     and worker in state["text"] and sel.get("name", "") in state["text"]
                 return ok, json.dumps(state, ensure_ascii=False)
 
-            state = json.loads(wait_for("(b) details", f"#task-details naming a bar of worker {worker}", shown, 10))
+            # The lanes are live: a redraw between reading a bar's place and the click (a busy
+            # host) can put another worker's bar under the pointer, so a missed click is aimed again.
+            for attempt in range(3):
+                click_first_bar()
+                try:
+                    state = json.loads(wait_for("(b) details", f"#task-details naming a bar of worker {worker}", shown, 4 if attempt < 2 else 10))
+                    break
+                except StepFailed:
+                    if attempt == 2:
+                        raise
+                    log(f"step (b): the click missed worker {worker}'s bar; aiming again")
             selected[worker] = {key: state["selected"][key] for key in ("worker", "job", "photo", "name")}
             selected[worker]["text"] = state["text"]
 
