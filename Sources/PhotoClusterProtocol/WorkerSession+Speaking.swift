@@ -38,6 +38,8 @@ extension WorkerSession {
         hello.protocolVersion = ProtocolVersions.current
         hello.inFlight = inFlight
         lastHeard = now
+        helloSaidAt = now
+        awaitingWelcome = true
         var messages: [Message] = [.hello(hello), .credit(.with { $0.grant = credit.free(heldGraphs: heldGraphs) })]
         if let draining { messages.append(.draining(draining)) }
         return messages
@@ -77,6 +79,13 @@ extension WorkerSession {
         guard seconds > livenessPeriod else { return nil }
         defer { connectedTo = nil }
         return CoordinatorSilence(seconds: seconds, wasRegistered: connectedTo != nil)
+    }
+
+    /// Asked at each of the worker's heartbeats, when the coordinator is not silent: a hello not
+    /// welcomed within a liveness period is said again (unless a refusal's back-off holds it).
+    package func helloUnanswered(at now: MonotonicInstant) -> Bool {
+        guard awaitingWelcome, refusals == 0, let helloSaidAt else { return false }
+        return now.seconds(since: helloSaidAt) > livenessPeriod
     }
 
     /// Why a result of `bytes` may not be sent: it is larger than the coordinator takes (its

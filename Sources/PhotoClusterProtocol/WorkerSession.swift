@@ -68,6 +68,14 @@ package struct WorkerSession {
     package private(set) var refusals = 0
     /// The worker's credit rules, for its window.
     package let credit: WorkerCredit
+    /// Said hello and not welcomed yet: graphs that arrive meanwhile were assigned before the
+    /// coordinator read the hello, and it takes back whatever the hello does not name (to
+    /// another worker, or to this one again after its welcome), so they are not run. A hello
+    /// unanswered for a liveness period is said again (`helloUnanswered(at:)`): its welcome may
+    /// have been lost with a broken connection.
+    package internal(set) var awaitingWelcome = false
+    /// When the worker last said hello.
+    package internal(set) var helloSaidAt: MonotonicInstant?
     /// When the coordinator last spoke, or the worker last said hello (nil before the first).
     package internal(set) var lastHeard: MonotonicInstant?
 
@@ -137,9 +145,11 @@ package struct WorkerSession {
     private mutating func handle(_ message: Photocluster_V1_CoordinatorToWorker, into commands: inout [Command]) {
         switch message.body {
         case .assign(let assign):
+            guard !awaitingWelcome else { return }
             assignSequenceSeen = max(assignSequenceSeen, assign.sequence)
             commands.append(start(assign.graph))
         case .assignBatch(let batch):
+            guard !awaitingWelcome else { return }
             assignSequenceSeen = max(assignSequenceSeen, batch.sequence)
             commands += batch.graphs.map(start)
         case .pleaseRegister:
@@ -153,6 +163,7 @@ package struct WorkerSession {
             commands += drop.photos.map { .drop(job: $0.jobID, photo: $0.photoIndex) }
         case .welcome(let welcome):
             // A new registration: the coordinator counts its assignments from 1 again.
+            awaitingWelcome = false
             assignSequenceSeen = 0
             refusals = 0
             if welcome.heartbeatIntervalMs > 0 {

@@ -275,7 +275,7 @@ extension SimulationRun {
         }
         let worker = workers[slot]
         say(.heartbeat(worker.session.heartbeat(holding: worker.heldRefs, heldGraphs: worker.held.count)), from: slot)
-        if workers[slot].session.silence(at: now) != nil { sendHello(slot) }
+        if workers[slot].session.silence(at: now) != nil || workers[slot].session.helloUnanswered(at: now) { sendHello(slot) }
         agenda.schedule(next, at: time + Int64(worker.session.heartbeatInterval * 1e6))
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import LoopbackHTTP
 import PhotoClusterCore
 import PhotoClusterProto
+import PhotoClusterProtocol
 import PhotoClusterTestSupport
 import PhotoClusterTransport
 import PhotoClusterWorker
@@ -32,9 +33,11 @@ final class ScriptedCoordinator {
         try worker.start()
     }
 
-    /// Whether the worker's first message (its hello) arrived within the usual wait.
+    /// Whether the worker's first message (its hello) arrived within the usual wait; it is
+    /// welcomed, as a coordinator does (a worker runs no graph that reaches it before).
     func receivedHello() -> Bool {
-        eventually { (try? router.receive(dontWait: true)) != nil }
+        guard eventually({ (try? router.receive(dontWait: true)) != nil }) else { return false }
+        return (try? send(.welcome(.with { $0.coordinatorID = "scripted"; $0.protocolVersion = ProtocolVersions.current }))) != nil
     }
 
     func send(_ body: Photocluster_V1_CoordinatorToWorker.OneOf_Body) throws {

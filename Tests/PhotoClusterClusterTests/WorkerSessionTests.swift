@@ -143,6 +143,39 @@ final class WorkerSessionTests: XCTestCase {
         XCTAssertEqual(session.hello(introduction, holding: held, heldGraphs: 13, at: origin)[1], .credit(.with { $0.grant = 0 }))
     }
 
+    /// Graphs that reach the worker after its hello and before its welcome were assigned before
+    /// the coordinator read the hello (a stopped coordinator waking, or one that assigned to an
+    /// earlier process under the same id): the coordinator takes back all the hello does not
+    /// name, so they are not run. Found by `cluster simulate` (seed 551 of 10,000): a restarted
+    /// worker ran them beside its new assignments, over its window.
+    func testGraphsThatArriveBeforeTheWelcomeAreNotRun() {
+        _ = session.hello(.with { $0.workerID = "w" }, holding: [], heldGraphs: 0, at: origin)
+        XCTAssertTrue(session.awaitingWelcome)
+        XCTAssertEqual(session.receive([assign([graph("j", 0, epoch: 1)], sequence: 4)]), [], "assigned before the hello was read")
+        XCTAssertEqual(session.assignSequenceSeen, 0)
+        _ = session.receive([message(.welcome(.with { $0.coordinatorID = "c" }))])
+        XCTAssertFalse(session.awaitingWelcome)
+        let current = graph("j", 0, epoch: 1)
+        XCTAssertEqual(session.receive([assign([current], sequence: 1)]), [.start(current)])
+    }
+
+    /// A hello whose welcome does not come within a liveness period (lost with a broken
+    /// connection, while the coordinator goes on speaking) is said again, so a worker never waits
+    /// for ever with its graphs left unrun; a refusal's back-off holds it (found by `cluster
+    /// simulate`, seed 9953, when graphs before the welcome were first left unrun).
+    func testAHelloUnansweredForALivenessPeriodIsSaidAgain() {
+        _ = session.hello(.with { $0.workerID = "w" }, holding: [], heldGraphs: 0, at: origin)
+        XCTAssertFalse(session.helloUnanswered(at: origin + .milliseconds(2900)), "within the liveness period (3 × 1 s)")
+        XCTAssertTrue(session.helloUnanswered(at: origin + .milliseconds(3100)))
+        _ = session.hello(.with { $0.workerID = "w" }, holding: [], heldGraphs: 0, at: origin + .milliseconds(3100))
+        XCTAssertFalse(session.helloUnanswered(at: origin + .milliseconds(3200)), "said again: its own period starts")
+        _ = session.receive([message(.welcome(.with { $0.coordinatorID = "c" }))])
+        XCTAssertFalse(session.helloUnanswered(at: origin + .milliseconds(9000)), "welcomed")
+        _ = session.hello(.with { $0.workerID = "w" }, holding: [], heldGraphs: 0, at: origin + .milliseconds(9000))
+        _ = session.receive([message(.refused(.with { $0.reason = "worker w speaks protocol 9" }))])
+        XCTAssertFalse(session.helloUnanswered(at: origin + .milliseconds(20000)), "a refused worker waits out its back-off")
+    }
+
     /// A heartbeat names the assignments accounted for, what is held and the slots free; each
     /// graph that ends returns one credit.
     func testAHeartbeatNamesWhatIsHeldAndTheSlotsFree() {

@@ -72,6 +72,9 @@ extension WorkerNode {
             } else {
                 sayHello()
             }
+        } else if session.helloUnanswered(at: .now) {
+            logger.info("no welcome from the coordinator at \(coordinatorEndpoint) for \(String(format: "%.1f", session.livenessPeriod)) s after this worker's hello; saying hello again")
+            sayHello()
         }
     }
 
