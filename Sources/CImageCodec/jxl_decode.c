@@ -73,28 +73,5 @@ ic_status ic_decode_jxl(const uint8_t *data, size_t size, const ic_decode_option
         }
     }
     ic_jxl_close(&reader);
-    if (status == IC_OK && ic_wants_reduction(options, width, height)) {
-        ic_reducer reducer;
-        if (ic_reducer_init(&reducer, width, height, options->reduce_width, options->reduce_height) != IC_OK) {
-            ic_set_message(message, message_size, "no memory to reduce a %ux%u JPEG XL", width, height);
-            status = IC_TOO_LARGE;
-        } else {
-            for (uint32_t y = 0; y < height; y++) ic_reducer_push(&reducer, pixels + (size_t)y * width * 4);
-            free(pixels);
-            pixels = ic_reducer_take(&reducer);
-            ic_reducer_free(&reducer);
-            width = options->reduce_width;
-            height = options->reduce_height;
-            out->reduced = 1;
-        }
-    }
-    if (status != IC_OK) {
-        free(pixels);
-        memset(out, 0, sizeof *out);
-        return status;
-    }
-    out->pixels = pixels;
-    out->width = width;
-    out->height = height;
-    return IC_OK;
+    return ic_finish_whole_image(status, pixels, width, height, options, "JPEG XL", out, message, message_size);
 }

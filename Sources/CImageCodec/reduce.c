@@ -95,3 +95,32 @@ void ic_reducer_free(ic_reducer *r) {
     free(r->pixels);
     memset(r, 0, sizeof *r);
 }
+
+ic_status ic_finish_whole_image(ic_status status, uint8_t *pixels, uint32_t width, uint32_t height,
+                                const ic_decode_options *options, const char *format, ic_image *out,
+                                char *message, size_t message_size) {
+    if (status == IC_OK && ic_wants_reduction(options, width, height)) {
+        ic_reducer reducer;
+        if (ic_reducer_init(&reducer, width, height, options->reduce_width, options->reduce_height) != IC_OK) {
+            ic_set_message(message, message_size, "no memory to reduce a %ux%u %s", width, height, format);
+            status = IC_TOO_LARGE;
+        } else {
+            for (uint32_t y = 0; y < height; y++) ic_reducer_push(&reducer, pixels + (size_t)y * width * 4);
+            free(pixels);
+            pixels = ic_reducer_take(&reducer);
+            ic_reducer_free(&reducer);
+            width = options->reduce_width;
+            height = options->reduce_height;
+            out->reduced = 1;
+        }
+    }
+    if (status != IC_OK) {
+        free(pixels);
+        memset(out, 0, sizeof *out);
+        return status;
+    }
+    out->pixels = pixels;
+    out->width = width;
+    out->height = height;
+    return IC_OK;
+}

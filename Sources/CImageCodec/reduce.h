@@ -35,4 +35,14 @@ uint8_t *ic_reducer_take(ic_reducer *reducer);
 /* Frees what the reducer holds (the output too, unless taken). */
 void ic_reducer_free(ic_reducer *reducer);
 
+/*
+ * The end of a decoder that made the whole image first: hands `pixels` (width × height RGBA,
+ * owned by the caller until now) to `out`, reduced first where the options ask. Takes `status`
+ * so far; on anything but IC_OK frees the pixels, clears `out` and returns the failure
+ * (`format` names the image in the reason when memory runs out).
+ */
+ic_status ic_finish_whole_image(ic_status status, uint8_t *pixels, uint32_t width, uint32_t height,
+                                const ic_decode_options *options, const char *format, ic_image *out,
+                                char *message, size_t message_size);
+
 #endif
