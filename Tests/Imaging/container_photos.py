@@ -19,7 +19,12 @@ stored on its side, EXIF orientation 6), orient6.tif (Pillow: the same, TIFF Ori
 and Copyright from Pillow, then an EXIF directory (DateTimeOriginal, BodySerialNumber) and a GPS
 one added by exiftool), irot.heic (pillow-heif: the same, with an irot box),
 p3.heic (heif-enc from a PNG with a Display P3 profile), nclx-p3.avif (avifenc: the same pixels,
-an nclx box saying P3 instead of the profile).
+an nclx box saying P3 instead of the profile), grid-source.png (the photo at its own 451x300),
+grid.heic (a grid image as phones write them, put together here: a grid item, its ImageGrid in
+idat, naming a 4x3 grid of hidden hvc1 items, 128x128 tiles of grid-source.png each encoded by
+heif-enc, the last column and row overhanging the picture and cut off by the grid's 451x300),
+grid-irot.heic (the same with an irot box, a quarter turn anticlockwise, on the grid item) and
+grid-rot.png (grid-source.png turned so by Pillow).
 """
 import io
 import json
@@ -28,6 +33,7 @@ import os
 import struct
 import subprocess
 import sys
+import tempfile
 
 from PIL import Image, ImageCms
 import pillow_heif
@@ -85,9 +91,138 @@ def write_tiff16(image, path):
             f.write(strip)
 
 
+def box(kind, *parts):
+    """An ISOBMFF box: 32-bit size, four-character type, payload."""
+    payload = b"".join(parts)
+    return struct.pack(">I4s", 8 + len(payload), kind.encode()) + payload
+
+
+def full_box(kind, version, flags, *parts):
+    return box(kind, struct.pack(">I", version << 24 | flags), *parts)
+
+
+def boxes(data, start=0, end=None):
+    """The boxes in data[start:end] as (type, payload start, payload end)."""
+    end = len(data) if end is None else end
+    while start + 8 <= end:
+        size, kind = struct.unpack(">I4s", data[start:start + 8])
+        header = 8
+        if size == 1:
+            size, header = struct.unpack(">Q", data[start + 8:start + 16])[0], 16
+        elif size == 0:
+            size = end - start
+        yield kind.decode("latin-1"), start + header, start + size
+        start += size
+
+
+def child(data, start, end, kind):
+    return next((b, e) for k, b, e in boxes(data, start, end) if k == kind)
+
+
+def heic_tile(path):
+    """A one-image HEIC's hvcC property box (whole, header included) and its coded data, gathered
+    from its iloc extents (heif-enc writes them into mdat)."""
+    data = open(path, "rb").read()
+    meta = child(data, 0, len(data), "meta")
+    meta = (meta[0] + 4, meta[1])  # past the FullBox header
+    pitm = data[slice(*child(data, *meta, "pitm"))]
+    primary = int.from_bytes(pitm[4:6] if pitm[0] == 0 else pitm[4:8], "big")
+    ipco = child(data, *child(data, *meta, "iprp"), "ipco")
+    hvcc = [data[b - 8:e] for k, b, e in boxes(data, *ipco) if k == "hvcC"]
+    assert len(hvcc) == 1, f"{path}: {len(hvcc)} hvcC boxes"
+    iloc = data[slice(*child(data, *meta, "iloc"))]
+    version = iloc[0]
+    offset_size, length_size, base_size, index_size = iloc[4] >> 4, iloc[4] & 15, iloc[5] >> 4, iloc[5] & 15
+    at = 6
+
+    def number(size):
+        nonlocal at
+        value = int.from_bytes(iloc[at:at + size], "big")
+        at += size
+        return value
+
+    for _ in range(number(2 if version < 2 else 4)):
+        item = number(2 if version < 2 else 4)
+        method = number(2) & 15 if version in (1, 2) else 0
+        number(2)  # data_reference_index
+        base = number(base_size)
+        extents = []
+        for _ in range(number(2)):
+            if version in (1, 2):
+                number(index_size)
+            extents.append((base + number(offset_size), number(length_size)))
+        if item == primary:
+            assert method == 0, "tile data outside the file"
+            return hvcc[0], b"".join(data[o:o + n] for o, n in extents)
+    raise ValueError(f"{path}: no iloc entry for the primary item")
+
+
+def write_grid(picture, tile, quality, path, rotation=None):
+    """A HEIF grid image put together by hand (heif-enc 1.15 writes none): `picture` cut into
+    tile x tile pieces, the overhang at the right and bottom filled by repeating the edge pixels,
+    each piece encoded by heif-enc into its own file, its hvcC and coded data moved into hidden
+    hvc1 items of a grid item whose ImageGrid (in idat) and ispe give the picture's size; with an
+    irot property (quarter turns anticlockwise) on the grid item when `rotation` is given."""
+    width, height = picture.size
+    columns, rows = -(-width // tile), -(-height // tile)
+    padded = Image.new("RGB", (columns * tile, rows * tile))
+    padded.paste(picture, (0, 0))
+    padded.paste(picture.crop((width - 1, 0, width, height)).resize((columns * tile - width, height)), (width, 0))
+    padded.paste(padded.crop((0, height - 1, columns * tile, height)).resize((columns * tile, rows * tile - height)), (0, height))
+    tiles = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for row in range(rows):
+            for column in range(columns):
+                piece = os.path.join(scratch, f"{row}-{column}.png")
+                padded.crop((column * tile, row * tile, (column + 1) * tile, (row + 1) * tile)).save(piece)
+                run("heif-enc", "-q", str(quality), piece, "-o", piece + ".heic")
+                tiles.append(heic_tile(piece + ".heic"))
+    grid_id, tile_ids = 1, list(range(2, 2 + len(tiles)))
+    # Properties, numbered from 1 in ipco order: each tile's hvcC (heif-enc writes no colr: the
+    # colours are the codec's own, in each tile's VUI), the tiles' ispe, the grid's ispe, irot.
+    ispe = lambda w, h: full_box("ispe", 0, 0, struct.pack(">II", w, h))  # noqa: E731
+    properties = [hvcc for hvcc, _ in tiles] + [ispe(tile, tile), ispe(width, height)]
+    tile_ispe, grid_ispe = len(tiles) + 1, len(tiles) + 2
+    grid_properties = [(grid_ispe, False)]
+    if rotation is not None:
+        properties.append(box("irot", bytes([rotation & 3])))
+        grid_properties.append((len(properties), True))
+
+    def association(item, *indices):  # (property index, essential)
+        return struct.pack(">HB", item, len(indices)) + bytes(index | (0x80 if essential else 0) for index, essential in indices)
+
+    ipma = full_box("ipma", 0, 0, struct.pack(">I", 1 + len(tiles)), association(grid_id, *grid_properties),
+                    *(association(item, (n + 1, True), (tile_ispe, False)) for n, item in enumerate(tile_ids)))
+    image_grid = struct.pack(">BBBBHH", 0, 0, rows - 1, columns - 1, width, height)
+    infe = lambda item, kind, flags: full_box("infe", 2, flags, struct.pack(">HH4s", item, 0, kind.encode()), b"\0")  # noqa: E731
+
+    def meta(mdat_start):
+        """The meta box; its size does not depend on mdat_start (iloc's fields are all 4 bytes)."""
+        extents, at = [], mdat_start
+        for item, (_, coded) in zip(tile_ids, tiles):
+            extents.append(struct.pack(">HHHHII", item, 0, 0, 1, at, len(coded)))
+            at += len(coded)
+        iloc = full_box("iloc", 1, 0, struct.pack(">BBH", 0x44, 0x00, 1 + len(tiles)),
+                        struct.pack(">HHHHII", grid_id, 1, 0, 1, 0, len(image_grid)), *extents)
+        return full_box(
+            "meta", 0, 0,
+            full_box("hdlr", 0, 0, struct.pack(">I4s12x", 0, b"pict"), b"\0"),
+            full_box("pitm", 0, 0, struct.pack(">H", grid_id)),
+            full_box("iinf", 0, 0, struct.pack(">H", 1 + len(tiles)), infe(grid_id, "grid", 0), *(infe(item, "hvc1", 1) for item in tile_ids)),
+            full_box("iref", 0, 0, box("dimg", struct.pack(">HH", grid_id, len(tiles)), *(struct.pack(">H", item) for item in tile_ids))),
+            box("iprp", box("ipco", *properties), ipma),
+            box("idat", image_grid),
+            iloc)
+
+    ftyp = box("ftyp", b"heic", struct.pack(">I", 0), b"mif1heic")
+    mdat_start = len(ftyp) + len(meta(0)) + 8
+    with open(path, "wb") as f:
+        f.write(ftyp + meta(mdat_start) + box("mdat", *(coded for _, coded in tiles)))
+
+
 def make(source, out):
-    picture = Image.open(source).convert("RGB")
-    picture = picture.resize((384, 256), Image.LANCZOS)
+    photo = Image.open(source).convert("RGB")
+    picture = photo.resize((384, 256), Image.LANCZOS)
     path = lambda name: os.path.join(out, name)  # noqa: E731
     picture.save(path("source.png"))
     run("heif-enc", "-q", "92", path("source.png"), "-o", path("heic.heic"))
@@ -117,6 +252,12 @@ def make(source, out):
     run("heif-enc", "-q", "95", path("p3.png"), "-o", path("p3.heic"))
     # The same P3 pixels described by an nclx box (primaries 12, sRGB transfer) instead of a profile.
     run("avifenc", "-s", "8", "--min", "0", "--max", "12", "--cicp", "12/13/6", "--ignore-icc", path("p3.png"), path("nclx-p3.avif"))
+    # Grids as phones write them, at the photo's own size so that the last column and row of
+    # tiles overhang it.
+    photo.save(path("grid-source.png"))
+    photo.transpose(Image.Transpose.ROTATE_90).save(path("grid-rot.png"))
+    write_grid(photo, 128, 92, path("grid.heic"))
+    write_grid(photo, 128, 92, path("grid-irot.heic"), rotation=1)
 
 
 def read(path):

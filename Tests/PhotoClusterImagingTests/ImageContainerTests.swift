@@ -97,6 +97,38 @@ final class ImageContainerTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(psnr(decoded.image, try source()), 30)
     }
 
+    /// grid.heic: the 451x300 photo as phones store it, a grid item naming a 4x3 grid of hidden
+    /// 128x128 hvc1 tiles (each encoded by heif-enc on its own) whose last column and row overhang
+    /// it and are cut off.
+    func testAHEICGridIsPutTogetherWholeAndCutToItsSize() throws {
+        let bytes = try data("grid.heic")
+        XCTAssertEqual(ImageCodec.sniff(bytes), .heif)
+        let header = try ImageCodec.inspect(bytes)
+        XCTAssertEqual([header.width, header.height], [451, 300], "the grid's size, not a tile's nor the tiles'")
+        XCTAssertGreaterThanOrEqual(header.decoderScratchBytes, 451 * 300 * 4, "the whole grid is counted, not a tile")
+        let decoded = try ImageCodec.decode(bytes, options: DecodeOptions())
+        XCTAssertEqual(decoded.format, .heif)
+        XCTAssertEqual([decoded.image.width, decoded.image.height], [451, 300])
+        let picture = try ImageCodec.decode(data("grid-source.png")).image
+        XCTAssertGreaterThanOrEqual(psnr(decoded.image, picture), 34)
+        let reduced = try ImageCodec.decode(bytes, options: DecodeOptions(reduceTo: ImageSize(width: 113, height: 75)))
+        XCTAssertTrue(reduced.isReduced)
+        XCTAssertEqual([reduced.image.width, reduced.image.height], [113, 75])
+    }
+
+    /// grid-irot.heic: the same grid with an irot box (a quarter turn anticlockwise) on the grid
+    /// item: turned once, as a whole, after the tiles are put together.
+    func testAHEICGridsTransformationIsAppliedToTheWholeGrid() throws {
+        let bytes = try data("grid-irot.heic")
+        let header = try ImageCodec.inspect(bytes)
+        XCTAssertEqual([header.width, header.height], [300, 451], "upright size")
+        XCTAssertEqual(header.metadata.orientation, .up, "never turned again by EXIF")
+        let decoded = try ImageCodec.decode(bytes, options: DecodeOptions())
+        XCTAssertEqual([decoded.image.width, decoded.image.height], [300, 451])
+        // Pillow turned the picture it was made from.
+        XCTAssertGreaterThanOrEqual(psnr(decoded.image, try ImageCodec.decode(data("grid-rot.png")).image), 34)
+    }
+
     /// exif.tif: Pillow's Make, Model, Artist, Copyright and Orientation 6, exiftool's EXIF and GPS
     /// directories; read into an EXIF blob that says the same, without the TIFF's layout tags.
     func testATIFFsEXIFIsReadFromItsDirectories() throws {
