@@ -79,3 +79,16 @@ ic_status ic_start_decode(const uint8_t *data, size_t size, ic_image *out, char 
     }
     return IC_OK;
 }
+
+void ic_exif_from_item(uint8_t **exif, size_t *size) {
+    uint8_t *bytes = *exif;
+    size_t start = *size >= 4 ? 4 + ((size_t)bytes[0] << 24 | (size_t)bytes[1] << 16 | (size_t)bytes[2] << 8 | bytes[3]) : *size;
+    if (start + 8 > *size || !((bytes[start] == 'I' && bytes[start + 1] == 'I') || (bytes[start] == 'M' && bytes[start + 1] == 'M'))) {
+        free(bytes);
+        *exif = NULL;
+        *size = 0;
+        return;
+    }
+    memmove(bytes, bytes + start, *size - start);
+    *size -= start;
+}

@@ -34,6 +34,16 @@ ic_status ic_start_decode(const uint8_t *data, size_t size, ic_image *out, char 
 /* Puts "`format` `part`: " before the message already in the buffer (a reason from a shared helper). */
 void ic_prefix_message(char *message, size_t message_size, const char *format, const char *part);
 
+/*
+ * An EXIF item or box (HEIF's `Exif` item, JPEG XL's `Exif` box) starts with the big-endian offset
+ * of its TIFF header: moves the TIFF structure to the front of the malloc'd bytes, or frees them
+ * and leaves NULL when there is none.
+ */
+void ic_exif_from_item(uint8_t **exif, size_t *size);
+
+/* Metadata larger than this (an EXIF or XMP item or box) is left out rather than read. */
+#define IC_MAX_METADATA_BYTES ((size_t)4 << 20)
+
 /* Whether the options ask to shrink a width × height image (see ic_decode_options). */
 int ic_wants_reduction(const ic_decode_options *options, uint32_t width, uint32_t height);
 

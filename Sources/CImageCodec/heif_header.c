@@ -10,7 +10,7 @@
 /* A metadata item's bytes (malloc'd), or NULL. */
 static uint8_t *metadata_item(const struct heif_image_handle *handle, heif_item_id id, size_t *size) {
     size_t count = heif_image_handle_get_metadata_size(handle, id);
-    if (count == 0 || count > (4u << 20)) return NULL;
+    if (count == 0 || count > IC_MAX_METADATA_BYTES) return NULL;
     uint8_t *bytes = malloc(count);
     if (bytes == NULL) return NULL;
     if (heif_image_handle_get_metadata(handle, id, bytes).code != heif_error_Ok) {
@@ -32,20 +32,6 @@ static uint8_t *first_item(const struct heif_image_handle *handle, const char *t
         if (bytes != NULL) return bytes;
     }
     return NULL;
-}
-
-/* An Exif item starts with the big-endian offset of its TIFF header; the TIFF structure moved to the front. */
-static void keep_tiff_structure(uint8_t **exif, size_t *size) {
-    uint8_t *bytes = *exif;
-    size_t start = *size >= 4 ? 4 + ((size_t)bytes[0] << 24 | (size_t)bytes[1] << 16 | (size_t)bytes[2] << 8 | bytes[3]) : *size;
-    if (start + 8 > *size || !((bytes[start] == 'I' && bytes[start + 1] == 'I') || (bytes[start] == 'M' && bytes[start + 1] == 'M'))) {
-        free(bytes);
-        *exif = NULL;
-        *size = 0;
-        return;
-    }
-    memmove(bytes, bytes + start, *size - start);
-    *size -= start;
 }
 
 static int primaries_of(int code, cmsCIExyY *white, cmsCIExyYTRIPLE *rgb) {
@@ -159,7 +145,7 @@ ic_status ic_read_heif_header(const uint8_t *data, size_t size, ic_header *out, 
     out->scratch_bytes = (uint64_t)out->width * out->height * per_pixel;
     read_colour(handle, out);
     out->exif = first_item(handle, "Exif", NULL, &out->exif_size);
-    if (out->exif != NULL) keep_tiff_structure(&out->exif, &out->exif_size);
+    if (out->exif != NULL) ic_exif_from_item(&out->exif, &out->exif_size);
     out->xmp = first_item(handle, "mime", "application/rdf+xml", &out->xmp_size);
     heif_image_handle_release(handle);
     heif_context_free(ctx);

@@ -30,6 +30,65 @@ static void read_profile(JxlDecoder *decoder, ic_header *out) {
     out->icc_size = size;
 }
 
+/*
+ * EXIF and XMP from the container's `Exif` and `xml ` boxes, wherever they lie and whether or not
+ * cjxl Brotli-compressed them (`brob`); the first of each. A pass of its own that subscribes to
+ * boxes only, so libjxl walks past the codestream without decoding it (well under a millisecond).
+ * A bare codestream has no boxes; a broken box, or one past IC_MAX_METADATA_BYTES, is left out
+ * and never fails the header.
+ */
+static void read_metadata_boxes(const uint8_t *data, size_t size, ic_header *out) {
+    if (size < 12 || memcmp(data + 4, "JXL ", 4) != 0) return; /* a bare codestream */
+    JxlDecoder *decoder = JxlDecoderCreate(NULL);
+    if (decoder == NULL) return;
+    if (JxlDecoderSubscribeEvents(decoder, JXL_DEC_BOX) != JXL_DEC_SUCCESS ||
+        JxlDecoderSetDecompressBoxes(decoder, JXL_TRUE) != JXL_DEC_SUCCESS ||
+        JxlDecoderSetInput(decoder, data, size) != JXL_DEC_SUCCESS) {
+        JxlDecoderDestroy(decoder);
+        return;
+    }
+    JxlDecoderCloseInput(decoder);
+    uint8_t *box = NULL;         /* the box being read, when it is wanted */
+    uint8_t **kept = NULL;       /* where it goes: &out->exif or &out->xmp */
+    size_t *kept_size = NULL, capacity = 0;
+    for (;;) {
+        JxlDecoderStatus event = JxlDecoderProcessInput(decoder);
+        if (box != NULL) {
+            /* The buffer handed to libjxl always runs to `capacity`: what it left is unwritten. */
+            size_t written = capacity - JxlDecoderReleaseBoxBuffer(decoder);
+            if (event == JXL_DEC_BOX_NEED_MORE_OUTPUT) {
+                uint8_t *grown = capacity < IC_MAX_METADATA_BYTES ? realloc(box, capacity * 4) : NULL;
+                if (grown == NULL) break; /* too large: left out below */
+                box = grown;
+                capacity *= 4;
+                JxlDecoderSetBoxBuffer(decoder, box + written, capacity - written);
+                continue;
+            }
+            if (written > 0 && (event == JXL_DEC_BOX || event == JXL_DEC_SUCCESS)) {
+                *kept = box;
+                *kept_size = written;
+            } else {
+                free(box);
+            }
+            box = NULL;
+        }
+        if (event != JXL_DEC_BOX) break; /* the end of the file, or an error */
+        JxlBoxType type;
+        if (JxlDecoderGetBoxType(decoder, type, JXL_TRUE) != JXL_DEC_SUCCESS) break;
+        if (memcmp(type, "Exif", 4) == 0 && out->exif == NULL) kept = &out->exif, kept_size = &out->exif_size;
+        else if (memcmp(type, "xml ", 4) == 0 && out->xmp == NULL) kept = &out->xmp, kept_size = &out->xmp_size;
+        else continue;
+        capacity = 4096;
+        if ((box = malloc(capacity)) != NULL && JxlDecoderSetBoxBuffer(decoder, box, capacity) != JXL_DEC_SUCCESS) {
+            free(box);
+            box = NULL;
+        }
+    }
+    free(box); /* stopped inside a box */
+    JxlDecoderDestroy(decoder);
+    if (out->exif != NULL) ic_exif_from_item(&out->exif, &out->exif_size);
+}
+
 ic_status ic_read_jxl_header(const uint8_t *data, size_t size, ic_header *out, char *message, size_t message_size) {
     ic_jxl_reader reader;
     ic_status status = ic_jxl_open(&reader, data, size, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING, message, message_size);
@@ -71,5 +130,6 @@ ic_status ic_read_jxl_header(const uint8_t *data, size_t size, ic_header *out, c
         out->scratch_bytes = (uint64_t)out->width * out->height * per_pixel;
     }
     ic_jxl_close(&reader);
+    if (status == IC_OK) read_metadata_boxes(data, size, out);
     return status;
 }

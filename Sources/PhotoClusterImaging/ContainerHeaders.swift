@@ -35,9 +35,10 @@ enum ContainerHeaders {
             // Its EXIF lies in its own directories: carried as the other formats carry theirs.
             metadata.exif = TIFFExif.exif(ofTIFF: data)
         }
-        if format == .heif || format == .avif {
-            // libheif turns the pixels by the item's irot/imir: the EXIF orientation, which phones
-            // write too, must never turn them again (in this worker or in a viewer of a `keep` output).
+        if format == .heif || format == .avif || format == .jxl {
+            // libheif turns the pixels by the item's irot/imir, libjxl by the codestream's
+            // orientation: the EXIF orientation, which phones and cjxl write too, must never turn
+            // them again (in this worker or in a viewer of a `keep` output).
             metadata.orientation = .up
             metadata.exif = metadata.exif.map { Exif.resettingOrientation(of: $0, width: width, height: height) ?? $0 }
             metadata.xmp = metadata.xmp.map(XMP.resettingOrientation(of:))

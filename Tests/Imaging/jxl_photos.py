@@ -7,7 +7,9 @@ codestream), lossy.jxl (cjxl -d 0.5 in the ISO-BMFF container), sixteen.png and 
 16-bit RGB PNG written here, each sample the picture's times 257 plus noise in the low byte,
 and cjxl -d 0 of it), exif6.jpg and oriented.jxl (Pillow: stored on its side with EXIF
 orientation 6; cjxl's lossless JPEG transcoding, which puts orientation 6 in the codestream's
-header), animation.jxl (cjxl -d 0 of a Pillow GIF of two frames, red then blue), p3.png (the
+header; its EXIF box keeps the tag), meta.jpg and meta.jxl (Pillow: EXIF Make and Model and an
+XMP packet with a dc:title; cjxl's lossless transcoding, which Brotli-compresses both into `brob`
+boxes), animation.jxl (cjxl -d 0 of a Pillow GIF of two frames, red then blue), p3.png (the
 picture carrying a Display P3 profile made with Little CMS) and p3.jxl (cjxl -d 0.5 of it),
 gray.png and gray.jxl (the picture in gray, and cjxl -d 0 of it).
 """
@@ -21,6 +23,13 @@ from PIL import Image
 
 sys.path.insert(0, os.path.dirname(__file__))
 from camera_photos import display_p3_profile  # noqa: E402
+
+
+XMP = ('<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/">'
+       '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about=""'
+       ' xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title><rdf:Alt><rdf:li xml:lang="x-default">'
+       'A cat in JPEG XL</rdf:li></rdf:Alt></dc:title></rdf:Description></rdf:RDF></x:xmpmeta>'
+       '<?xpacket end="w"?>')
 
 
 def run(*command):
@@ -61,6 +70,10 @@ def make(source, out):
     exif[0x0112] = 6
     picture.transpose(Image.Transpose.ROTATE_90).save(path("exif6.jpg"), quality=95, exif=exif.tobytes())
     run("cjxl", "--lossless_jpeg=1", path("exif6.jpg"), path("oriented.jxl"))
+    meta = Image.Exif()
+    meta[0x010F], meta[0x0110] = "PhotoCluster Test Camera", "Model JXL-1"
+    picture.save(path("meta.jpg"), quality=95, exif=meta.tobytes(), xmp=XMP.encode())
+    run("cjxl", "--lossless_jpeg=1", path("meta.jpg"), path("meta.jxl"))
     red, blue = Image.new("RGB", (64, 48), (255, 0, 0)), Image.new("RGB", (64, 48), (0, 0, 255))
     red.save(path("animation.gif"), save_all=True, append_images=[blue], duration=100, loop=0)
     run("cjxl", "-d", "0", path("animation.gif"), path("animation.jxl"))

@@ -79,8 +79,22 @@ final class JPEGXLDecodeTests: XCTestCase {
         let header = try ImageCodec.inspect(bytes)
         XCTAssertEqual([header.width, header.height], [384, 256], "upright size")
         XCTAssertEqual(header.metadata.orientation, .up, "turned by libjxl, never again")
+        let exif = try XCTUnwrap(header.metadata.exif, "cjxl kept the JPEG's EXIF in an Exif box")
+        XCTAssertEqual(Exif.orientation(in: exif), .up, "a viewer of a `keep` output must not turn it again either")
         let decoded = try ImageCodec.decode(bytes, options: DecodeOptions()).image
         XCTAssertGreaterThanOrEqual(psnr(decoded, try source()), 35, "the picture upright (a quality-95 JPEG of it)")
+    }
+
+    func testEXIFAndXMPAreReadFromTheirBrotliCompressedBoxes() throws {
+        let header = try ImageCodec.inspect(data("meta.jxl"))
+        let exif = try XCTUnwrap(header.metadata.exif, "the Exif box")
+        XCTAssertTrue(["II", "MM"].contains(String(decoding: exif.prefix(2), as: UTF8.self)), "TIFF-structured, its offset prefix gone")
+        XCTAssertNotNil(exif.range(of: Data("PhotoCluster Test Camera".utf8)), "Make, as Pillow wrote it")
+        let xmp = try XCTUnwrap(header.metadata.xmp, "the xml box")
+        XCTAssertTrue(String(decoding: xmp, as: UTF8.self).contains("A cat in JPEG XL"))
+        let bare = try ImageCodec.inspect(data("lossless.jxl"))
+        XCTAssertNil(bare.metadata.exif, "a bare codestream has no boxes")
+        XCTAssertNil(bare.metadata.xmp)
     }
 
     func testADisplayP3FileConvertsToSRGBAsItsPNGDoes() throws {
