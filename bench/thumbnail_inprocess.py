@@ -35,22 +35,30 @@ def _init(inputs, options):
 
 
 def photocluster_dct_scale(width, height, size):
-    """The JPEG DCT scale PhotoCluster decodes a `thumbnail:width=size,height=size` at: its box
-    step (ReductionPlan.boxed: per axis b = floor(factor / 2.5), the axis to ceil(side / b)),
-    then the largest 1/d that still reaches it (jpeg_decode.c's choose_scale)."""
+    """The JPEG DCT scale PhotoCluster decodes a `thumbnail:width=size,height=size` at
+    (ReductionPlan.loadTarget): the largest 1/d that leaves the kernel at least 1.9x on both
+    axes (`dctGap`) when that is no larger than its box step (ReductionPlan.boxed: per axis
+    b = floor(factor / 2.5), the axis to ceil(side / b)); else the largest 1/d that still reaches
+    the box step (jpeg_decode.c's choose_scale)."""
+    if width <= size and height <= size:
+        return 1
     if width * size <= height * size:  # fit: the limiting side takes the box's size
         scaled = (max(1, (2 * width * size + height) // (2 * height)), size)
     else:
         scaled = (size, max(1, (2 * height * size + width) // (2 * width)))
-    if width <= size and height <= size:
-        return 1
 
     def boxed(side, out):
         b = int(side / out / 2.5)
         return -(-side // b) if b >= 2 else side
-    target = (boxed(width, scaled[0]), boxed(height, scaled[1]))
+    limit = (boxed(width, scaled[0]), boxed(height, scaled[1]))
     for d in (8, 4, 2):
-        if -(-width // d) >= target[0] and -(-height // d) >= target[1]:
+        w, h = -(-width // d), -(-height // d)
+        if w >= 1.9 * scaled[0] and h >= 1.9 * scaled[1]:
+            if w <= limit[0] and h <= limit[1]:
+                return d
+            break
+    for d in (8, 4, 2):
+        if -(-width // d) >= limit[0] and -(-height // d) >= limit[1]:
             return d
     return 1
 

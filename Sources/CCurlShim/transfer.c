@@ -1,9 +1,30 @@
 // One transfer: easy-handle setup, the C callbacks, and classification of how it ended.
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "transfer_internal.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 // Linux 5.14; older kernels refuse it, which costs nothing
+#endif
+
+// A body of a megabyte or more, sized from Content-Length, is faulted in by one call before
+// curl's chunks arrive (on huge pages where the kernel lends them on request), where each 4 kB
+// page written would fault on its own: ~850 faults for a 3.4 MB photo, about 3% of a thumbnail.
+static void prefault(uint8_t *bytes, size_t size) {
+    if (size < ((size_t)1 << 20)) return;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t start = ((uintptr_t)bytes + page - 1) & ~(page - 1), end = ((uintptr_t)bytes + size) & ~(page - 1);
+    if (end <= start) return;
+#ifdef MADV_HUGEPAGE
+    (void)madvise((void *)start, end - start, MADV_HUGEPAGE); // advice only
+#endif
+    (void)madvise((void *)start, end - start, MADV_POPULATE_WRITE);
+}
 
 // Body bytes; refuses (returns 0, curl then fails with CURLE_WRITE_ERROR) past max_bytes.
 static size_t on_write(char *data, size_t size, size_t count, void *user) {
@@ -29,6 +50,7 @@ static size_t on_write(char *data, size_t size, size_t count, void *user) {
             t->out_of_memory = 1;
             return 0;
         }
+        if (t->cap == 0) prefault(grown, cap);
         t->body = grown;
         t->cap = cap;
     }

@@ -214,8 +214,12 @@ static ic_status decode(decode_job *job, const uint8_t *data, size_t size,
         cinfo->mem->max_memory_to_use = options->decoder_memory_limit > (uint64_t)LONG_MAX ? LONG_MAX : (long)options->decoder_memory_limit;
     jpeg_mem_src(cinfo, data, (unsigned long)size);
     jpeg_read_header(cinfo, TRUE);
-    /* After the header, the source stands at the first scan's data. */
-    unsigned scans = count_scans(cinfo->src->next_input_byte, data + size);
+    /*
+     * After the header, the source stands at the first scan's data. Only a file decoded scan by
+     * scan is counted: one whose first scan carries every component (baseline, not progressive)
+     * is decoded from that scan alone, and libjpeg refuses a scan after it (JERR_EOI_EXPECTED).
+     */
+    unsigned scans = jpeg_has_multiple_scans(cinfo) ? count_scans(cinfo->src->next_input_byte, data + size) : 1;
     if (scans > IC_MAX_JPEG_SCANS) {
         ic_set_message(job->message, job->message_size, "JPEG has %u scans, more than the %d a photo may have",
                        scans, IC_MAX_JPEG_SCANS);

@@ -83,4 +83,32 @@ final class KernelSetTests: XCTestCase {
             XCTAssertEqual(sum, plain, "\(kernels)")
         }
     }
+
+    /// Output pixels in fours and a tail of three, overlapping taps as a shrink has them, weights
+    /// that overshoot both ways: each pixel is the plain in-order sum, clamped and rounded.
+    func testBothBuildsOfTheResizeHorizontalPassGiveThePlainSumRounded() throws {
+        let taps = 13, width = 4 * 25 + 3, inputPixels = 2 * width + taps
+        var generator = SeededRandom(seed: 97)
+        let sum = (0..<inputPixels * 4).map { _ in Float(UInt16.random(in: 0...300, using: &generator)) - 20 }
+        let first = (0..<width).map { 2 * $0 }
+        // Every fifth pixel's weights sum well over one, every seventh's below zero.
+        let weights = (0..<width * taps).map { i -> Float in
+            let w = Float(UInt8.random(in: 0...255, using: &generator)) / 1200 - 0.05
+            return (i / taps) % 5 == 0 ? w + 0.2 : (i / taps) % 7 == 0 ? w - 0.2 : w
+        }
+        var plain = [UInt8](repeating: 0, count: width * 4)
+        for x in 0..<width {
+            for c in 0..<4 {
+                var a: Float = 0
+                for k in 0..<taps { a = a + weights[x * taps + k] * sum[(first[x] + k) * 4 + c] }
+                plain[x * 4 + c] = UInt8(min(max(a, 0), 255).rounded(.toNearestOrEven))
+            }
+        }
+        XCTAssertTrue(plain.contains(0) && plain.contains(255), "the sums overshoot both ways")
+        for kernels in KernelSet.cpuHasAVX2 ? [KernelSet.baseline, .avx2] : [.baseline] {
+            var row = [UInt8](repeating: 7, count: width * 4)
+            kernels.resampleHorizontal(sum, first: first, weights: weights, taps: taps, into: &row, width: width)
+            XCTAssertEqual(row, plain, "\(kernels)")
+        }
+    }
 }

@@ -58,6 +58,19 @@ public enum KernelSet: String, Sendable {
         }
     }
 
+    /// A resize's horizontal pass from one combined float row to bytes (see `ResampleLoops.horizontal`).
+    public func resampleHorizontal(
+        _ sum: UnsafePointer<Float>, first: UnsafePointer<Int>, weights: UnsafePointer<Float>, taps: Int,
+        into row: UnsafeMutablePointer<UInt8>, width: Int
+    ) {
+        switch self {
+        case .baseline:
+            PhotoClusterKernels.ResampleLoops.horizontal(sum, first: first, weights: weights, taps: taps, into: row, width: width)
+        case .avx2:
+            PhotoClusterKernelsAVX2.ResampleLoops.horizontal(sum, first: first, weights: weights, taps: taps, into: row, width: width)
+        }
+    }
+
     /// Rec. 709 grayscale of `count` pixels (see `GrayscaleKernel.gray`).
     public func grayscale(_ source: UnsafePointer<UInt8>, into destination: UnsafeMutablePointer<UInt8>, count: Int, amount: Float) {
         switch self {

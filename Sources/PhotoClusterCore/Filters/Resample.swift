@@ -74,7 +74,7 @@ public enum Resample {
                         Self.resampleLinearRow(sum, axis: xs, table: $0.baseAddress!, into: target, width: size.width)
                     }
                 } else {
-                    Self.resampleRow(sum, axis: xs, into: target, width: size.width)
+                    kernels.resampleHorizontal(sum, first: xs.first, weights: xs.weights, taps: xs.taps, into: target, width: size.width)
                 }
             }
             start = end
@@ -110,24 +110,8 @@ public enum Resample {
         return acc
     }
 
-    /// One output row from the combined row: four channels at once per tap. Negative lobes can
-    /// overshoot, so the sums are clamped; rounding goes through the mantissa of 1.5·2²³ (see
-    /// `BlurFilter.roundingMagic`), which needs no trapping conversion.
-    @inline(__always)
-    static func resampleRow(_ sum: UnsafePointer<Float>, axis: ResampleAxis, into row: UnsafeMutablePointer<UInt8>, width: Int) {
-        let magic = SIMD4<Float>(repeating: BlurFilter.roundingMagic)
-        let zero = SIMD4<Float>(repeating: 0), top = SIMD4<Float>(repeating: 255)
-        for x in 0..<width {
-            let v = (weightedSum(sum, axis: axis, at: x).clamped(lowerBound: zero, upperBound: top) + magic)
-            let q = row + x * 4
-            q[0] = UInt8(truncatingIfNeeded: v[0].bitPattern)
-            q[1] = UInt8(truncatingIfNeeded: v[1].bitPattern)
-            q[2] = UInt8(truncatingIfNeeded: v[2].bitPattern)
-            q[3] = UInt8(truncatingIfNeeded: v[3].bitPattern)
-        }
-    }
-
-    /// The same for sums in linear light: r, g, b back to sRGB through `LinearLight.encodeTable`.
+    /// One output row from a combined row of sums in linear light (the other rows go through
+    /// `KernelSet.resampleHorizontal`): r, g, b back to sRGB through `LinearLight.encodeTable`.
     @inline(__always)
     static func resampleLinearRow(
         _ sum: UnsafePointer<Float>, axis: ResampleAxis, table: UnsafePointer<UInt8>, into row: UnsafeMutablePointer<UInt8>, width: Int
