@@ -20,8 +20,8 @@ public enum Resample {
         _ image: RGBAImage, to size: ImageSize, kernel: ResampleKernel, linearLight: Bool, filter: String, isCancelled: () -> Bool
     ) throws -> RGBAImage {
         try run(
-            image, to: size, xs: ResampleAxis(from: image.width, to: size.width, kernel: kernel),
-            ys: ResampleAxis(from: image.height, to: size.height, kernel: kernel), linearLight: linearLight, filter: filter,
+            image, to: size, xs: ResampleAxis.shared(from: image.width, to: size.width, kernel: kernel),
+            ys: ResampleAxis.shared(from: image.height, to: size.height, kernel: kernel), linearLight: linearLight, filter: filter,
             isCancelled: isCancelled)
     }
 

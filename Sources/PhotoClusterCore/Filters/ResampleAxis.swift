@@ -61,6 +61,28 @@ final class ResampleAxis {
         }
     }
 
+    private struct Key: Hashable {
+        let input: Int, output: Int, kernel: ResampleKernel
+    }
+
+    /// The axes of the latest resizes, newest last. A job's photos mostly share a size, and a
+    /// Lanczos axis costs two sines a tap: about 0.6% of a 12-MP photo's thumbnail when made anew.
+    private static let recent = LockedBox<[(key: Key, axis: ResampleAxis)]>([])
+    private static let recentLimit = 8
+
+    /// `init(from:to:kernel:)`, made once for the latest few sizes and shared.
+    static func shared(from input: Int, to output: Int, kernel: ResampleKernel) -> ResampleAxis {
+        let key = Key(input: input, output: output, kernel: kernel)
+        if let axis = recent.withLock({ $0.last(where: { $0.key == key })?.axis }) { return axis }
+        let axis = ResampleAxis(from: input, to: output, kernel: kernel)
+        recent.withLock { recent in
+            recent.removeAll { $0.key == key }
+            recent.append((key, axis))
+            if recent.count > recentLimit { recent.removeFirst() }
+        }
+        return axis
+    }
+
     deinit {
         first.deallocate()
         weights.deallocate()

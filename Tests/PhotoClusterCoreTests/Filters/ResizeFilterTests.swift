@@ -220,4 +220,18 @@ extension ResizeFilterTests {
         let mildSharp = try FilterTesting.run("resize:width=100,height=100,sharpen=1", on: photo)
         XCTAssertEqual(FilterTesting.worstDifference(mildSharp) { x, y in (0..<4).map { FilterTesting.channel(mild, x, y, $0) } }, 0)
     }
+
+    /// An axis is made once for a size and shared by the resizes after it, with the weights of
+    /// one made anew; another size, or another kernel, gets its own.
+    func testAnAxisIsSharedBetweenResizesOfOneSize() {
+        let first = ResampleAxis.shared(from: 1009, to: 512, kernel: .lanczos3)
+        XCTAssertTrue(ResampleAxis.shared(from: 1009, to: 512, kernel: .lanczos3) === first)
+        XCTAssertFalse(ResampleAxis.shared(from: 1009, to: 511, kernel: .lanczos3) === first)
+        XCTAssertFalse(ResampleAxis.shared(from: 1009, to: 512, kernel: .cubic) === first)
+        let fresh = ResampleAxis(from: 1009, to: 512, kernel: .lanczos3)
+        XCTAssertEqual(fresh.taps, first.taps)
+        XCTAssertEqual(Array(UnsafeBufferPointer(start: fresh.weights, count: 512 * fresh.taps)),
+                       Array(UnsafeBufferPointer(start: first.weights, count: 512 * first.taps)))
+        XCTAssertEqual(Array(UnsafeBufferPointer(start: fresh.first, count: 512)), Array(UnsafeBufferPointer(start: first.first, count: 512)))
+    }
 }
