@@ -1,10 +1,10 @@
 /// The two passes of `resize` and `thumbnail` (see the core's `Resample`), built twice like
 /// `SepiaKernel` (see there and `KernelSet`).
 ///
-/// Each output float is Σₖ w[k]·rows[k][i] over bytes, summed in tap order. Like `BlurKernel`,
-/// 32 outputs at a time stay in four vector accumulators across all taps, so a tap costs one
-/// load of eight bytes per eight floats and the sum is written once, where a pass of
-/// `sum[i] += w·Float(row[i])` per tap converted, loaded and stored the whole row every time.
+/// The vertical pass: each output float is Σₖ w[k]·rows[k][i] over bytes, summed in tap order.
+/// Like `BlurKernel`, 32 outputs at a time stay in four vector accumulators across all taps, so a
+/// tap costs one load of eight bytes per eight floats and the sum is written once, where a pass
+/// of `sum[i] += w·Float(row[i])` per tap converted, loaded and stored the whole row every time.
 public enum ResampleLoops {
     /// sum[i] = Σₖ w[k]·rows[k][i] for i in 0..<count.
     @inline(never)  // never inlined into a module built for another CPU (see KernelSet)
