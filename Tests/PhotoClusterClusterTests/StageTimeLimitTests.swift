@@ -74,11 +74,13 @@ final class StageTimeLimitTests: XCTestCase {
     }
 
     func testAnEncodePastTheLimitFailsItsPhoto() throws {
-        // Sepia runs inside the encode, band by band; the whole encode takes far more than 0.1 ms.
-        let (outcome, incidents) = try run("brick.png", filters: ["sepia"], limit: 0.0001)
+        // A point filter runs inside the encode, band by band: 32 bands of 20 ms each take the
+        // encode past a quarter of a second, which leaves the header and the decode their time
+        // however busy the machine is.
+        let (outcome, incidents) = try run("brick.png", filters: ["slow"], limit: 0.25, adding: SlowPointFilter())
         XCTAssertEqual(
             outcome,
-            "failed encode transient=false: encode ran past its time limit of 0.0001 s (raise it with `cluster worker --stage-timeout SECONDS`)")
+            "failed encode transient=false: encode ran past its time limit of 0.25 s (raise it with `cluster worker --stage-timeout SECONDS`)")
         XCTAssertEqual(incidents, ["encode encode"])
     }
 
@@ -86,5 +88,18 @@ final class StageTimeLimitTests: XCTestCase {
         let (outcome, incidents) = try run("retina.jpg", filters: ["blur:sigma=2", "sepia"], limit: 60)
         XCTAssertEqual(outcome, "encoded")
         XCTAssertEqual(incidents, [])
+    }
+}
+
+/// A point filter that copies each band after 20 ms: one that runs inside the encode and takes
+/// its time there.
+private struct SlowPointFilter: PointFilter {
+    let descriptor = FilterDescriptor(name: "slow", version: "1", summary: "a slow copy, for the encode's time limit", parameters: [])
+
+    func pixelTransform(parameters: FilterParameters) -> PixelTransform {
+        { source, destination, count in
+            Thread.sleep(forTimeInterval: 0.02)
+            if UnsafePointer(destination) != source { destination.update(from: source, count: count * 4) }
+        }
     }
 }
