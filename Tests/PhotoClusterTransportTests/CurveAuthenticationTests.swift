@@ -70,7 +70,7 @@ final class CurveAuthenticationTests: XCTestCase {
         let client = try makeClient(clientB)
         let monitor = try monitor(client)
         try client.connect(endpoint)
-        try client.send([Data("let me in".utf8)])
+        try sendFromARefusedClient(client, [Data("let me in".utf8)])
 
         let seen = events(from: monitor, withinMs: 2000) { $0.isHandshakeFailure }
         XCTAssertTrue(seen.contains(.handshakeFailedAuth(endpoint: endpoint, statusCode: 400)), "\(seen)")
@@ -89,7 +89,7 @@ final class CurveAuthenticationTests: XCTestCase {
         let (server, endpoint) = try startServer(authorizing: [clientA])
         let client = try makeClient(nil)
         try client.connect(endpoint)
-        try client.send([Data("plain".utf8)])
+        try sendFromARefusedClient(client, [Data("plain".utf8)])
 
         XCTAssertEqual(try messagesBeforeAProbe(to: server, at: endpoint), [], "a client without CURVE delivers nothing")
         // The mechanisms differ (NULL against CURVE), so libzmq drops it before asking the handler.
@@ -176,6 +176,14 @@ final class CurveAuthenticationTests: XCTestCase {
     }
 
     /// A DEALER with `keys` as a CURVE client of the server, or a plain one for nil.
+    /// A refused client's message is either queued (and then never delivered) or, once libzmq has
+    /// already dropped the failed connection, refused at once for want of a pipe: both deliver nothing.
+    private func sendFromARefusedClient(_ client: ZMQSocket, _ frames: [Data]) throws {
+        do {
+            try client.send(frames)
+        } catch let error as ZMQError where error.isWouldBlock {}
+    }
+
     private func makeClient(_ keys: CurveKeyPair?) throws -> ZMQSocket {
         let client = try ZMQSocket(context: context, kind: .dealer)
         sockets.append(client)
