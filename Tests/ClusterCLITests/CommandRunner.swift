@@ -42,16 +42,20 @@ enum CommandRunner {
 final class RunningCommand {
     let process: ChildProcess
     let arguments: [String]
+    private let logs: URL
     private let stdoutFile: URL
     private let stderrFile: URL
 
     init(binary: URL, arguments: [String], environment: [String: String] = [:]) throws {
-        let logs = Repository.temporaryDirectory("cmd")
+        logs = Repository.temporaryDirectory("cmd")
         stdoutFile = logs.appendingPathComponent("stdout")
         stderrFile = logs.appendingPathComponent("stderr")
         self.arguments = arguments
         process = try ChildProcess(binary.path, arguments, output: stdoutFile, error: stderrFile, environment: environment)
     }
+
+    /// A command that was stopped rather than finished leaves its output files to here.
+    deinit { try? FileManager.default.removeItem(at: logs) }
 
     var stderrSoFar: String { (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? "" }
     var stdoutSoFar: String { (try? String(contentsOf: stdoutFile, encoding: .utf8)) ?? "" }
@@ -80,7 +84,6 @@ final class RunningCommand {
             status: ended ? process.status ?? -1 : -1,
             stdout: (try? String(contentsOf: stdoutFile, encoding: .utf8)) ?? "",
             stderr: stderrSoFar)
-        try? FileManager.default.removeItem(at: stdoutFile.deletingLastPathComponent())
         return result
     }
 }

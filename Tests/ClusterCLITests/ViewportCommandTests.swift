@@ -61,7 +61,8 @@ final class ViewportCommandTests: XCTestCase {
 
         let watch = try CommandRunner.start(["watch", job, "--coordinator", clientEndpoint])
         processes.append(watch)
-        Thread.sleep(forTimeInterval: 0.5)
+        // `watch` prints the job's line once it is subscribed: the cancel's events reach it.
+        XCTAssertTrue(eventually(timeout: 10) { watch.stdoutSoFar.contains("job \(job):") }, watch.stderrSoFar)
         let cancel = try CommandRunner.run(["cancel", job, "--coordinator", clientEndpoint])
         XCTAssertEqual(cancel.status, 0, cancel.stderr)
         XCTAssertTrue(eventually(timeout: 10) { !watch.process.isRunning }, "watch ends with the job")
