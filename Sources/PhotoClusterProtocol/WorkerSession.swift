@@ -153,8 +153,12 @@ package struct WorkerSession {
             assignSequenceSeen = max(assignSequenceSeen, batch.sequence)
             commands += batch.graphs.map(start)
         case .pleaseRegister:
-            // A refused worker says hello when its back-off ends, not whenever it is asked.
-            if refusals == 0 { commands.append(.sayHello) }
+            // A refused worker says hello when its back-off ends, not whenever it is asked. A
+            // hello on its way answers every request: a restarted coordinator asks once for each
+            // heartbeat queued while it was down, and each hello more registered the worker again,
+            // taking back what it had been given meanwhile (a lost hello is said again after a
+            // liveness period: `helloUnanswered`).
+            if refusals == 0 && !awaitingWelcome { commands.append(.sayHello) }
         case .refused(let refused):
             refusals += 1
             let backoff = min(Self.longestRefusalBackoff, Double(1 << min(refusals - 1, 16)))

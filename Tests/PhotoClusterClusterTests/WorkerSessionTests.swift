@@ -212,6 +212,16 @@ final class WorkerSessionTests: XCTestCase {
         XCTAssertNil(session.silence(at: origin + .seconds(6)))
     }
 
+    /// A restarted coordinator asks the worker to register once for each heartbeat queued while
+    /// it was down: the hello already on its way answers them all; after its welcome, a request
+    /// is answered again.
+    func testRequestsToRegisterWhileAHelloIsOnItsWayAreAnsweredByIt() {
+        XCTAssertEqual(session.hello(.init(), holding: [], heldGraphs: 0, at: origin).count, 2)
+        XCTAssertEqual(session.receive([message(.pleaseRegister(.init())), message(.pleaseRegister(.init()))]), [])
+        _ = session.receive([message(.welcome(.with { $0.coordinatorID = "c" }))])
+        XCTAssertEqual(session.receive([message(.pleaseRegister(.init()))]), [.sayHello])
+    }
+
     /// A coordinator that does not accept this worker's protocol version: the worker waits
     /// longer after each refusal (1 s, 2 s, 4 s … at most a minute) and ignores requests to
     /// register meanwhile, so it never spins; a welcome ends it.

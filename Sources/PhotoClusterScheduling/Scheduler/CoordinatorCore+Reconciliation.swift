@@ -13,10 +13,15 @@ import PhotoClusterProto
 /// behind the first), was lost: its credit goes back to the worker and the attempt is charged
 /// (`chargeAttempt`), so it is tried again until `--max-attempts`. A
 /// photo held that was not given to the worker, in two heartbeats in a row, is dropped there.
+/// Photos a hello kept count as assigned at 0, before anything of the registration.
 extension CoordinatorCore {
+    /// The first protocol whose workers' heartbeats always name what they hold. Before it, a
+    /// worker's sequence 0 may mean that it does not report at all; from it, 0 is a worker sent
+    /// nothing since its hello, whose kept photos are still checked.
+    static let heartbeatsNameHeldPhotos: UInt32 = 2
+
     package func reconcile(_ beat: Photocluster_V1_Heartbeat, from id: String) {
-        // 0: an older worker that does not report what it holds.
-        guard beat.assignSequence > 0, let worker = workers[id] else { return }
+        guard let worker = workers[id], beat.assignSequence > 0 || worker.protocolVersion >= Self.heartbeatsNameHeldPhotos else { return }
         let held = Set(beat.held.prefix(Self.heldClaimLimit(creditLimit: worker.creditLimit)).map { PhotoRef(job: $0.jobID, index: $0.photoIndex) })
         let missing = worker.inFlight.filter { ref in
             !held.contains(ref) && worker.assignedAt[ref].map { $0 <= beat.assignSequence } == true

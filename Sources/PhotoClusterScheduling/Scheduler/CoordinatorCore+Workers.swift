@@ -129,7 +129,7 @@ extension CoordinatorCore {
             filters: Dictionary(hello.filters.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }),
             protocolVersion: hello.protocolVersion, lastSeen: now)
         workerIDs[number] = id
-        workers[id]!.replaceInFlight(kept)
+        workers[id]!.keep(kept, at: now)
         var welcome = Photocluster_V1_Welcome()
         welcome.coordinatorID = settings.coordinatorID
         welcome.heartbeatIntervalMs = UInt32(settings.heartbeatInterval * 1000)

@@ -161,6 +161,17 @@ package final class WorkerRecord {
         lastHeardOf.removeValue(forKey: ref)
     }
 
+    /// Photos a hello said the worker still holds, kept in flight on its new registration. They
+    /// count as assigned before anything of it (sequence 0): a heartbeat that no longer holds
+    /// one, with no outcome of it before, shows it lost like any other (see `reconcile`).
+    package func keep(_ refs: Set<PhotoRef>, at now: MonotonicInstant) {
+        replaceInFlight(refs)
+        for ref in refs {
+            assignedAt[ref] = 0
+            lastHeardOf[ref] = now
+        }
+    }
+
     package func replaceInFlight(_ refs: Set<PhotoRef>) {
         inFlight = refs
         lastHeardOf = lastHeardOf.filter { refs.contains($0.key) }

@@ -1,0 +1,61 @@
+import Foundation
+import PhotoClusterCore
+import PhotoClusterProto
+import XCTest
+
+@testable import PhotoClusterCoordinator
+@testable import PhotoClusterProtocol
+@testable import PhotoClusterScheduling
+
+/// Photos a worker's hello says it still holds stay in flight on its new registration. A kept
+/// photo the worker then stops holding without an outcome (a drop meant for its registration
+/// before reached it after the hello) is found by heartbeats like a lost assignment, and not
+/// left in flight until the assignment deadline (15 minutes).
+final class KeptPhotoReconciliationTests: XCTestCase {
+    private let photo = PhotoRef(job: "job1", index: 0)
+
+    private func registeredAgainHolding() -> CoreHarness {
+        let core = CoreHarness()
+        core.hello("w")
+        core.submit(photos: 1)
+        XCTAssertEqual(CoreHarness.graphs(in: core.credit("w", 1)).flatMap(\.photos), ["job1/0@1"])
+        core.hello("w", holding: [photo])
+        XCTAssertEqual(core.core.workers["w"]?.inFlight, [photo], "kept on the new registration")
+        return core
+    }
+
+    func testAKeptPhotoNoLongerHeldInTwoHeartbeatsIsChargedAndLeavesTheWorker() {
+        let core = registeredAgainHolding()
+        core.heartbeat("w", sequence: 0, holding: [])
+        XCTAssertEqual(core.core.workers["w"]?.inFlight, [photo], "one heartbeat: its outcome may be on its way")
+        core.heartbeat("w", sequence: 0, holding: [])
+        XCTAssertEqual(core.core.workers["w"]?.inFlight, [], "two: it was lost")
+        XCTAssertEqual(core.core.jobs["job1"]?.photo(0)?.failures, 1, "the attempt is charged; it is tried again after the back-off")
+        XCTAssertEqual(core.core.jobs["job1"]?.photo(0)?.isSettled, false)
+    }
+
+    func testAKeptPhotoStillHeldOrFinishedIsLeftAlone() {
+        let core = registeredAgainHolding()
+        core.heartbeat("w", sequence: 0, holding: [photo])
+        core.heartbeat("w", sequence: 0, holding: [photo])
+        XCTAssertEqual(core.core.workers["w"]?.inFlight, [photo])
+        XCTAssertFalse(CoreHarness.writes(in: core.result("w", photo, attempt: 1)).isEmpty, "its result is written")
+        core.heartbeat("w", sequence: 0, holding: [])
+        core.heartbeat("w", sequence: 0, holding: [])
+        XCTAssertEqual(core.core.jobs["job1"]?.photo(0)?.failures, 0, "a finished photo is not charged")
+    }
+
+    /// A worker of protocol 1 may not name what it holds (its sequence stays 0): nothing of it is
+    /// taken for lost.
+    func testAnOlderWorkersSilenceAboutWhatItHoldsIsNotALoss() {
+        let core = CoreHarness()
+        core.hello("w", protocolVersion: 1)
+        core.submit(photos: 1)
+        core.credit("w", 1)
+        core.hello("w", holding: [photo], protocolVersion: 1)
+        core.heartbeat("w", sequence: 0, holding: [])
+        core.heartbeat("w", sequence: 0, holding: [])
+        XCTAssertEqual(core.core.workers["w"]?.inFlight, [photo])
+        XCTAssertEqual(core.core.jobs["job1"]?.photo(0)?.failures, 0)
+    }
+}
