@@ -1,10 +1,11 @@
 /*
  * The floor: what libjpeg-turbo (and libpng) cost alone, in one process, on photos held in
- * memory. Every photo is decoded, optionally passed through a plain C sepia loop, and encoded
- * again at the same quality (JPEG 4:2:0) or as PNG with PhotoCluster's settings (zlib level 1,
- * Z_RLE, UP filter). Built by bench/run:  cc -O2 -o floor bench/floor.c -ljpeg -lpng -lpthread
+ * memory. Every photo is decoded (at 1/D of its size in the DCT with --scale D), optionally
+ * passed through a plain C sepia loop, and encoded again at the same quality (JPEG 4:2:0), as PNG
+ * with PhotoCluster's settings (zlib level 1, Z_RLE, UP filter), or not at all (--out none: the
+ * decode alone, the floor of a thumbnail at that scale). Built by bench/run:  cc -O2 -o floor bench/floor.c -ljpeg -lpng -lpthread
  *
- *   floor [--threads N] [--runs R] [--quality Q] [--out jpeg|png] [--sepia]
+ *   floor [--threads N] [--runs R] [--quality Q] [--out jpeg|png|none] [--scale 1|2|4|8] [--sepia]
  *         [--rgba] [--fast] [--small-pages] [--png-level L] [--png-strategy default|rle|filtered|huffman]
  *         [--png-filter none|sub|up|paeth|all] FILE...   (PNG: default level 1, rle, up)
  *
@@ -49,7 +50,7 @@ static void *alloc_pixels(size_t size) {
 
 static blob *inputs;
 static int input_count;
-static int quality = 85, out_png = 0, use_sepia = 0, use_rgba = 0, fast = 0;
+static int quality = 85, out_png = 0, out_none = 0, scale = 1, use_sepia = 0, use_rgba = 0, fast = 0;
 /* PNG defaults are PhotoCluster's (png_encode.c): level 1, run-length strategy, UP filter. */
 static int png_level = 1, png_strategy = Z_RLE, png_filter = PNG_FILTER_UP;
 static int next_index;
@@ -165,6 +166,8 @@ static size_t process(const blob *in) {
         d.dct_method = JDCT_IFAST;
         d.do_fancy_upsampling = FALSE;
     }
+    d.scale_num = 1;
+    d.scale_denom = (unsigned)scale;
     jpeg_start_decompress(&d);
     unsigned width = d.output_width, height = d.output_height;
     size_t stride = (size_t)width * step;
@@ -180,8 +183,10 @@ static size_t process(const blob *in) {
 
     if (use_sepia) sepia(pixels, (size_t)width * height, step);
 
-    size_t written;
-    if (out_png) {
+    size_t written = 0;
+    if (out_none) {
+        written = stride * height;  /* the pixels decoded */
+    } else if (out_png) {
         written = encode_png(pixels, width, height, step);
     } else {
         struct jpeg_compress_struct c;
@@ -255,7 +260,11 @@ int main(int argc, char **argv) {
         if (!strcmp(arg, "--threads") && a + 1 < argc) threads = atoi(argv[++a]);
         else if (!strcmp(arg, "--runs") && a + 1 < argc) runs = atoi(argv[++a]);
         else if (!strcmp(arg, "--quality") && a + 1 < argc) quality = atoi(argv[++a]);
-        else if (!strcmp(arg, "--out") && a + 1 < argc) out_png = !strcmp(argv[++a], "png");
+        else if (!strcmp(arg, "--out") && a + 1 < argc) {
+            const char *s = argv[++a];
+            out_png = !strcmp(s, "png");
+            out_none = !strcmp(s, "none");
+        } else if (!strcmp(arg, "--scale") && a + 1 < argc) scale = atoi(argv[++a]);
         else if (!strcmp(arg, "--sepia")) use_sepia = 1;
         else if (!strcmp(arg, "--rgba")) use_rgba = 1;
         else if (!strcmp(arg, "--fast")) fast = 1;
@@ -275,8 +284,8 @@ int main(int argc, char **argv) {
             return 2;
         } else inputs[input_count++] = read_file(arg);
     }
-    if (input_count == 0 || threads < 1 || runs < 1) {
-        fprintf(stderr, "usage: floor [--threads N] [--runs R] [--quality Q] [--out jpeg|png] [--sepia] FILE...\n");
+    if (input_count == 0 || threads < 1 || runs < 1 || (scale != 1 && scale != 2 && scale != 4 && scale != 8)) {
+        fprintf(stderr, "usage: floor [--threads N] [--runs R] [--quality Q] [--out jpeg|png|none] [--scale 1|2|4|8] [--sepia] FILE...\n");
         return 2;
     }
     measure_megapixels();
