@@ -54,7 +54,7 @@ final class RunningCommand {
         process = try ChildProcess(binary.path, arguments, output: stdoutFile, error: stderrFile, environment: environment)
     }
 
-    /// A command that was stopped rather than finished leaves its output files to here.
+    /// The output files go with the command, whether it finished or was stopped.
     deinit { try? FileManager.default.removeItem(at: logs) }
 
     var stderrSoFar: String { (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? "" }

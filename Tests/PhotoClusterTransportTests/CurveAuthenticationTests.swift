@@ -175,7 +175,6 @@ final class CurveAuthenticationTests: XCTestCase {
         return (server, try XCTUnwrap(server.lastEndpoint))
     }
 
-    /// A DEALER with `keys` as a CURVE client of the server, or a plain one for nil.
     /// A refused client's message is either queued (and then never delivered) or, once libzmq has
     /// already dropped the failed connection, refused at once for want of a pipe: both deliver nothing.
     private func sendFromARefusedClient(_ client: ZMQSocket, _ frames: [Data]) throws {
@@ -184,6 +183,7 @@ final class CurveAuthenticationTests: XCTestCase {
         } catch let error as ZMQError where error.isWouldBlock {}
     }
 
+    /// A DEALER with `keys` as a CURVE client of the server, or a plain one for nil.
     private func makeClient(_ keys: CurveKeyPair?) throws -> ZMQSocket {
         let client = try ZMQSocket(context: context, kind: .dealer)
         sockets.append(client)
