@@ -50,7 +50,11 @@ extension WorkerSession {
     /// engine's load.
     package func heartbeat(holding held: [PhotoRef], heldGraphs: Int) -> Photocluster_V1_Heartbeat {
         .with {
-            $0.assignSequence = assignSequenceSeen
+            // Between a hello and its welcome nothing of the new registration has come (its
+            // assignments follow the welcome), and what was seen counts the registration before,
+            // whose numbers the coordinator starts again: a heartbeat queued behind the hello
+            // that said so made the new registration's first assignments look lost.
+            $0.assignSequence = awaitingWelcome ? 0 : assignSequenceSeen
             $0.held = held
             $0.freeSlots = credit.free(heldGraphs: heldGraphs)
         }

@@ -1,3 +1,4 @@
+import Foundation
 import PhotoClusterCore
 import PhotoClusterProto
 import PhotoClusterProtocol
@@ -45,6 +46,10 @@ package struct SimulatedWorker {
     package var creditOutstanding = 0
     /// Messages that reached it while it was stopped, read when it resumes (if its connection lived).
     package var inbox: [(connection: Int, body: Photocluster_V1_CoordinatorToWorker.OneOf_Body)] = []
+    /// What it said while no coordinator was connected, in order: a DEALER socket keeps what it
+    /// could not send (up to its high-water mark) and delivers it to whoever it connects to next,
+    /// so a restarted coordinator first reads the heartbeats and hellos of the gap.
+    package var unsent: [(message: Photocluster_V1_WorkerToCoordinator, photos: [Data])] = []
 
     package init(id: String, concurrency: Int) {
         self.id = id
@@ -83,6 +88,7 @@ package struct SimulatedWorker {
         suspendedJobs = []
         draining = false
         inbox = []
+        unsent = []
         creditOutstanding = 0
     }
 }

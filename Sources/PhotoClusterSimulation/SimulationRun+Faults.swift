@@ -29,7 +29,7 @@ extension SimulationRun {
             // The link breaks and comes back: what was on it is lost, neither side is told.
             guard workers[slot].process == .running else { return }
             liveConnections.remove(workers[slot].connection)
-            workers[slot].connection = openConnection()
+            reconnect(slot)
             tally.cutOff += 1
         case 35..<40:
             // SIGTERM: every other incarnation drains first (the default, --drain-timeout);
@@ -152,6 +152,6 @@ extension SimulationRun {
         }
         return "\(jobIDs.count) jobs: \(states[.done] ?? 0) done, \(states[.failed] ?? 0) failed, \(states[.cancelled] ?? 0) cancelled; "
             + "workers killed \(tally.killed), stopped \(tally.paused), cut off \(tally.cutOff), drained \(tally.drained); coordinator killed \(tally.coordinatorKilled); "
-            + "\(tally.forged) forged results; leadership: \(leadership)"
+            + "\(tally.forged) forged results; \(tally.helloAgain) hellos from a registered process; leadership: \(leadership)"
     }
 }

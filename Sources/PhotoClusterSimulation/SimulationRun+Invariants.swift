@@ -30,6 +30,25 @@ extension SimulationRun {
         }
     }
 
+    /// A coordinator process registers a worker process again only now and then: the worker
+    /// says hello again when it heard nothing for a liveness period, or when its hello went
+    /// unanswered for one. Never in a burst: a restarted coordinator reads the heartbeats queued
+    /// while it was down, and asking each of them to register made the worker register once
+    /// per heartbeat, each registration taking back what the one before was given.
+    func checkRegistration(_ hello: Photocluster_V1_WorkerHello, by slot: Int) {
+        let coordinator = coordinators[slot]
+        guard coordinator.core?.workers[hello.workerID]?.incarnation == hello.incarnation else { return }
+        tally.helloAgain += 1
+        let key = "\(coordinator.incarnation)/\(hello.incarnation)"
+        registeredAgain[key, default: 0] += 1
+        if registeredAgain[key, default: 0] > Self.registrationsAgain {
+            fail("\(coordinator.name)#\(coordinator.incarnation) registered worker process \(hello.incarnation) again \(registeredAgain[key, default: 0]) times")
+        }
+    }
+
+    /// The most hellos one coordinator process may read from a worker process it registered.
+    static let registrationsAgain = 3
+
     /// A worker never grants a slot it has not got, checked as what it says leaves it: what it
     /// granted since its hello and was not sent yet, plus what it holds, stays within its
     /// window, and its heartbeat says no more is free. (The coordinator holds a worker's credit

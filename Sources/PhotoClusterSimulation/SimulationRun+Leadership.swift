@@ -149,7 +149,7 @@ extension SimulationRun {
         guard coordinator.lease != nil, let core = coordinator.core else { return }
         // Their clients watch them again.
         for id in jobIDs where core.jobs[id] != nil && Self.tellsEveryPhoto(of: id) { tellCore(.clientsHearEveryPhoto(job: id, true), in: slot) }
-        for worker in workers.indices where workers[worker].process == .running { workers[worker].connection = openConnection() }
+        for worker in workers.indices where workers[worker].process == .running { reconnect(worker) }
         agenda.schedule(.coordinatorHeartbeat(coordinator: coordinator.incarnation), at: time + 1_000_000)
         agenda.schedule(.retryTick(coordinator: coordinator.incarnation), at: time + 250_000)
         agenda.schedule(.writeCheck(coordinator: coordinator.incarnation), at: time + 1_000_000)

@@ -65,7 +65,7 @@ extension SimulationRun {
     package func resumeWorker(_ slot: Int, _ incarnation: Int) {
         guard workers[slot].incarnation == incarnation, case .paused = workers[slot].process else { return }
         workers[slot].process = .running
-        if workers[slot].connection == 0 { workers[slot].connection = openConnection() }
+        if workers[slot].connection == 0 { reconnect(slot) }
         let inbox = workers[slot].inbox
         workers[slot].inbox = []
         for (connection, body) in inbox { deliver(body, to: slot, on: connection) }

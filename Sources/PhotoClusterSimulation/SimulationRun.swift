@@ -92,7 +92,10 @@ package final class SimulationRun {
     package var steps = 0
     package var digest: UInt64 = 0xCBF2_9CE4_8422_2325
     package var trace: [String] = []
-    package var tally = (killed: 0, paused: 0, cutOff: 0, forged: 0, coordinatorKilled: 0, drained: 0)
+    package var tally = (killed: 0, paused: 0, cutOff: 0, forged: 0, coordinatorKilled: 0, drained: 0, helloAgain: 0)
+    /// How often each coordinator process read a hello from a worker process it had registered
+    /// already, by "coordinator incarnation/worker incarnation" (see `checkRegistration`).
+    package var registeredAgain: [String: Int] = [:]
     package var leadership = ClusterSimulation.LeadershipTally()
 
     package struct SentAttempt: Hashable {
@@ -159,6 +162,7 @@ package final class SimulationRun {
         switch event {
         case .toCoordinator(let connection, let worker, let message, let photos):
             guard liveConnections.contains(connection), let slot = arrive(event, at: connectionOwner[connection] ?? 0) else { return }
+            if case .hello(let hello) = message.body { checkRegistration(hello, by: slot) }
             tellCore(.fromWorker(id: worker, key: nil, message: message, photos: photos[...]), in: slot)
             tellCore(.workerMessagesDrained, in: slot)
             tellCore(.turnEnded, in: slot)
@@ -254,15 +258,35 @@ package final class SimulationRun {
         return lastConnection
     }
 
-    /// A worker's message leaves on its connection, after whatever it sent before.
+    /// A worker's message leaves on its connection, after whatever it sent before; with no
+    /// coordinator at the other end it waits in the worker's socket (`SimulatedWorker.unsent`).
     package func send(_ body: Photocluster_V1_WorkerToCoordinator.OneOf_Body, from slot: Int, photos: [Data] = []) {
-        let connection = workers[slot].connection
-        guard connection != 0 else { return }
         var message = Photocluster_V1_WorkerToCoordinator()
         message.body = body
+        transmit(message, photos: photos, from: slot)
+    }
+
+    private func transmit(_ message: Photocluster_V1_WorkerToCoordinator, photos: [Data], from slot: Int) {
+        let connection = workers[slot].connection
+        guard connection != 0 else { return }
+        guard liveConnections.contains(connection), connectionOwner[connection] ?? 0 != 0 else {
+            if workers[slot].unsent.count < Self.sendHighWaterMark { workers[slot].unsent.append((message, photos)) }
+            return
+        }
         let arrival = max(lastArrival[connection]?.toCoordinator ?? 0, time + random.millis(0...15) + 50)
         lastArrival[connection, default: (0, 0)].toCoordinator = arrival
         agenda.schedule(.toCoordinator(connection: connection, worker: workers[slot].id, message, photos: photos), at: arrival)
+    }
+
+    /// libzmq's default `ZMQ_SNDHWM`, which the worker keeps: past it a DEALER drops what it sends.
+    private static let sendHighWaterMark = 1000
+
+    /// The worker in `slot` connects anew; what waited in its socket leaves first.
+    package func reconnect(_ slot: Int) {
+        workers[slot].connection = openConnection()
+        let waiting = workers[slot].unsent
+        workers[slot].unsent = []
+        for (message, photos) in waiting { transmit(message, photos: photos, from: slot) }
     }
 
     // MARK: - The shell

@@ -188,6 +188,19 @@ final class WorkerSessionTests: XCTestCase {
         XCTAssertEqual(session.credit.returned(byEnded: 2), 2)
     }
 
+    /// A heartbeat between a hello and its welcome accounts for nothing: the new registration
+    /// numbers its assignments from 1 again, so the old registration's sequence (here 6, also
+    /// raised by a coordinator heartbeat of the old registration read meanwhile) would make
+    /// them look delivered and lost.
+    func testAHeartbeatBeforeTheWelcomeAccountsForNothing() {
+        _ = session.receive([assign([], sequence: 6)])
+        _ = session.hello(.init(), holding: [ref("j", 4)], heldGraphs: 1, at: origin)
+        _ = session.receive([message(.heartbeat(.with { $0.assignSequence = 7 }))])
+        XCTAssertEqual(session.heartbeat(holding: [ref("j", 4)], heldGraphs: 1).assignSequence, 0)
+        _ = session.receive([message(.welcome(.with { $0.coordinatorID = "c" })), assign([graph("j", 5, epoch: 1)], sequence: 1)])
+        XCTAssertEqual(session.heartbeat(holding: [ref("j", 4), ref("j", 5)], heldGraphs: 2).assignSequence, 1)
+    }
+
     /// A result over the limit the coordinator's welcome announced fails its photo here.
     func testAResultOverTheAnnouncedLimitIsRefused() {
         XCTAssertNil(session.refusal(ofResultBytes: Int(ResultSizeLimit.defaultBytes)), "the default limit holds until a welcome")

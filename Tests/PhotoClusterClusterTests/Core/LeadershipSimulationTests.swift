@@ -30,16 +30,18 @@ final class LeadershipSimulationTests: XCTestCase {
         assertCaught(.leaderIgnoresLease, within: 80, saying: "after its lease's deadline")
     }
 
+    /// Caught as the leader's deadline past the row's expiry while its token is the row's, or,
+    /// once a standby took the row over, as two leaders that may act by their own leases.
     func testALeaseCountedFromItsAnswerIsCaught() {
-        assertCaught(.leaseCountedFromAnswer, within: 20, saying: "after the row's expiry")
+        assertCaught(.leaseCountedFromAnswer, within: 20, saying: "after the row's expiry", "may all act as leader by their own leases")
     }
 
-    /// Runs seeds in order until one breaks an invariant with `bug` planted.
-    private func assertCaught(_ bug: ClusterSimulation.PlantedBug, within seeds: UInt64, saying what: String, line: UInt = #line) {
+    /// Runs seeds in order until one breaks an invariant with `bug` planted, saying one of `what`.
+    private func assertCaught(_ bug: ClusterSimulation.PlantedBug, within seeds: UInt64, saying what: String..., line: UInt = #line) {
         for seed in 0..<seeds {
             let outcome = ClusterSimulation.run(Self.options(seed: seed, bug: bug), from: .now)
             guard let violation = outcome.violation else { continue }
-            XCTAssertTrue(violation.contains(what), "seed \(seed): \(violation)", line: line)
+            XCTAssertTrue(what.contains { violation.contains($0) }, "seed \(seed): \(violation)", line: line)
             return
         }
         XCTFail("no seed of \(seeds) caught \(bug.rawValue)", line: line)
