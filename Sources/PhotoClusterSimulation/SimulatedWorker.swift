@@ -50,6 +50,9 @@ package struct SimulatedWorker {
     /// could not send (up to its high-water mark) and delivers it to whoever it connects to next,
     /// so a restarted coordinator first reads the heartbeats and hellos of the gap.
     package var unsent: [(message: Photocluster_V1_WorkerToCoordinator, photos: [Data])] = []
+    /// When it last connected afresh after the coordinator's silence (`WorkerNode`'s
+    /// `lastReopened`): at most once per liveness period.
+    package var lastReopened: Int64?
 
     package init(id: String, concurrency: Int) {
         self.id = id
@@ -89,6 +92,7 @@ package struct SimulatedWorker {
         draining = false
         inbox = []
         unsent = []
+        lastReopened = nil
         creditOutstanding = 0
     }
 }

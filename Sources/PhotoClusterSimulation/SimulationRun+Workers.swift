@@ -275,7 +275,24 @@ extension SimulationRun {
         }
         let worker = workers[slot]
         say(.heartbeat(worker.session.heartbeat(holding: worker.heldRefs, heldGraphs: worker.held.count)), from: slot)
-        if workers[slot].session.silence(at: now) != nil || workers[slot].session.helloUnanswered(at: now) { sendHello(slot) }
+        if workers[slot].session.silence(at: now) != nil {
+            reopenAfterSilence(slot)
+            sendHello(slot)
+        } else if workers[slot].session.helloUnanswered(at: now) {
+            sendHello(slot)
+        }
         agenda.schedule(next, at: time + Int64(worker.session.heartbeatInterval * 1e6))
+    }
+
+    /// As `WorkerNode` does once per liveness period of the coordinator's silence: it closes its
+    /// socket (linger 0: what waited in it is dropped; what already left still arrives, then the
+    /// connection closes) and connects afresh, under a new routing id.
+    private func reopenAfterSilence(_ slot: Int) {
+        let period = Int64(workers[slot].session.livenessPeriod * 1e6)
+        guard workers[slot].lastReopened.map({ time - $0 >= period }) ?? true else { return }
+        workers[slot].lastReopened = time
+        workers[slot].unsent = []
+        if workers[slot].connection != 0 { agenda.schedule(.connectionClosed(workers[slot].connection), at: time + 100_000) }
+        reconnect(slot)
     }
 }

@@ -52,6 +52,10 @@ extension CoordinatorCore {
         case .heartbeat(let beat):
             workers[id]?.stages = beat.stages
             workers[id]?.memory = (beat.memoryLimitBytes, beat.memoryBudgetBytes, beat.memoryInUseBytes, beat.photosWaitingForMemory)
+            // One that accounts for assignments this registration never sent left before the
+            // worker's welcome and counts its registration before (a worker of an older build
+            // says so until the welcome): what it holds and has free is not this registration's.
+            guard let worker = workers[id], beat.assignSequence <= worker.assignSequence else { break }
             reconcile(beat, from: id)
             resyncCredit(beat, from: id)
         case .hello, .none:

@@ -78,10 +78,11 @@ final class CoreHarness {
     func credit(_ worker: String, _ grant: UInt32) -> [CoordinatorAction] { from(worker, .credit(.with { $0.grant = grant })) }
 
     @discardableResult
-    func heartbeat(_ worker: String, sequence: UInt64, holding: [PhotoRef]) -> [CoordinatorAction] {
+    func heartbeat(_ worker: String, sequence: UInt64, holding: [PhotoRef], freeSlots: UInt32 = 0) -> [CoordinatorAction] {
         from(worker, .heartbeat(.with {
             $0.assignSequence = sequence
             $0.held = holding.map { ref in .with { $0.jobID = ref.job; $0.photoIndex = ref.index } }
+            $0.freeSlots = freeSlots
         }))
     }
 

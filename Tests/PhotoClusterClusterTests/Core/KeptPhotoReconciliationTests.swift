@@ -45,6 +45,27 @@ final class KeptPhotoReconciliationTests: XCTestCase {
         XCTAssertEqual(core.core.jobs["job1"]?.photo(0)?.failures, 0, "a finished photo is not charged")
     }
 
+    /// Heartbeats that left between a hello and its welcome, from a worker that still names its
+    /// registration before (sequence 5 there; this one sent sequence 1): its new graphs are not
+    /// taken for lost, and its free slots earn no credit on top of them.
+    func testHeartbeatsCountingTheRegistrationBeforeAreNotReconciled() {
+        let core = CoreHarness()
+        core.hello("w", concurrency: 2)
+        core.submit(photos: 8)
+        let sent = CoreHarness.graphs(in: core.credit("w", 6)).flatMap(\.photos)
+        XCTAssertEqual(sent.count, 6)
+        let inFlight = core.core.workers["w"]?.inFlight
+        core.heartbeat("w", sequence: 5, holding: [], freeSlots: 6)
+        core.heartbeat("w", sequence: 5, holding: [], freeSlots: 6)
+        XCTAssertEqual(core.core.workers["w"]?.inFlight, inFlight, "none taken for lost")
+        XCTAssertEqual(core.core.workers["w"]?.credits, 0, "no credit beyond the window")
+        XCTAssertEqual(core.core.jobs["job1"]?.photos.map(\.failures).reduce(0, +), 0)
+        // The next heartbeat of this registration is read as ever.
+        core.heartbeat("w", sequence: 1, holding: [])
+        core.heartbeat("w", sequence: 1, holding: [])
+        XCTAssertEqual(core.core.jobs["job1"]?.photos.map(\.failures).reduce(0, +), 6, "lost in two heartbeats of this registration")
+    }
+
     /// A worker of protocol 1 may not name what it holds (its sequence stays 0): nothing of it is
     /// taken for lost.
     func testAnOlderWorkersSilenceAboutWhatItHoldsIsNotALoss() {
