@@ -152,6 +152,6 @@ extension SimulationRun {
         }
         return "\(jobIDs.count) jobs: \(states[.done] ?? 0) done, \(states[.failed] ?? 0) failed, \(states[.cancelled] ?? 0) cancelled; "
             + "workers killed \(tally.killed), stopped \(tally.paused), cut off \(tally.cutOff), drained \(tally.drained); coordinator killed \(tally.coordinatorKilled); "
-            + "\(tally.forged) forged results; \(tally.helloAgain) hellos from a registered process; leadership: \(leadership)"
+            + "\(tally.forged) forged results; \(registeredAgain.values.reduce(0, +)) hellos from a registered process; leadership: \(leadership)"
     }
 }

@@ -38,11 +38,11 @@ extension SimulationRun {
     func checkRegistration(_ hello: Photocluster_V1_WorkerHello, by slot: Int) {
         let coordinator = coordinators[slot]
         guard coordinator.core?.workers[hello.workerID]?.incarnation == hello.incarnation else { return }
-        tally.helloAgain += 1
         let key = "\(coordinator.incarnation)/\(hello.incarnation)"
-        registeredAgain[key, default: 0] += 1
-        if registeredAgain[key, default: 0] > Self.registrationsAgain {
-            fail("\(coordinator.name)#\(coordinator.incarnation) registered worker process \(hello.incarnation) again \(registeredAgain[key, default: 0]) times")
+        let times = registeredAgain[key, default: 0] + 1
+        registeredAgain[key] = times
+        if times > Self.registrationsAgain {
+            fail("\(coordinator.name)#\(coordinator.incarnation) registered worker process \(hello.incarnation) again \(times) times")
         }
     }
 

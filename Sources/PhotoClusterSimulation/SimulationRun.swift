@@ -92,7 +92,7 @@ package final class SimulationRun {
     package var steps = 0
     package var digest: UInt64 = 0xCBF2_9CE4_8422_2325
     package var trace: [String] = []
-    package var tally = (killed: 0, paused: 0, cutOff: 0, forged: 0, coordinatorKilled: 0, drained: 0, helloAgain: 0)
+    package var tally = (killed: 0, paused: 0, cutOff: 0, forged: 0, coordinatorKilled: 0, drained: 0)
     /// How often each coordinator process read a hello from a worker process it had registered
     /// already, by "coordinator incarnation/worker incarnation" (see `checkRegistration`).
     package var registeredAgain: [String: Int] = [:]
