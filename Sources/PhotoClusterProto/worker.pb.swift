@@ -741,6 +741,12 @@ public nonisolated struct Photocluster_V1_PhotoResult: Sendable {
   /// where each output stem's file or object is, in the graph's order
   public var storedAt: [String] = []
 
+  /// The graph's epoch (PhotoGraph.epoch): with the attempt, names the assignment this answers.
+  /// Every coordinator that restores a job sends its graphs at a higher epoch than the one before,
+  /// so a result of a graph from an earlier coordinator never passes for one sent again under the
+  /// same attempt number. 0 from older workers (any epoch).
+  public var graphEpoch: UInt64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -767,6 +773,9 @@ public nonisolated struct Photocluster_V1_PhotoFailure: Sendable {
   /// worth a retry (connection errors, timeouts, HTTP 5xx and 429)
   public var transient: Bool = false
 
+  /// the graph's epoch, as in PhotoResult
+  public var graphEpoch: UInt64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -781,7 +790,8 @@ public nonisolated struct Photocluster_V1_PhotoCancelled: Sendable {
 
   public var photoIndex: UInt32 = 0
 
-  public var epoch: UInt64 = 0
+  /// the graph's epoch, as in PhotoResult (no worker set this field before)
+  public var graphEpoch: UInt64 = 0
 
   public var lastFinished: Photocluster_V1_Stage = .unspecified
 
@@ -2454,7 +2464,7 @@ nonisolated extension Photocluster_V1_StageProgress: SwiftProtobuf.Message, Swif
 
 nonisolated extension Photocluster_V1_PhotoResult: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PhotoResult"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}attempt\0\u{1}encoded\0\u{1}format\0\u{1}width\0\u{1}height\0\u{4}m\u{2}photo_in_frame\0\u{4}\u{14}stored_at\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}attempt\0\u{1}encoded\0\u{1}format\0\u{1}width\0\u{1}height\0\u{4}m\u{2}photo_in_frame\0\u{4}\u{14}stored_at\0\u{4}\u{a}graph_epoch\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2471,6 +2481,7 @@ nonisolated extension Photocluster_V1_PhotoResult: SwiftProtobuf.Message, SwiftP
       case 7: try { try decoder.decodeSingularUInt32Field(value: &self.height) }()
       case 180: try { try decoder.decodeSingularBoolField(value: &self.photoInFrame) }()
       case 200: try { try decoder.decodeRepeatedStringField(value: &self.storedAt) }()
+      case 210: try { try decoder.decodeSingularUInt64Field(value: &self.graphEpoch) }()
       default: break
       }
     }
@@ -2504,6 +2515,9 @@ nonisolated extension Photocluster_V1_PhotoResult: SwiftProtobuf.Message, SwiftP
     if !self.storedAt.isEmpty {
       try visitor.visitRepeatedStringField(value: self.storedAt, fieldNumber: 200)
     }
+    if self.graphEpoch != 0 {
+      try visitor.visitSingularUInt64Field(value: self.graphEpoch, fieldNumber: 210)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2517,6 +2531,7 @@ nonisolated extension Photocluster_V1_PhotoResult: SwiftProtobuf.Message, SwiftP
     if lhs.height != rhs.height {return false}
     if lhs.photoInFrame != rhs.photoInFrame {return false}
     if lhs.storedAt != rhs.storedAt {return false}
+    if lhs.graphEpoch != rhs.graphEpoch {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2524,7 +2539,7 @@ nonisolated extension Photocluster_V1_PhotoResult: SwiftProtobuf.Message, SwiftP
 
 nonisolated extension Photocluster_V1_PhotoFailure: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PhotoFailure"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}attempt\0\u{1}stage\0\u{3}stage_name\0\u{1}reason\0\u{1}transient\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}attempt\0\u{1}stage\0\u{3}stage_name\0\u{1}reason\0\u{1}transient\0\u{4}K\u{3}graph_epoch\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2539,6 +2554,7 @@ nonisolated extension Photocluster_V1_PhotoFailure: SwiftProtobuf.Message, Swift
       case 5: try { try decoder.decodeSingularStringField(value: &self.stageName) }()
       case 6: try { try decoder.decodeSingularStringField(value: &self.reason) }()
       case 7: try { try decoder.decodeSingularBoolField(value: &self.transient) }()
+      case 210: try { try decoder.decodeSingularUInt64Field(value: &self.graphEpoch) }()
       default: break
       }
     }
@@ -2566,6 +2582,9 @@ nonisolated extension Photocluster_V1_PhotoFailure: SwiftProtobuf.Message, Swift
     if self.transient != false {
       try visitor.visitSingularBoolField(value: self.transient, fieldNumber: 7)
     }
+    if self.graphEpoch != 0 {
+      try visitor.visitSingularUInt64Field(value: self.graphEpoch, fieldNumber: 210)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2577,6 +2596,7 @@ nonisolated extension Photocluster_V1_PhotoFailure: SwiftProtobuf.Message, Swift
     if lhs.stageName != rhs.stageName {return false}
     if lhs.reason != rhs.reason {return false}
     if lhs.transient != rhs.transient {return false}
+    if lhs.graphEpoch != rhs.graphEpoch {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2584,7 +2604,7 @@ nonisolated extension Photocluster_V1_PhotoFailure: SwiftProtobuf.Message, Swift
 
 nonisolated extension Photocluster_V1_PhotoCancelled: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PhotoCancelled"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}epoch\0\u{3}last_finished\0\u{1}attempt\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{3}graph_epoch\0\u{3}last_finished\0\u{1}attempt\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2594,7 +2614,7 @@ nonisolated extension Photocluster_V1_PhotoCancelled: SwiftProtobuf.Message, Swi
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularStringField(value: &self.jobID) }()
       case 2: try { try decoder.decodeSingularUInt32Field(value: &self.photoIndex) }()
-      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.epoch) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.graphEpoch) }()
       case 4: try { try decoder.decodeSingularEnumField(value: &self.lastFinished) }()
       case 5: try { try decoder.decodeSingularUInt32Field(value: &self.attempt) }()
       default: break
@@ -2609,8 +2629,8 @@ nonisolated extension Photocluster_V1_PhotoCancelled: SwiftProtobuf.Message, Swi
     if self.photoIndex != 0 {
       try visitor.visitSingularUInt32Field(value: self.photoIndex, fieldNumber: 2)
     }
-    if self.epoch != 0 {
-      try visitor.visitSingularUInt64Field(value: self.epoch, fieldNumber: 3)
+    if self.graphEpoch != 0 {
+      try visitor.visitSingularUInt64Field(value: self.graphEpoch, fieldNumber: 3)
     }
     if self.lastFinished != .unspecified {
       try visitor.visitSingularEnumField(value: self.lastFinished, fieldNumber: 4)
@@ -2624,7 +2644,7 @@ nonisolated extension Photocluster_V1_PhotoCancelled: SwiftProtobuf.Message, Swi
   public static func ==(lhs: Photocluster_V1_PhotoCancelled, rhs: Photocluster_V1_PhotoCancelled) -> Bool {
     if lhs.jobID != rhs.jobID {return false}
     if lhs.photoIndex != rhs.photoIndex {return false}
-    if lhs.epoch != rhs.epoch {return false}
+    if lhs.graphEpoch != rhs.graphEpoch {return false}
     if lhs.lastFinished != rhs.lastFinished {return false}
     if lhs.attempt != rhs.attempt {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}

@@ -23,6 +23,8 @@ package struct SimulatedWorker {
         package let job: String
         package let index: UInt32
         package var attempt: UInt32
+        /// Its graph's epoch, which its outcome names.
+        package var epoch: UInt64
         package let url: String
         /// Its download was reported: the next step ends it.
         package var progressed = false

@@ -102,7 +102,7 @@ extension SimulationRun {
             mix(2)
             mix(id)
             mix(sequence)
-            for (ref, attempt) in batch.sent {
+            for (ref, attempt, _) in batch.sent {
                 mix(ref.job)
                 mix(UInt64(ref.index) << 32 | UInt64(attempt))
             }

@@ -96,13 +96,13 @@ extension SimulationRun {
                 say(WorkerSession.acknowledgement(job: job, epoch: epoch), from: slot)
             case .start(let graph) where workers[slot].draining:
                 workers[slot].creditOutstanding -= 1
-                ended.append(.init(job: graph.jobID, index: graph.photoIndex, attempt: graph.attempt, url: graph.url))
+                ended.append(.init(job: graph.jobID, index: graph.photoIndex, attempt: graph.attempt, epoch: graph.epoch, url: graph.url))
             case .start(let graph):
                 workers[slot].creditOutstanding -= 1
                 take(graph, slot)
             case .handBack(let graph):
                 workers[slot].creditOutstanding -= 1
-                ended.append(.init(job: graph.jobID, index: graph.photoIndex, attempt: graph.attempt, url: graph.url))
+                ended.append(.init(job: graph.jobID, index: graph.photoIndex, attempt: graph.attempt, epoch: graph.epoch, url: graph.url))
             case .drop(let job, let photo):
                 ended += workers[slot].remove { $0.job == job && $0.index == photo }
             case .sayHello:
@@ -122,7 +122,7 @@ extension SimulationRun {
         guard !ended.isEmpty else { return }
         var reports = Photocluster_V1_WorkerReports()
         reports.reports = ended.map { photo in
-            .with { $0.cancelled = .with { $0.jobID = photo.job; $0.photoIndex = photo.index; $0.attempt = photo.attempt } }
+            .with { $0.cancelled = cancelled(photo) }
         }
         reports.credit = workers[slot].session.credit.returned(byEnded: ended.count)
         say(.reports(reports), from: slot)
@@ -131,9 +131,10 @@ extension SimulationRun {
     private func take(_ graph: Photocluster_V1_PhotoGraph, _ slot: Int) {
         if let at = workers[slot].held.firstIndex(where: { $0.job == graph.jobID && $0.index == graph.photoIndex }) {
             workers[slot].held[at].attempt = graph.attempt
+            workers[slot].held[at].epoch = graph.epoch
             workers[slot].held[at].progressed = false
         } else {
-            workers[slot].held.append(.init(job: graph.jobID, index: graph.photoIndex, attempt: graph.attempt, url: graph.url))
+            workers[slot].held.append(.init(job: graph.jobID, index: graph.photoIndex, attempt: graph.attempt, epoch: graph.epoch, url: graph.url))
         }
         let incarnation = workers[slot].incarnation
         if graph.url.contains("poison") { agenda.schedule(.workerDies(slot: slot, incarnation: incarnation), at: time + random.millis(5...100)) }
@@ -176,14 +177,14 @@ extension SimulationRun {
         } else if let reason = workers[slot].session.refusal(ofResultBytes: 64) {
             reports.reports.append(.with { $0.failure = failure(photo, at: .encode, "result", reason: reason, transient: false) })
         } else {
-            reports.reports.append(.with { $0.result = result(job: job, index: index, attempt: attempt) })
+            reports.reports.append(.with { $0.result = result(job: job, index: index, attempt: attempt, epoch: photo.epoch) })
             photos.append(Data(repeating: 1, count: 64))
         }
         // Now and then a worker claims a photo it was never sent: the coordinator must not believe it.
         if random.chance(0.01), let forged = jobIDs.randomElement(using: &random), let total = core?.jobs[forged]?.total {
             let index = UInt32.random(in: 0..<UInt32(total), using: &random)
             if !workers[slot].holds(forged, index) {
-                reports.reports.append(.with { $0.result = result(job: forged, index: index, attempt: 1) })
+                reports.reports.append(.with { $0.result = result(job: forged, index: index, attempt: 1, epoch: 0) })
                 photos.append(Data(repeating: 2, count: 64))
                 tally.forged += 1
             }
@@ -204,7 +205,7 @@ extension SimulationRun {
         if !unstarted.isEmpty {
             var reports = Photocluster_V1_WorkerReports()
             reports.reports = unstarted.map { photo in
-                .with { $0.cancelled = .with { $0.jobID = photo.job; $0.photoIndex = photo.index; $0.attempt = photo.attempt } }
+                .with { $0.cancelled = cancelled(photo) }
             }
             reports.credit = workers[slot].session.credit.returned(byEnded: unstarted.count)
             say(.reports(reports), from: slot)
@@ -234,15 +235,25 @@ extension SimulationRun {
         agenda.schedule(.workerStart(slot: slot), at: time + random.millis(500...3000))
     }
 
-    private func result(job: String, index: UInt32, attempt: UInt32) -> Photocluster_V1_PhotoResult {
+    private func result(job: String, index: UInt32, attempt: UInt32, epoch: UInt64) -> Photocluster_V1_PhotoResult {
         .with {
             $0.jobID = job
             $0.photoIndex = index
             $0.attempt = attempt
+            $0.graphEpoch = epoch
             $0.format = .jpeg
             $0.width = 8
             $0.height = 8
             $0.photoInFrame = true
+        }
+    }
+
+    private func cancelled(_ photo: SimulatedWorker.HeldPhoto) -> Photocluster_V1_PhotoCancelled {
+        .with {
+            $0.jobID = photo.job
+            $0.photoIndex = photo.index
+            $0.attempt = photo.attempt
+            $0.graphEpoch = photo.epoch
         }
     }
 
@@ -258,6 +269,7 @@ extension SimulationRun {
             $0.jobID = photo.job
             $0.photoIndex = photo.index
             $0.attempt = photo.attempt
+            $0.graphEpoch = photo.epoch
             $0.stage = stage
             $0.stageName = stageName
             $0.reason = reason

@@ -347,7 +347,7 @@ package final class SimulationRun {
             guard let message = try? Photocluster_V1_CoordinatorToWorker(serializedBytes: batch.message(sequence: sequence)),
                 routeToWorker(id, message.body!, from: incarnation)
             else { return false }
-            for (ref, attempt) in batch.sent { sentAttempts.insert(SentAttempt(ref: ref, attempt: attempt, worker: id)) }
+            for (ref, attempt, _) in batch.sent { sentAttempts.insert(SentAttempt(ref: ref, attempt: attempt, worker: id)) }
             return true
         case .photosSettled(let jobID, let photos, _):
             guard journalWrite(by: slot, "\(photos.count) photo(s) of job \(jobID)") else { return true }

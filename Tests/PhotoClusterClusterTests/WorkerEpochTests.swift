@@ -93,7 +93,10 @@ final class WorkerEpochTests: XCTestCase {
         var graph = graph(job: "j", epoch: 4)
         try coordinator.send(.assign(.with { $0.graph = graph }))
         let replies = receive(for: 10) { $0.contains { if case .cancelled = $0 { true } else { false } } }
-        XCTAssertTrue(replies.contains { if case .cancelled(let c) = $0 { return c.photoIndex == 0 && c.attempt == 1 } else { return false } }, "\(replies)")
+        // Each outcome names its graph's epoch, which tells it from a graph another coordinator sent.
+        XCTAssertTrue(replies.contains {
+            if case .cancelled(let c) = $0 { return c.photoIndex == 0 && c.attempt == 1 && c.graphEpoch == 4 } else { return false }
+        }, "\(replies)")
         XCTAssertEqual(coordinator.server.requestCount, 0)
 
         // The same graph at the current epoch runs: the job is not suspended.
@@ -101,7 +104,9 @@ final class WorkerEpochTests: XCTestCase {
         graph.attempt = 2
         try coordinator.send(.assign(.with { $0.graph = graph }))
         let results = receive(for: 10) { $0.contains { if case .result = $0 { return true } else { return false } } }
-        XCTAssertTrue(results.contains { if case .result(let r) = $0 { return r.attempt == 2 && r.width == 400 } else { return false } }, "\(results)")
+        XCTAssertTrue(results.contains {
+            if case .result(let r) = $0 { return r.attempt == 2 && r.graphEpoch == 5 && r.width == 400 } else { return false }
+        }, "\(results)")
         XCTAssertEqual(coordinator.server.requestCount, 1)
     }
 

@@ -1,7 +1,13 @@
-/// Which worker each attempt of a photo was sent to, from the moment it is sent until its
-/// outcome comes back or the photo settles. A worker's report about a photo is believed only
-/// when the ledger says that worker was sent that attempt (see `admitReport`), so a worker
-/// cannot settle, fail or write photos it was never given.
+/// Which worker each attempt of a photo was sent to, and at which epoch, from the moment it is
+/// sent until its outcome comes back or the photo settles. A worker's report about a photo is
+/// believed only when the ledger says that worker was sent that attempt (see `admitReport`), so
+/// a worker cannot settle, fail or write photos it was never given.
+///
+/// The epoch tells this coordinator's assignments from an earlier one's under the same attempt
+/// number: attempts are journaled only when a photo settles, so a coordinator that restores a job
+/// may send an attempt number that the one before it had sent to the same worker, whose outcome
+/// may still be on its way. A restored job's graphs leave at a higher epoch (see `Job.restore`),
+/// and an outcome names its graph's.
 ///
 /// A value type with no I/O, owned by the coordinator's loop thread. It holds only attempts
 /// still out, so it stays as small as the work in flight; a photo with one attempt out (the
@@ -9,6 +15,7 @@
 package struct AttemptLedger {
     package struct Sent: Equatable {
         package let attempt: UInt32
+        package let epoch: UInt64
         package let worker: String
     }
 
@@ -21,9 +28,9 @@ package struct AttemptLedger {
 
     private var sent: [PhotoRef: Attempts] = [:]
 
-    /// `worker` was sent attempt `attempt` of the photo.
-    package mutating func recordSent(_ ref: PhotoRef, attempt: UInt32, to worker: String) {
-        let entry = Sent(attempt: attempt, worker: worker)
+    /// `worker` was sent attempt `attempt` of the photo, in a graph of epoch `epoch`.
+    package mutating func recordSent(_ ref: PhotoRef, attempt: UInt32, epoch: UInt64, to worker: String) {
+        let entry = Sent(attempt: attempt, epoch: epoch, worker: worker)
         if sent[ref] == nil {
             sent[ref] = Attempts(first: entry)
         } else {
@@ -31,15 +38,18 @@ package struct AttemptLedger {
         }
     }
 
-    /// Whether `worker` holds attempt `attempt` of the photo (0: any attempt, for reports of
-    /// workers that do not say which).
-    package func wasSent(_ ref: PhotoRef, attempt: UInt32, to worker: String) -> Bool {
+    /// Whether `worker` holds attempt `attempt` of the photo at `epoch` (0 for either: any, for
+    /// reports of workers that do not say which).
+    package func wasSent(_ ref: PhotoRef, attempt: UInt32, epoch: UInt64 = 0, to worker: String) -> Bool {
         guard let attempts = sent[ref] else { return false }
-        let matches = { (entry: Sent) in entry.worker == worker && (attempt == 0 || entry.attempt == attempt) }
+        let matches = { (entry: Sent) in
+            entry.worker == worker && (attempt == 0 || entry.attempt == attempt) && (epoch == 0 || entry.epoch == epoch)
+        }
         return matches(attempts.first) || attempts.others.contains(where: matches)
     }
 
-    /// The attempt's outcome came back: nothing more is believed about it.
+    /// The attempt's outcome came back: nothing more is believed about it. (One coordinator sends
+    /// an attempt number of a photo once, so the number alone names the entry.)
     package mutating func ended(_ ref: PhotoRef, attempt: UInt32, on worker: String) {
         guard var attempts = sent[ref] else { return }
         let isIt = { (entry: Sent) in entry.worker == worker && entry.attempt == attempt }

@@ -54,7 +54,7 @@ extension CoordinatorCore {
             let (jobID, photo, suspect) = nextPhoto(for: worker, holdsNothing: worker.inFlight.isEmpty && refs.isEmpty) {
             let taken = jobs[jobID]!.assign(photo.index, to: worker.number, encodingInto: &batch.encoded)
             let ref = PhotoRef(job: jobID, index: photo.index)
-            batch.sent.append((ref, taken.attempt))
+            batch.sent.append((ref, taken.attempt, taken.epoch))
             refs.append(ref)
             // A suspect (a photo lost with a worker that died) runs alone.
             if suspect { break }

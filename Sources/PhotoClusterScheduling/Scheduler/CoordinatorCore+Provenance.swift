@@ -13,10 +13,11 @@ extension CoordinatorCore {
     }
 
     /// Whether to act on `report` about attempt `attempt` (0: any) of photo `index` of `jobID`
-    /// from `worker`. A photo that settled ignores late reports, as it always has (the worker's
-    /// hold on it is released); a report about a photo the worker was never sent, or that does
-    /// not exist, is dropped, counted in `photocluster_rejected_results_total` and logged.
-    package func admitReport(_ report: WorkerReport, job jobID: String, photo index: UInt32, attempt: UInt32, from worker: String) -> Bool {
+    /// from `worker`, in a graph of epoch `epoch` (0: any; outcomes say it). A photo that settled
+    /// ignores late reports, as it always has (the worker's hold on it is released); a report
+    /// about a photo the worker was never sent (that attempt at that epoch), or that does not
+    /// exist, is dropped, counted in `photocluster_rejected_results_total` and logged.
+    package func admitReport(_ report: WorkerReport, job jobID: String, photo index: UInt32, attempt: UInt32, epoch: UInt64 = 0, from worker: String) -> Bool {
         let ref = PhotoRef(job: jobID, index: index)
         guard let photo = jobs[jobID]?.photo(index) else {
             rejectReport(report, ref, attempt: attempt, from: worker, reason: "unknown_photo", why: "there is no such photo")
@@ -26,8 +27,12 @@ extension CoordinatorCore {
             if report.isOutcome { workers[worker]?.release(ref) }
             return false
         }
-        guard attemptsSent.wasSent(ref, attempt: attempt, to: worker) else {
-            let why = attempt == 0 ? "no attempt of it was sent to that worker" : "attempt \(attempt) of it was not sent to that worker"
+        guard attemptsSent.wasSent(ref, attempt: attempt, epoch: epoch, to: worker) else {
+            let why =
+                attempt == 0 ? "no attempt of it was sent to that worker"
+                : attemptsSent.wasSent(ref, attempt: attempt, to: worker)
+                    ? "its graph of epoch \(epoch) came from an earlier coordinator, which sent attempt \(attempt) too"
+                : "attempt \(attempt) of it was not sent to that worker"
             rejectReport(report, ref, attempt: attempt, from: worker, reason: "not_sent", why: why)
             return false
         }

@@ -41,15 +41,15 @@ extension CoordinatorCore {
             guard admitReport(.progress, job: progress.jobID, photo: progress.photoIndex, attempt: progress.attempt, from: id) else { return false }
             stageFinished(progress, on: id)
         case .result(let result):
-            guard admitReport(.result, job: result.jobID, photo: result.photoIndex, attempt: result.attempt, from: id) else { return false }
+            guard admitReport(.result, job: result.jobID, photo: result.photoIndex, attempt: result.attempt, epoch: result.graphEpoch, from: id) else { return false }
             jobs[result.jobID]?.memoryGrants[result.photoIndex] = nil
             resultReceived(result, photo: photo, from: id)
         case .failure(let failure):
-            guard admitReport(.failure, job: failure.jobID, photo: failure.photoIndex, attempt: failure.attempt, from: id) else { return false }
+            guard admitReport(.failure, job: failure.jobID, photo: failure.photoIndex, attempt: failure.attempt, epoch: failure.graphEpoch, from: id) else { return false }
             jobs[failure.jobID]?.memoryGrants[failure.photoIndex] = nil
             photoFailed(failure, from: id)
         case .cancelled(let cancelled):
-            guard admitReport(.cancelled, job: cancelled.jobID, photo: cancelled.photoIndex, attempt: cancelled.attempt, from: id) else { return false }
+            guard admitReport(.cancelled, job: cancelled.jobID, photo: cancelled.photoIndex, attempt: cancelled.attempt, epoch: cancelled.graphEpoch, from: id) else { return false }
             jobs[cancelled.jobID]?.memoryGrants[cancelled.photoIndex] = nil
             return photoCancelled(cancelled, from: id, dispatching: dispatching)
         case .ack(let ack):

@@ -36,7 +36,7 @@ extension CoordinatorCore {
         let sequence = worker.assignSequence + 1
         emit(.sendGraphs(id, batch, sequence: sequence))
         worker.noteAssigned(batch.sent.map(\.ref), sequence: sequence, at: now)
-        for (ref, attempt) in batch.sent { attemptsSent.recordSent(ref, attempt: attempt, to: id) }
+        for (ref, attempt, epoch) in batch.sent { attemptsSent.recordSent(ref, attempt: attempt, epoch: epoch, to: id) }
         return true
     }
 
@@ -62,7 +62,7 @@ extension CoordinatorCore {
         // Lost since: its photos went back to the queue with it.
         guard let worker = workers[refusal.worker] else { return false }
         var tookBack = false
-        for (ref, attempt) in refusal.batch.sent where worker.assignedAt[ref] == refusal.sequence && worker.inFlight.contains(ref) {
+        for (ref, attempt, _) in refusal.batch.sent where worker.assignedAt[ref] == refusal.sequence && worker.inFlight.contains(ref) {
             unassign(ref, attempt: attempt, from: worker)
             worker.assignedAt.removeValue(forKey: ref)
             attemptsSent.ended(ref, attempt: attempt, on: refusal.worker)
@@ -72,7 +72,7 @@ extension CoordinatorCore {
         worker.unreachable = true
         // No later batch went out: the next one takes this number, as if this one never was.
         if worker.assignSequence == refusal.sequence { worker.assignSequence -= 1 }
-        for (ref, attempt) in graphsToSend.removeValue(forKey: refusal.worker)?.sent ?? [] where worker.inFlight.contains(ref) {
+        for (ref, attempt, _) in graphsToSend.removeValue(forKey: refusal.worker)?.sent ?? [] where worker.inFlight.contains(ref) {
             unassign(ref, attempt: attempt, from: worker)
         }
         return true

@@ -1,12 +1,12 @@
 import Foundation
 
 /// The graphs assigned to one worker during a turn of the shell's loop, already encoded (see
-/// `Job.assign(_:to:encodingInto:)`), and the attempt of each photo, for the bookkeeping done
-/// once they leave (`CoordinatorCore.graphsToSend`).
+/// `Job.assign(_:to:encodingInto:)`), and the attempt and epoch of each photo, for the
+/// bookkeeping done once they leave (`CoordinatorCore.graphsToSend`).
 package struct GraphBatch {
     /// `AssignGraphs.graphs` entries.
     package internal(set) var encoded: [UInt8] = []
-    package internal(set) var sent: [(ref: PhotoRef, attempt: UInt32)] = []
+    package internal(set) var sent: [(ref: PhotoRef, attempt: UInt32, epoch: UInt64)] = []
 
     /// `AssignGraphs.graphs` (each entry of `encoded` is this field) and `AssignGraphs.sequence`,
     /// and `CoordinatorToWorker.assign_batch`, which carries them.

@@ -68,6 +68,7 @@ extension WorkerNode {
             result.jobID = graph.jobID
             result.photoIndex = graph.photoIndex
             result.attempt = graph.attempt
+            result.graphEpoch = graph.epoch
             result.format = Photocluster_V1_OutputFormat(format)
             result.width = UInt32(width)
             result.height = UInt32(height)
@@ -84,6 +85,7 @@ extension WorkerNode {
             cancelled.photoIndex = graph.photoIndex
             cancelled.lastFinished = lastFinished
             cancelled.attempt = graph.attempt
+            cancelled.graphEpoch = graph.epoch
             body = .cancelled(cancelled)
             photo = nil
             metrics.photoEnded(outcome: "cancelled")
@@ -112,6 +114,7 @@ extension WorkerNode {
         failure.jobID = graph.jobID
         failure.photoIndex = graph.photoIndex
         failure.attempt = graph.attempt
+        failure.graphEpoch = graph.epoch
         failure.stage = stage
         failure.stageName = stageName
         failure.reason = reason

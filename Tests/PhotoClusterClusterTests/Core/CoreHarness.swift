@@ -87,13 +87,14 @@ final class CoreHarness {
     }
 
     @discardableResult
-    func result(_ worker: String, _ ref: PhotoRef, attempt: UInt32, credit: UInt32 = 0) -> [CoordinatorAction] {
+    func result(_ worker: String, _ ref: PhotoRef, attempt: UInt32, graphEpoch: UInt64 = 0, credit: UInt32 = 0) -> [CoordinatorAction] {
         from(worker, .reports(.with {
             $0.reports = [.with { report in
                 report.result = .with {
                     $0.jobID = ref.job
                     $0.photoIndex = ref.index
                     $0.attempt = attempt
+                    $0.graphEpoch = graphEpoch
                     $0.format = .jpeg
                     $0.photoInFrame = true
                 }

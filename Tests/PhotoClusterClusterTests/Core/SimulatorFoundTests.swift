@@ -25,6 +25,15 @@ final class SimulatorFoundTests: XCTestCase {
         }
     }
 
+    /// Seed 658 with the leader struck every 3 s: a worker's results of graphs an earlier leader
+    /// sent, behind its hello, were taken for the new leader's graphs of the same photos under
+    /// the same attempt numbers, and freed slots those still held (see
+    /// `EarlierCoordinatorReportTests`). It holds now.
+    func testTheLeaderFaultSeedThatFoundAnOutcomeOfAnEarlierLeadersGraphHolds() {
+        let outcome = ClusterSimulation.run(.init(seed: 658, leaderFaultEvery: 3), from: .now)
+        XCTAssertNil(outcome.violation)
+    }
+
     /// Seed 783 (3192 today): a worker restarted while a batch was on its way to its old process; the new one
     /// ran a photo of it far enough to hold its stages, so the photo was left for that worker by
     /// affinity, while as a suspect lost on it, it was kept off it: it waited for ever.
