@@ -343,6 +343,11 @@ public nonisolated struct Photocluster_V1_Heartbeat: Sendable {
   /// Worker → coordinator: every photo it holds (running, queued, or ending after a cancel).
   public var held: [Photocluster_V1_DropStaleWork.PhotoRef] = []
 
+  /// Worker → coordinator: the newest hello it said before this heartbeat (WorkerHello.hello_number).
+  /// A heartbeat said for an earlier registration (queued in a socket the worker has since
+  /// replaced, and read after its new hello) accounts for nothing of the new one. 0: an older worker.
+  public var helloNumber: UInt32 = 0
+
   /// Worker → coordinator: the graphs it can take besides those it holds (its window less what
   /// it holds). The coordinator raises its credit to this, less the assignments still on their
   /// way, so credit lost in transit (a grant on a connection that broke) comes back. 0: none, or
@@ -662,6 +667,9 @@ public nonisolated struct Photocluster_V1_WorkerHello: Sendable {
   /// incarnation is a restarted process (the photos the old one held were lost with it); with the
   /// same, a reconnect. Empty from workers that do not send it.
   public var incarnation: String = String()
+
+  /// Counts this process's hellos (1, 2, …); its heartbeats name the newest. 0 from older workers.
+  public var helloNumber: UInt32 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1689,7 +1697,7 @@ nonisolated extension Photocluster_V1_DropStaleWork.PhotoRef: SwiftProtobuf.Mess
 
 nonisolated extension Photocluster_V1_Heartbeat: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Heartbeat"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{3}sent_unix_ms\0\u{3}in_flight\0\u{1}stages\0\u{4}v\u{1}assign_sequence\0\u{1}held\0\u{3}free_slots\0\u{4}p\u{2}memory_limit_bytes\0\u{3}memory_budget_bytes\0\u{3}memory_in_use_bytes\0\u{3}photos_waiting_for_memory\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{3}sent_unix_ms\0\u{3}in_flight\0\u{1}stages\0\u{4}v\u{1}assign_sequence\0\u{1}held\0\u{3}free_slots\0\u{3}hello_number\0\u{4}o\u{2}memory_limit_bytes\0\u{3}memory_budget_bytes\0\u{3}memory_in_use_bytes\0\u{3}photos_waiting_for_memory\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1704,6 +1712,7 @@ nonisolated extension Photocluster_V1_Heartbeat: SwiftProtobuf.Message, SwiftPro
       case 122: try { try decoder.decodeSingularUInt64Field(value: &self.assignSequence) }()
       case 123: try { try decoder.decodeRepeatedMessageField(value: &self.held) }()
       case 124: try { try decoder.decodeSingularUInt32Field(value: &self.freeSlots) }()
+      case 125: try { try decoder.decodeSingularUInt32Field(value: &self.helloNumber) }()
       case 300: try { try decoder.decodeSingularUInt64Field(value: &self.memoryLimitBytes) }()
       case 301: try { try decoder.decodeSingularUInt64Field(value: &self.memoryBudgetBytes) }()
       case 302: try { try decoder.decodeSingularUInt64Field(value: &self.memoryInUseBytes) }()
@@ -1735,6 +1744,9 @@ nonisolated extension Photocluster_V1_Heartbeat: SwiftProtobuf.Message, SwiftPro
     if self.freeSlots != 0 {
       try visitor.visitSingularUInt32Field(value: self.freeSlots, fieldNumber: 124)
     }
+    if self.helloNumber != 0 {
+      try visitor.visitSingularUInt32Field(value: self.helloNumber, fieldNumber: 125)
+    }
     if self.memoryLimitBytes != 0 {
       try visitor.visitSingularUInt64Field(value: self.memoryLimitBytes, fieldNumber: 300)
     }
@@ -1757,6 +1769,7 @@ nonisolated extension Photocluster_V1_Heartbeat: SwiftProtobuf.Message, SwiftPro
     if lhs.stages != rhs.stages {return false}
     if lhs.assignSequence != rhs.assignSequence {return false}
     if lhs.held != rhs.held {return false}
+    if lhs.helloNumber != rhs.helloNumber {return false}
     if lhs.freeSlots != rhs.freeSlots {return false}
     if lhs.memoryLimitBytes != rhs.memoryLimitBytes {return false}
     if lhs.memoryBudgetBytes != rhs.memoryBudgetBytes {return false}
@@ -2309,7 +2322,7 @@ nonisolated extension Photocluster_V1_CachedResult: SwiftProtobuf.Message, Swift
 
 nonisolated extension Photocluster_V1_WorkerHello: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WorkerHello"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}protocol_version\0\u{3}worker_id\0\u{1}host\0\u{1}concurrency\0\u{1}filters\0\u{1}cached\0\u{3}in_flight\0\u{2}q\u{1}incarnation\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}protocol_version\0\u{3}worker_id\0\u{1}host\0\u{1}concurrency\0\u{1}filters\0\u{1}cached\0\u{3}in_flight\0\u{2}q\u{1}incarnation\0\u{3}hello_number\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2325,6 +2338,7 @@ nonisolated extension Photocluster_V1_WorkerHello: SwiftProtobuf.Message, SwiftP
       case 6: try { try decoder.decodeRepeatedMessageField(value: &self.cached) }()
       case 7: try { try decoder.decodeRepeatedMessageField(value: &self.inFlight) }()
       case 120: try { try decoder.decodeSingularStringField(value: &self.incarnation) }()
+      case 121: try { try decoder.decodeSingularUInt32Field(value: &self.helloNumber) }()
       default: break
       }
     }
@@ -2355,6 +2369,9 @@ nonisolated extension Photocluster_V1_WorkerHello: SwiftProtobuf.Message, SwiftP
     if !self.incarnation.isEmpty {
       try visitor.visitSingularStringField(value: self.incarnation, fieldNumber: 120)
     }
+    if self.helloNumber != 0 {
+      try visitor.visitSingularUInt32Field(value: self.helloNumber, fieldNumber: 121)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2367,6 +2384,7 @@ nonisolated extension Photocluster_V1_WorkerHello: SwiftProtobuf.Message, SwiftP
     if lhs.cached != rhs.cached {return false}
     if lhs.inFlight != rhs.inFlight {return false}
     if lhs.incarnation != rhs.incarnation {return false}
+    if lhs.helloNumber != rhs.helloNumber {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -37,6 +37,8 @@ extension WorkerSession {
         var hello = introduction
         hello.protocolVersion = ProtocolVersions.current
         hello.inFlight = inFlight
+        hellosSaid += 1
+        hello.helloNumber = hellosSaid
         lastHeard = now
         helloSaidAt = now
         awaitingWelcome = true
@@ -46,8 +48,8 @@ extension WorkerSession {
     }
 
     /// The session's part of a heartbeat: the newest assignment accounted for and the photos
-    /// held (the coordinator finds lost ones from them), and the slots free. The shell adds its
-    /// engine's load.
+    /// held (the coordinator finds lost ones from them), the slots free, and the registration
+    /// they are counted for (the newest hello). The shell adds its engine's load.
     package func heartbeat(holding held: [PhotoRef], heldGraphs: Int) -> Photocluster_V1_Heartbeat {
         .with {
             // Between a hello and its welcome nothing of the new registration has come (its
@@ -55,6 +57,7 @@ extension WorkerSession {
             // whose numbers the coordinator starts again: a heartbeat queued behind the hello
             // that said so made the new registration's first assignments look lost.
             $0.assignSequence = awaitingWelcome ? 0 : assignSequenceSeen
+            $0.helloNumber = hellosSaid
             $0.held = held
             $0.freeSlots = credit.free(heldGraphs: heldGraphs)
         }

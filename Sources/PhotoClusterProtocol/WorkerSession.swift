@@ -76,6 +76,10 @@ package struct WorkerSession {
     package internal(set) var awaitingWelcome = false
     /// When the worker last said hello.
     package internal(set) var helloSaidAt: MonotonicInstant?
+    /// The hellos this process said: each names its number, and each heartbeat the newest, so
+    /// the coordinator tells a heartbeat of an earlier registration, read after the new hello
+    /// (it waited in a socket the worker has since replaced), from one of the new.
+    package internal(set) var hellosSaid: UInt32 = 0
     /// When the coordinator last spoke, or the worker last said hello (nil before the first).
     package internal(set) var lastHeard: MonotonicInstant?
 

@@ -21,6 +21,9 @@ extension SimulationRun {
     package func jobFinished(_ job: Job, problem: String?, in slot: Int) {
         let coordinator = coordinators[slot]
         let jobID = job.id
+        // The journal refuses a deposed leader's write (it steps down): only an accepted end is
+        // checked against what the journal holds (a later leader may have ended and forgotten it).
+        guard journalWrite(by: slot, "the end of job \(jobID)") else { return }
         guard let journaled = journal[jobID] else { return fail("job \(jobID) ended, which the journal does not hold") }
         let settledInJournal = journaled.photos.count
         guard settledInJournal == Int(job.total) else {
@@ -33,7 +36,6 @@ extension SimulationRun {
             let waited = Double(time - (coordinator.indexRequestedAt[jobID] ?? time)) / 1e6
             guard waited >= writeTimeout else { return fail("job \(jobID) ended without its index after \(waited) s, before the write timeout (\(writeTimeout) s)") }
         }
-        guard journalWrite(by: slot, "the end of job \(jobID)") else { return }
         journal[jobID]?.noteState(of: job)
         journalFinishOrder.append(jobID)
     }
@@ -41,12 +43,12 @@ extension SimulationRun {
     /// `.jobsForgotten`: only finished jobs are forgotten (a client waits for an open job's end),
     /// and the journal forgets them too.
     package func jobsForgotten(_ forgotten: [Job], in slot: Int) {
+        guard journalWrite(by: slot, "that \(forgotten.count) job(s) are forgotten") else { return }
         for job in forgotten {
             guard let journaled = journal[job.id], journaled.phase == .didFinish || journaled.phase == .cancelled else {
                 return fail("job \(job.id) was forgotten before it ended (\(journal[job.id]?.phase ?? job.phase)): its client still waits for its end")
             }
         }
-        guard journalWrite(by: slot, "that \(forgotten.count) job(s) are forgotten") else { return }
         let ids = Set(forgotten.map(\.id))
         for id in ids { journal.removeValue(forKey: id) }
         journalFinishOrder.removeAll { ids.contains($0) }

@@ -130,16 +130,19 @@ final class WorkerSessionTests: XCTestCase {
     func testAHelloGrantsTheWindowLessWhatIsHeld() {
         let introduction = Photocluster_V1_WorkerHello.with { $0.workerID = "w" }
         let held = [ref("j", 1), ref("j", 2)]
-        let hello = Photocluster_V1_WorkerHello.with {
-            $0.workerID = "w"
-            $0.protocolVersion = ProtocolVersions.current
-            $0.inFlight = held
+        let hello = { (number: UInt32) in
+            Photocluster_V1_WorkerHello.with {
+                $0.workerID = "w"
+                $0.protocolVersion = ProtocolVersions.current
+                $0.inFlight = held
+                $0.helloNumber = number
+            }
         }
-        XCTAssertEqual(session.hello(introduction, holding: held, heldGraphs: 3, at: origin), [.hello(hello), .credit(.with { $0.grant = 9 })])
+        XCTAssertEqual(session.hello(introduction, holding: held, heldGraphs: 3, at: origin), [.hello(hello(1)), .credit(.with { $0.grant = 9 })])
         let draining = Photocluster_V1_WorkerDraining.with { $0.timeoutMs = 2000 }
         XCTAssertEqual(
             session.hello(introduction, holding: held, heldGraphs: 3, draining: draining, at: origin),
-            [.hello(hello), .credit(.with { $0.grant = 9 }), .draining(draining)])
+            [.hello(hello(2)), .credit(.with { $0.grant = 9 }), .draining(draining)])
         XCTAssertEqual(session.hello(introduction, holding: held, heldGraphs: 13, at: origin)[1], .credit(.with { $0.grant = 0 }))
     }
 
@@ -199,6 +202,19 @@ final class WorkerSessionTests: XCTestCase {
         XCTAssertEqual(session.heartbeat(holding: [ref("j", 4)], heldGraphs: 1).assignSequence, 0)
         _ = session.receive([message(.welcome(.with { $0.coordinatorID = "c" })), assign([graph("j", 5, epoch: 1)], sequence: 1)])
         XCTAssertEqual(session.heartbeat(holding: [ref("j", 4), ref("j", 5)], heldGraphs: 2).assignSequence, 1)
+    }
+
+    /// Each hello names its number, and each heartbeat the newest hello's, so a coordinator tells
+    /// a heartbeat said for an earlier registration from one of the new.
+    func testHellosAreNumberedAndAHeartbeatNamesTheNewest() {
+        XCTAssertEqual(session.heartbeat(holding: [], heldGraphs: 0).helloNumber, 0, "before any hello")
+        guard case .hello(let first)? = session.hello(.init(), holding: [], heldGraphs: 0, at: origin).first else { return XCTFail("no hello") }
+        XCTAssertEqual(first.helloNumber, 1)
+        XCTAssertEqual(session.heartbeat(holding: [], heldGraphs: 0).helloNumber, 1)
+        guard case .hello(let second)? = session.hello(.init(), holding: [], heldGraphs: 0, at: origin).first else { return XCTFail("no hello") }
+        XCTAssertEqual(second.helloNumber, 2)
+        _ = session.receive([message(.welcome(.with { $0.coordinatorID = "c" }))])
+        XCTAssertEqual(session.heartbeat(holding: [], heldGraphs: 0).helloNumber, 2)
     }
 
     /// A result over the limit the coordinator's welcome announced fails its photo here.

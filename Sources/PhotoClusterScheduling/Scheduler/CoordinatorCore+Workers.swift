@@ -52,10 +52,14 @@ extension CoordinatorCore {
         case .heartbeat(let beat):
             workers[id]?.stages = beat.stages
             workers[id]?.memory = (beat.memoryLimitBytes, beat.memoryBudgetBytes, beat.memoryInUseBytes, beat.photosWaitingForMemory)
-            // One that accounts for assignments this registration never sent left before the
-            // worker's welcome and counts its registration before (a worker of an older build
-            // says so until the welcome): what it holds and has free is not this registration's.
-            guard let worker = workers[id], beat.assignSequence <= worker.assignSequence else { break }
+            // One said for an earlier hello (it waited in a socket the worker has since replaced,
+            // and was read after the new hello), or accounting for assignments this registration
+            // never sent (it left before the welcome and counts the registration before: a worker
+            // of an older build says so until the welcome): what it holds and has free is not
+            // this registration's.
+            guard let worker = workers[id], beat.helloNumber == 0 || beat.helloNumber == worker.helloNumber,
+                beat.assignSequence <= worker.assignSequence
+            else { break }
             reconcile(beat, from: id)
             resyncCredit(beat, from: id)
         case .hello, .none:
@@ -131,7 +135,7 @@ extension CoordinatorCore {
             id: id, number: number, key: key, host: hello.host, concurrency: hello.concurrency,
             creditLimit: settings.workerBudgets.creditLimit(announced: hello.concurrency), incarnation: hello.incarnation,
             filters: Dictionary(hello.filters.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }),
-            protocolVersion: hello.protocolVersion, lastSeen: now)
+            protocolVersion: hello.protocolVersion, helloNumber: hello.helloNumber, lastSeen: now)
         workerIDs[number] = id
         workers[id]!.keep(kept, at: now)
         var welcome = Photocluster_V1_Welcome()

@@ -30,6 +30,9 @@ package final class WorkerRecord {
     /// The protocol version its hello said (one the coordinator accepts): photos that need a
     /// newer one are not sent to it (`ProtocolNeeds`).
     package let protocolVersion: UInt32
+    /// The number of the hello that registered it (`WorkerHello.hello_number`; 0 from an older
+    /// worker): a heartbeat naming another hello's was said for another registration.
+    package let helloNumber: UInt32
     /// Graphs the worker said it can still take.
     package internal(set) var credits: Int = 0
     /// When it was last heard from, on the monotonic clock (liveness must survive a clock step).
@@ -75,7 +78,7 @@ package final class WorkerRecord {
 
     package init(
         id: String, number: WorkerNumber, key: String?, host: String, concurrency: UInt32, creditLimit: Int, incarnation: String,
-        filters: [String: Photocluster_V1_FilterInfo], protocolVersion: UInt32, lastSeen: MonotonicInstant
+        filters: [String: Photocluster_V1_FilterInfo], protocolVersion: UInt32, helloNumber: UInt32 = 0, lastSeen: MonotonicInstant
     ) {
         self.creditLimit = creditLimit
         self.id = id
@@ -87,6 +90,7 @@ package final class WorkerRecord {
         self.incarnation = incarnation
         self.filters = filters
         self.protocolVersion = protocolVersion
+        self.helloNumber = helloNumber
         self.lastSeen = lastSeen
     }
 

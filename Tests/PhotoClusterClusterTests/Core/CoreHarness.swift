@@ -63,10 +63,12 @@ final class CoreHarness {
 
     @discardableResult
     func hello(
-        _ worker: String, concurrency: UInt32 = 1, incarnation: String? = nil, holding: [PhotoRef] = [], protocolVersion: UInt32 = ProtocolVersions.current
+        _ worker: String, concurrency: UInt32 = 1, incarnation: String? = nil, holding: [PhotoRef] = [], protocolVersion: UInt32 = ProtocolVersions.current,
+        helloNumber: UInt32 = 0
     ) -> [CoordinatorAction] {
         from(worker, .hello(.with {
             $0.protocolVersion = protocolVersion
+            $0.helloNumber = helloNumber
             $0.workerID = worker
             $0.concurrency = concurrency
             $0.incarnation = incarnation ?? "\(worker)-1"
@@ -78,9 +80,10 @@ final class CoreHarness {
     func credit(_ worker: String, _ grant: UInt32) -> [CoordinatorAction] { from(worker, .credit(.with { $0.grant = grant })) }
 
     @discardableResult
-    func heartbeat(_ worker: String, sequence: UInt64, holding: [PhotoRef], freeSlots: UInt32 = 0) -> [CoordinatorAction] {
+    func heartbeat(_ worker: String, sequence: UInt64, holding: [PhotoRef], freeSlots: UInt32 = 0, helloNumber: UInt32 = 0) -> [CoordinatorAction] {
         from(worker, .heartbeat(.with {
             $0.assignSequence = sequence
+            $0.helloNumber = helloNumber
             $0.held = holding.map { ref in .with { $0.jobID = ref.job; $0.photoIndex = ref.index } }
             $0.freeSlots = freeSlots
         }))

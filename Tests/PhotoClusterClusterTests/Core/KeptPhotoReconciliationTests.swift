@@ -66,6 +66,27 @@ final class KeptPhotoReconciliationTests: XCTestCase {
         XCTAssertEqual(core.core.jobs["job1"]?.photos.map(\.failures).reduce(0, +), 6, "lost in two heartbeats of this registration")
     }
 
+    /// A worker stopped while no coordinator was up said heartbeats for its registration before;
+    /// on waking it replaced its socket and said hello again, and the old socket's heartbeats,
+    /// flushed meanwhile, were read after the new hello. They name sequence 1 of the registration
+    /// before, as the new one's first batch is numbered (seed 4261 with `--leader-faults-every 3`):
+    /// naming the earlier hello, they account for nothing of the new registration.
+    func testHeartbeatsOfAnEarlierHelloReadAfterTheNewOneAreNotReconciled() {
+        let core = CoreHarness()
+        core.hello("w", helloNumber: 1)
+        core.submit(photos: 1)
+        core.credit("w", 1)
+        core.hello("w", helloNumber: 2)
+        XCTAssertEqual(CoreHarness.graphs(in: core.credit("w", 1)).map(\.sequence), [1], "the new registration's first batch")
+        core.heartbeat("w", sequence: 1, holding: [], helloNumber: 1)
+        core.heartbeat("w", sequence: 1, holding: [], helloNumber: 1)
+        XCTAssertEqual(core.core.workers["w"]?.inFlight, [photo], "not taken for lost")
+        XCTAssertEqual(core.core.jobs["job1"]?.photo(0)?.failures, 0)
+        core.heartbeat("w", sequence: 1, holding: [], helloNumber: 2)
+        core.heartbeat("w", sequence: 1, holding: [], helloNumber: 2)
+        XCTAssertEqual(core.core.jobs["job1"]?.photo(0)?.failures, 1, "lost in two heartbeats of the new registration")
+    }
+
     /// A worker of protocol 1 may not name what it holds (its sequence stays 0): nothing of it is
     /// taken for lost.
     func testAnOlderWorkersSilenceAboutWhatItHoldsIsNotALoss() {
