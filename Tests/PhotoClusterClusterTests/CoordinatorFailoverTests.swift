@@ -154,16 +154,18 @@ final class CoordinatorFailoverTests: XCTestCase {
     /// A coordinator at A that took the client's requests and fell silent (its connection stays
     /// up, as a frozen process's does): after its silence period the client moves to B and sends B its status
     /// request again, but not its submit, which A may have accepted: sent twice, the job would
-    /// run twice. The submit fails at its deadline, saying there was no answer.
+    /// run twice. The submit fails at its deadline, saying there was no answer. (The silence
+    /// period is twice the client's 1 s heartbeat: at one, a loaded machine's late answer from B
+    /// sent the client back to A.)
     func testASubmitThatMayHaveReachedASilentCoordinatorIsNotSentElsewhere() async throws {
         let silent = try ZMQSocket(context: try context(), kind: .router)
         defer { silent.close() }
         try silent.bind(clientEndpoint(a))
         let coordinator = try startCoordinator(at: b)
-        let client = try ClusterClient(endpoints: [clientEndpoint(a), clientEndpoint(b)], silenceBeforeMoving: 1)
+        let client = try ClusterClient(endpoints: [clientEndpoint(a), clientEndpoint(b)], silenceBeforeMoving: 2)
         clients.append(client)
 
-        async let submitted = client.submit(try ClusterHarness.submit([("a", "http://127.0.0.1:9/a.jpg")], out: out), timeout: 2.5)
+        async let submitted = client.submit(try ClusterHarness.submit([("a", "http://127.0.0.1:9/a.jpg")], out: out), timeout: 3)
         async let asked = client.status(timeout: 10)
         let status = try await asked
         XCTAssertEqual(status.coordinatorID, coordinator.coordinatorID, "the status request was not sent again to B")
