@@ -713,6 +713,9 @@ public nonisolated struct Photocluster_V1_StageProgress: Sendable {
   /// the graph's attempt; 0 from older workers (any attempt sent to the sender)
   public var attempt: UInt32 = 0
 
+  /// the graph's epoch, as in PhotoResult
+  public var graphEpoch: UInt64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -851,6 +854,9 @@ public nonisolated struct Photocluster_V1_PhotoSpans: Sendable {
 
   public var spans: [Photocluster_V1_StageSpan] = []
 
+  /// the graph's epoch, as in PhotoResult
+  public var graphEpoch: UInt64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -871,6 +877,9 @@ public nonisolated struct Photocluster_V1_PhotoAdmitted: Sendable {
   public var attempt: UInt32 = 0
 
   public var memoryGrantBytes: UInt64 = 0
+
+  /// the graph's epoch, as in PhotoResult
+  public var graphEpoch: UInt64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -2422,7 +2431,7 @@ nonisolated extension Photocluster_V1_Credit: SwiftProtobuf.Message, SwiftProtob
 
 nonisolated extension Photocluster_V1_StageProgress: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".StageProgress"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}stage\0\u{1}bytes\0\u{1}pixels\0\u{1}seconds\0\u{2}F\u{2}attempt\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}stage\0\u{1}bytes\0\u{1}pixels\0\u{1}seconds\0\u{2}F\u{2}attempt\0\u{3}graph_epoch\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2437,6 +2446,7 @@ nonisolated extension Photocluster_V1_StageProgress: SwiftProtobuf.Message, Swif
       case 5: try { try decoder.decodeSingularUInt64Field(value: &self.pixels) }()
       case 6: try { try decoder.decodeSingularDoubleField(value: &self.seconds) }()
       case 140: try { try decoder.decodeSingularUInt32Field(value: &self.attempt) }()
+      case 141: try { try decoder.decodeSingularUInt64Field(value: &self.graphEpoch) }()
       default: break
       }
     }
@@ -2464,6 +2474,9 @@ nonisolated extension Photocluster_V1_StageProgress: SwiftProtobuf.Message, Swif
     if self.attempt != 0 {
       try visitor.visitSingularUInt32Field(value: self.attempt, fieldNumber: 140)
     }
+    if self.graphEpoch != 0 {
+      try visitor.visitSingularUInt64Field(value: self.graphEpoch, fieldNumber: 141)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2475,6 +2488,7 @@ nonisolated extension Photocluster_V1_StageProgress: SwiftProtobuf.Message, Swif
     if lhs.pixels != rhs.pixels {return false}
     if lhs.seconds != rhs.seconds {return false}
     if lhs.attempt != rhs.attempt {return false}
+    if lhs.graphEpoch != rhs.graphEpoch {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2737,7 +2751,7 @@ nonisolated extension Photocluster_V1_WorkerGoodbye: SwiftProtobuf.Message, Swif
 
 nonisolated extension Photocluster_V1_PhotoSpans: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PhotoSpans"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}attempt\0\u{1}spans\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}attempt\0\u{1}spans\0\u{3}graph_epoch\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2749,6 +2763,7 @@ nonisolated extension Photocluster_V1_PhotoSpans: SwiftProtobuf.Message, SwiftPr
       case 2: try { try decoder.decodeSingularUInt32Field(value: &self.photoIndex) }()
       case 3: try { try decoder.decodeSingularUInt32Field(value: &self.attempt) }()
       case 4: try { try decoder.decodeRepeatedMessageField(value: &self.spans) }()
+      case 5: try { try decoder.decodeSingularUInt64Field(value: &self.graphEpoch) }()
       default: break
       }
     }
@@ -2767,6 +2782,9 @@ nonisolated extension Photocluster_V1_PhotoSpans: SwiftProtobuf.Message, SwiftPr
     if !self.spans.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.spans, fieldNumber: 4)
     }
+    if self.graphEpoch != 0 {
+      try visitor.visitSingularUInt64Field(value: self.graphEpoch, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2775,6 +2793,7 @@ nonisolated extension Photocluster_V1_PhotoSpans: SwiftProtobuf.Message, SwiftPr
     if lhs.photoIndex != rhs.photoIndex {return false}
     if lhs.attempt != rhs.attempt {return false}
     if lhs.spans != rhs.spans {return false}
+    if lhs.graphEpoch != rhs.graphEpoch {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2782,7 +2801,7 @@ nonisolated extension Photocluster_V1_PhotoSpans: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Photocluster_V1_PhotoAdmitted: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PhotoAdmitted"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}attempt\0\u{3}memory_grant_bytes\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_id\0\u{3}photo_index\0\u{1}attempt\0\u{3}memory_grant_bytes\0\u{3}graph_epoch\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2794,6 +2813,7 @@ nonisolated extension Photocluster_V1_PhotoAdmitted: SwiftProtobuf.Message, Swif
       case 2: try { try decoder.decodeSingularUInt32Field(value: &self.photoIndex) }()
       case 3: try { try decoder.decodeSingularUInt32Field(value: &self.attempt) }()
       case 4: try { try decoder.decodeSingularUInt64Field(value: &self.memoryGrantBytes) }()
+      case 5: try { try decoder.decodeSingularUInt64Field(value: &self.graphEpoch) }()
       default: break
       }
     }
@@ -2812,6 +2832,9 @@ nonisolated extension Photocluster_V1_PhotoAdmitted: SwiftProtobuf.Message, Swif
     if self.memoryGrantBytes != 0 {
       try visitor.visitSingularUInt64Field(value: self.memoryGrantBytes, fieldNumber: 4)
     }
+    if self.graphEpoch != 0 {
+      try visitor.visitSingularUInt64Field(value: self.graphEpoch, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2820,6 +2843,7 @@ nonisolated extension Photocluster_V1_PhotoAdmitted: SwiftProtobuf.Message, Swif
     if lhs.photoIndex != rhs.photoIndex {return false}
     if lhs.attempt != rhs.attempt {return false}
     if lhs.memoryGrantBytes != rhs.memoryGrantBytes {return false}
+    if lhs.graphEpoch != rhs.graphEpoch {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -162,6 +162,7 @@ extension SimulationRun {
                 $0.jobID = job
                 $0.photoIndex = index
                 $0.attempt = attempt
+                $0.graphEpoch = photo.epoch
                 $0.stage = .download
                 $0.bytes = 1000
             }), from: slot)

@@ -107,6 +107,7 @@ final class WorkerEpochTests: XCTestCase {
         XCTAssertTrue(results.contains {
             if case .result(let r) = $0 { return r.attempt == 2 && r.graphEpoch == 5 && r.width == 400 } else { return false }
         }, "\(results)")
+        XCTAssertTrue(results.contains { if case .progress(let p) = $0 { return p.attempt == 2 && p.graphEpoch == 5 } else { return false } }, "\(results)")
         XCTAssertEqual(coordinator.server.requestCount, 1)
     }
 

@@ -7,7 +7,7 @@
 /// number: attempts are journaled only when a photo settles, so a coordinator that restores a job
 /// may send an attempt number that the one before it had sent to the same worker, whose outcome
 /// may still be on its way. A restored job's graphs leave at a higher epoch (see `Job.restore`),
-/// and an outcome names its graph's.
+/// and a report names its graph's.
 ///
 /// A value type with no I/O, owned by the coordinator's loop thread. It holds only attempts
 /// still out, so it stays as small as the work in flight; a photo with one attempt out (the

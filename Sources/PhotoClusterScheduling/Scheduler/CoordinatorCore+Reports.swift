@@ -38,7 +38,7 @@ extension CoordinatorCore {
     package func handle(_ report: Photocluster_V1_WorkerReport.OneOf_Body, photo: Data = Data(), from id: String, dispatching: Bool = true) -> Bool {
         switch report {
         case .progress(let progress):
-            guard admitReport(.progress, job: progress.jobID, photo: progress.photoIndex, attempt: progress.attempt, from: id) else { return false }
+            guard admitReport(.progress, job: progress.jobID, photo: progress.photoIndex, attempt: progress.attempt, epoch: progress.graphEpoch, from: id) else { return false }
             stageFinished(progress, on: id)
         case .result(let result):
             guard admitReport(.result, job: result.jobID, photo: result.photoIndex, attempt: result.attempt, epoch: result.graphEpoch, from: id) else { return false }
@@ -55,10 +55,10 @@ extension CoordinatorCore {
         case .ack(let ack):
             controlAcknowledged(ack, by: id)
         case .spans(let spans):
-            guard admitReport(.spans, job: spans.jobID, photo: spans.photoIndex, attempt: spans.attempt, from: id) else { return false }
+            guard admitReport(.spans, job: spans.jobID, photo: spans.photoIndex, attempt: spans.attempt, epoch: spans.graphEpoch, from: id) else { return false }
             emit(.spansReported(spans, worker: id))
         case .admitted(let admitted):
-            guard admitReport(.admitted, job: admitted.jobID, photo: admitted.photoIndex, attempt: admitted.attempt, from: id) else { return false }
+            guard admitReport(.admitted, job: admitted.jobID, photo: admitted.photoIndex, attempt: admitted.attempt, epoch: admitted.graphEpoch, from: id) else { return false }
             jobs[admitted.jobID]?.memoryGrants[admitted.photoIndex] = admitted.memoryGrantBytes
         }
         return false

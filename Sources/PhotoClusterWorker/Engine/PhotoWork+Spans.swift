@@ -34,6 +34,7 @@ extension PhotoWork {
         report.jobID = graph.jobID
         report.photoIndex = graph.photoIndex
         report.attempt = graph.attempt
+        report.graphEpoch = graph.epoch
         report.spans = spans
         return report
     }

@@ -23,6 +23,7 @@ extension WorkerNode {
         progress.pixels = pixels
         progress.seconds = seconds
         progress.attempt = work.graph.attempt
+        progress.graphEpoch = work.graph.epoch
         pendingProgress.put(progress)
     }
 
@@ -33,6 +34,7 @@ extension WorkerNode {
         admitted.jobID = work.graph.jobID
         admitted.photoIndex = work.graph.photoIndex
         admitted.attempt = work.graph.attempt
+        admitted.graphEpoch = work.graph.epoch
         admitted.memoryGrantBytes = UInt64(max(0, grant))
         pendingAdmissions.put(admitted)
         loop.post { [unowned self] in sendPendingProgress() }

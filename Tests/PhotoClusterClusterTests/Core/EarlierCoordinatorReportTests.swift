@@ -32,6 +32,12 @@ final class EarlierCoordinatorReportTests: XCTestCase {
 
     func testAResultOfTheEarlierCoordinatorsGraphNeitherSettlesNorFreesTheSlot() {
         let core = restoredAndSentAgain()
+        // Its progress is not the new graph's either: the photo is not marked downloaded.
+        core.from("w", .progress(.with { $0.jobID = "job1"; $0.photoIndex = 0; $0.attempt = 1; $0.graphEpoch = 3; $0.stage = .download }))
+        XCTAssertEqual(core.core.jobs["job1"]?.photo(0)?.state, .new)
+        core.from("w", .progress(.with { $0.jobID = "job1"; $0.photoIndex = 0; $0.attempt = 1; $0.graphEpoch = 4; $0.stage = .download }))
+        XCTAssertEqual(core.core.jobs["job1"]?.photo(0)?.state, .downloaded)
+
         let rejected = core.result("w", photo, attempt: 1, graphEpoch: 3, credit: 1)
         XCTAssertTrue(rejected.contains {
             if case .rejected(worker: "w", _, what: "result", reason: "not_sent", _, _, _) = $0 { return true } else { return false }
