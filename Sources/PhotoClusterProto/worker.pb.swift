@@ -752,7 +752,8 @@ public nonisolated struct Photocluster_V1_PhotoResult: Sendable {
   /// where each output stem's file or object is, in the graph's order
   public var storedAt: [String] = []
 
-  /// The graph's epoch (PhotoGraph.epoch): with the attempt, names the assignment this answers.
+  /// The graph's epoch (PhotoGraph.epoch): with the attempt, names the assignment this answers
+  /// (every report about a photo carries it).
   /// Every coordinator that restores a job sends its graphs at a higher epoch than the one before,
   /// so a result of a graph from an earlier coordinator never passes for one sent again under the
   /// same attempt number. 0 from older workers (any epoch).
