@@ -12,11 +12,13 @@ final class EngineRun: @unchecked Sendable {
     private let reported = LockedBox<[(attempt: UInt32, stage: Photocluster_V1_Stage)]>([])
     private let outcomes = LockedBox<[UInt32: String]>([:])
 
-    init(filters: FilterRegistry, adding extra: (any FilterStage)? = nil) throws {
+    init(filters: FilterRegistry, adding extra: (any FilterStage)? = nil, keepsFinishedDownloads: Bool = true) throws {
         var registry = filters
         if let extra { try registry.register(extra) }
+        var configuration = WorkerEngine.Configuration(concurrency: 1, downloadSlots: 2).allowingLoopback()
+        configuration.keepsFinishedDownloads = keepsFinishedDownloads
         engine = WorkerEngine(
-            configuration: .init(concurrency: 1, downloadSlots: 2).allowingLoopback(), filters: registry,
+            configuration: configuration, filters: registry,
             onStage: { [reported] work, stage, _, _, _ in reported.withLock { $0.append((work.graph.attempt, stage)) } },
             onOutcome: { [outcomes] work, outcome in
                 let kind: String

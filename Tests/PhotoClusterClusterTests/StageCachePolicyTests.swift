@@ -8,8 +8,9 @@ import XCTest
 
 @testable import PhotoClusterWorker
 
-/// What a worker keeps for a photo's return: the downloaded bytes of every photo, and the
-/// pixels of each finished stage only while the photo has not finished.
+/// What a worker keeps for a photo's return: the downloaded bytes of every photo (of unfinished
+/// ones only, where it is told to keep no finished downloads), and the pixels of each finished
+/// stage only while the photo has not finished.
 final class StageCachePolicyTests: XCTestCase {
     private var server: LoopbackHTTPServer!
     private var photo = Data()
@@ -36,6 +37,30 @@ final class StageCachePolicyTests: XCTestCase {
         XCTAssertEqual(bytes, photo)
         XCTAssertNil(run.engine.cache.get(.decoded(url: url, variant: PixelVariant())), "a finished photo's pixels are not kept")
         XCTAssertEqual(run.engine.cache.usedBytes, photo.count)
+    }
+
+    /// A worker of a cluster that runs one job: a finished photo leaves nothing in the cache,
+    /// while an interrupted one keeps its download and does not fetch it again on its return.
+    func testAWorkerThatKeepsNoFinishedDownloadsKeepsOnlyThoseOfInterruptedPhotos() throws {
+        let gate = GateFilter(name: "gate", inPlace: false)
+        let run = try EngineRun(filters: .builtIn, adding: gate, keepsFinishedDownloads: false)
+        defer { run.engine.shutdown() }
+        run.submit(try graph(filters: ["gate"], attempt: 1))
+        XCTAssertEqual(gate.entered.wait(timeout: .now() + 30), .success, "the gate filter started")
+        run.engine.cancel(job: "cache", photos: nil)
+        XCTAssertEqual(try run.waitForOutcome(attempt: 1), "cancelled")
+        guard case .bytes(let bytes)? = run.engine.cache.get(.downloaded(url: url)) else {
+            return XCTFail("an interrupted photo's download is kept for its return")
+        }
+        XCTAssertEqual(bytes, photo)
+
+        gate.open.withLock { $0 = true }
+        run.submit(try graph(filters: ["gate"], attempt: 2))
+        XCTAssertEqual(try run.waitForOutcome(attempt: 2), "encoded")
+        XCTAssertEqual(server.requests(forPath: "/coffee.jpg"), 1, "the return did not download again")
+        XCTAssertNil(run.engine.cache.get(.downloaded(url: url)), "finished: its download left the cache")
+        XCTAssertEqual(run.engine.cache.count, 0)
+        XCTAssertEqual(run.engine.cache.usedBytes, 0)
     }
 
     /// Cancelled while its second filter runs: the first filter's output is kept, and the photo

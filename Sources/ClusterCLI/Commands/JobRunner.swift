@@ -31,9 +31,13 @@ struct JobRunner {
         let cores = UsableCores.count
         let catalog = FilterCatalog.load(pluginDirectory: options.plugins, hosts: cores)
         defer { catalog.pool?.shutdown() }
+        // This cluster runs this one job and stops: a finished photo's download is kept only
+        // for another photo of the job with the same URL.
+        var engine = WorkerEngine.Configuration()
+        engine.keepsFinishedDownloads = Set(submit.photos.map(\.url)).count < submit.photos.count
         let cluster = try EmbeddedCluster(
-            workers: options.workers ?? cores, totalConcurrency: max(cores, options.workers ?? cores), filters: catalog.registry,
-            storage: try embeddedStorage(), allowLoopback: true)
+            workers: options.workers ?? cores, totalConcurrency: max(cores, options.workers ?? cores), engine: engine,
+            filters: catalog.registry, storage: try embeddedStorage(), allowLoopback: true)
         do {
             try cluster.start()
         } catch {
