@@ -13,10 +13,11 @@ extension CoordinatorCore {
     }
 
     /// Whether to act on `report` about attempt `attempt` (0: any) of photo `index` of `jobID`
-    /// from `worker`, in a graph of epoch `epoch` (0: any, from a worker that does not say). A photo that settled
-    /// ignores late reports, as it always has (the worker's hold on it is released); a report
-    /// about a photo the worker was never sent (that attempt at that epoch), or that does not
-    /// exist, is dropped, counted in `photocluster_rejected_results_total` and logged.
+    /// from `worker`, in a graph of epoch `epoch` (0: any, from a worker that does not say). A
+    /// photo that settled ignores late reports, as it always has (the worker's hold on it is
+    /// released); a report about a photo the worker was never sent (that attempt at that
+    /// epoch), or that does not exist, is dropped, counted in
+    /// `photocluster_rejected_results_total` and logged.
     package func admitReport(_ report: WorkerReport, job jobID: String, photo index: UInt32, attempt: UInt32, epoch: UInt64, from worker: String) -> Bool {
         let ref = PhotoRef(job: jobID, index: index)
         guard let photo = jobs[jobID]?.photo(index) else {
