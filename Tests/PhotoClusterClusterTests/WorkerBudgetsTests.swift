@@ -8,7 +8,7 @@ final class WorkerBudgetsTests: XCTestCase {
     private func worker(concurrency: UInt32, budgets: WorkerBudgets = WorkerBudgets()) -> WorkerRecord {
         WorkerRecord(
             id: "w1", number: WorkerNumber(value: 1), key: nil, host: "h", concurrency: concurrency,
-            creditLimit: budgets.creditLimit(announced: concurrency), incarnation: "i", filters: [:], protocolVersion: 2, lastSeen: .now)
+            creditLimit: budgets.creditLimit(announced: concurrency), incarnation: "i", filters: [:], protocolVersion: 2, helloNumber: 1, lastSeen: .now)
     }
 
     func testCreditIsBoundedByTheWindowOfTheBelievedConcurrency() {

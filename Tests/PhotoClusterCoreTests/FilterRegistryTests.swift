@@ -40,6 +40,14 @@ final class FilterRegistryTests: XCTestCase {
         XCTAssertThrowsError(try FilterRegistry.builtIn.resolve("sepia:intensity=nan"))
     }
 
+    func testABadChoiceListsTheChoices() throws {
+        XCTAssertThrowsError(try FilterRegistry.builtIn.resolve("resize:width=100,kernel=bogus")) { error in
+            XCTAssertTrue("\(error)".contains("kernel=bogus is not one of nearest, linear, cubic, lanczos3"), "\(error)")
+        }
+        let chosen = try FilterRegistry.builtIn.resolve("resize:width=100,kernel=Cubic")
+        XCTAssertEqual(chosen.parameters["kernel"], Double(ResampleKernel.cubic.rawValue))
+    }
+
     func testDuplicateRegistrationIsRefused() {
         var registry = FilterRegistry.builtIn
         XCTAssertThrowsError(try registry.register(SepiaFilter())) { error in

@@ -60,7 +60,9 @@ public struct FilterRegistry: Sendable {
         case .bool: parsed = ["true": 1, "1": 1, "false": 0, "0": 0][text.lowercased()]
         }
         guard let value = parsed else {
-            throw FilterSpecError(spec: spec.description, reason: "\(parameter.key)=\(text) is not a valid \(parameter.kind.rawValue) (range \(range))")
+            // A parameter of named choices is not offered as a number, so it is not refused as one.
+            let expected = parameter.choices.isEmpty ? "a valid \(parameter.kind.rawValue) (range \(range))" : "one of \(range)"
+            throw FilterSpecError(spec: spec.description, reason: "\(parameter.key)=\(text) is not \(expected)")
         }
         guard parameter.range.contains(value) else {
             throw FilterSpecError(spec: spec.description, reason: "\(parameter.key)=\(text) is out of range \(range)")

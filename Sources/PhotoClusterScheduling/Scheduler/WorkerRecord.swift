@@ -78,7 +78,7 @@ package final class WorkerRecord {
 
     package init(
         id: String, number: WorkerNumber, key: String?, host: String, concurrency: UInt32, creditLimit: Int, incarnation: String,
-        filters: [String: Photocluster_V1_FilterInfo], protocolVersion: UInt32, helloNumber: UInt32 = 0, lastSeen: MonotonicInstant
+        filters: [String: Photocluster_V1_FilterInfo], protocolVersion: UInt32, helloNumber: UInt32, lastSeen: MonotonicInstant
     ) {
         self.creditLimit = creditLimit
         self.id = id
