@@ -2,6 +2,7 @@
 and a plot (thumbnails.png, with matplotlib when it is installed)."""
 import json
 import os
+import statistics
 
 LABELS = {"embedded": "PhotoCluster (whole command)", "pyvips": "pyvips in-process", "decode": "decode alone (Pillow)",
           "vips-decode": "decode alone (libvips)", "vips": "vips command", "pillow": "Pillow in-process", "magick": "ImageMagick"}
@@ -11,16 +12,37 @@ def find(bench, work, set_key, tool, cores):
     return next((r for r in bench.results if (r["work"], r["set"], r["tool"], r["cores"]) == (work, set_key, tool, cores)), None)
 
 
+def round_ratios(ours, theirs):
+    """Our photos/s over theirs in each round. The tools of a round run back to back, so a slow
+    minute of a shared machine weighs on both sides of its ratio; the ratio of the medians mixes
+    rounds. Empty when a tool missed a round."""
+    if len(ours["seconds"]) != len(theirs["seconds"]):
+        return []
+    return [(ours["photos"] / a) / (theirs["photos"] / b) for a, b in zip(ours["seconds"], theirs["seconds"])]
+
+
+def describe_rounds(values):
+    """' (rounds: median M×, L–H×)', or nothing without rounds to pair."""
+    if not values:
+        return ""
+    ordered = sorted(values)
+    return f" (rounds: median {statistics.median(ordered):.2f}×, {ordered[0]:.2f}–{ordered[-1]:.2f}×)"
+
+
 def ratios(bench):
-    """PhotoCluster's photos/s over pyvips' in-process, per set, size and cores."""
+    """PhotoCluster's photos/s over pyvips' in-process and over the decode-alone floor, per set,
+    size and cores."""
     rows = []
     for set_key in bench.sets:
         for work in sorted({r["work"] for r in bench.results}):
             for cores in sorted({1, bench.cores}):
                 ours, theirs = find(bench, work, set_key, "embedded", cores), find(bench, work, set_key, "pyvips", cores)
+                floor = find(bench, work, set_key, "decode", cores)
                 if ours and theirs:
                     rows.append({"set": set_key, "work": work, "cores": cores, "photocluster_photos_per_s": ours["photos_per_s"],
-                                 "pyvips_photos_per_s": theirs["photos_per_s"], "ratio": ours["photos_per_s"] / theirs["photos_per_s"]})
+                                 "pyvips_photos_per_s": theirs["photos_per_s"], "ratio": ours["photos_per_s"] / theirs["photos_per_s"],
+                                 "ratio_per_round": round_ratios(ours, theirs),
+                                 "floor_ratio_per_round": round_ratios(ours, floor) if floor else []})
     return rows
 
 
@@ -45,12 +67,13 @@ def write(bench, results_dir):
     if comparison:
         md += ["PhotoCluster against pyvips `thumbnail` in-process:", ""]
         md += [f"- {r['set']} → {r['work'].split('-')[1]} px, {r['cores']} core{'s' if r['cores'] > 1 else ''}: "
-               f"{r['photocluster_photos_per_s']:.1f} / {r['pyvips_photos_per_s']:.1f} photos/s = {r['ratio']:.2f}×" for r in comparison]
+               f"{r['photocluster_photos_per_s']:.1f} / {r['pyvips_photos_per_s']:.1f} photos/s = {r['ratio']:.2f}×"
+               + describe_rounds(r["ratio_per_round"]) for r in comparison]
         md.append("")
     floors = [(r, find(bench, r["work"], r["set"], "decode", r["cores"])) for r in comparison]
     md += [f"- {r['set']} → {r['work'].split('-')[1]} px, {r['cores']} core{'s' if r['cores'] > 1 else ''}: "
            f"{r['photocluster_photos_per_s']:.1f} photos/s = {r['photocluster_photos_per_s'] / f['photos_per_s']:.2f}× the decode-alone floor "
-           f"({f['photos_per_s']:.1f})" for r, f in floors if f]
+           f"({f['photos_per_s']:.1f})" + describe_rounds(r["floor_ratio_per_round"]) for r, f in floors if f]
     if floors:
         md.append("")
     if bench.psnr:
