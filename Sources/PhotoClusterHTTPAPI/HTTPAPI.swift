@@ -16,8 +16,12 @@ public enum HTTPAPI {
         router.add(middleware: APINotFound())
         let group = router.group()
         group.add(middleware: APIGuard(access: access, coordinator: coordinator, limiter: RateLimiter(access.limits)))
-        try ClusterAPI(coordinator: coordinator).registerHandlers(on: group)
+        try ClusterAPI(coordinator: coordinator).registerHandlers(on: group, configuration: configuration)
     }
+
+    /// Paths in answers as written (`"/srv/out"`, not the `"\/srv\/out"` JSON also allows), as
+    /// the problems and event streams already write them.
+    static let configuration = Configuration(jsonEncodingOptions: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
 }
 
 /// Who may use the API, and how much.

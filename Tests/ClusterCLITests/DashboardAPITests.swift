@@ -26,6 +26,9 @@ final class DashboardAPITests: XCTestCase {
         let answer = try JSONSerialization.jsonObject(with: scrolling.body) as? [String: Any]
         XCTAssertEqual(answer?["id"] as? String, job, "the API's Job: \(String(describing: answer))")
         XCTAssertEqual((answer?["counts"] as? [String: Any])?["total"] as? Int, 40)
+        // Paths as written: JSON allows "\/", but a reader with curl should not have to undo it.
+        let raw = String(decoding: try HTTP.get(v1).body, as: UTF8.self)
+        XCTAssertTrue(raw.contains(#""output" : "/"#) && !raw.contains(#"\/"#), raw)
         XCTAssertEqual(try cluster.status(of: job)["suspended"] as? Bool, true)
 
         // Settled: photos in flight outside 30..33 are cancelled where they run, 30..33 start.
