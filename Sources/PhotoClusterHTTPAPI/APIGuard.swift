@@ -68,30 +68,12 @@ struct APIGuard<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as ServerError {
-            return APIProblem(400, "the request does not match the API (see /v1/openapi.json): \(Self.reason(error))").httpResponse
+            return APIProblem(400, "the request does not match the API (see /v1/openapi.json): \(RequestMismatch.reason(error))").httpResponse
         } catch let error as HTTPError {
             return APIProblem(Int(error.status.code), error.body ?? error.status.reasonPhrase).httpResponse
         } catch {
             return APIProblem(500, "\(error)").httpResponse
         }
-    }
-
-    /// What was wrong with the request, in a line.
-    static func reason(_ error: ServerError) -> String {
-        let underlying = error.underlyingError
-        if let decoding = underlying as? DecodingError {
-            switch decoding {
-            case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is missing"
-            case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-                return "\(path(context.codingPath)): \(context.debugDescription)"
-            @unknown default: return "\(decoding)"
-            }
-        }
-        return "\(error.causeDescription): \(underlying)"
-    }
-
-    private static func path(_ keys: [any CodingKey]) -> String {
-        keys.isEmpty ? "the body" : keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }.description
     }
 
     /// Who is asking: a bearer header as it comes; else the dashboard's cookie, from one of the

@@ -43,4 +43,23 @@ final class RequestRulesTests: XCTestCase {
         XCTAssertEqual(s3.outputDir, "")
         XCTAssertTrue(s3.hasOutputPlace)
     }
+
+    func testABodyThatDoesNotDecodeSaysWhereAndListsAFieldsChoices() {
+        func reason(_ json: String) -> String? {
+            do {
+                _ = try JSONDecoder().decode(Components.Schemas.SubmitRequest.self, from: Data(json.utf8))
+                return nil
+            } catch let error as DecodingError {
+                return RequestMismatch.reason(error)
+            } catch {
+                return "\(error)"
+            }
+        }
+        let manifest = #""manifest": [{"name": "a", "url": "https://example.com/a.jpg"}]"#
+        XCTAssertNil(reason("{\(manifest), \"format\": \"avif\"}"))
+        XCTAssertEqual(reason("{\(manifest), \"format\": \"heic\"}"), "format: heic is not one of jpeg, png, webp, avif")
+        XCTAssertEqual(reason("{\(manifest), \"colour\": \"p3\"}"), "colour: p3 is not one of keep, srgb")
+        XCTAssertEqual(reason(#"{"format": "png"}"#), "manifest is missing")
+        XCTAssertTrue(reason("{\(manifest), \"quality\": \"high\"}")?.hasPrefix("quality: ") == true)
+    }
 }
