@@ -15,9 +15,9 @@ enum RequestMismatch {
     static func reason(_ decoding: DecodingError) -> String {
         switch decoding {
         case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is missing"
-        case .dataCorrupted(let context) where choices[context.codingPath.last?.stringValue ?? ""] != nil:
-            return "\(path(context.codingPath)): \(notAChoice(context))"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+        case .dataCorrupted(let context):
+            return "\(path(context.codingPath)): \(notAChoice(context) ?? context.debugDescription)"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
             return "\(path(context.codingPath)): \(context.debugDescription)"
         @unknown default: return "\(decoding)"
         }
@@ -34,9 +34,10 @@ enum RequestMismatch {
     }()
 
     /// "heic is not one of jpeg, png, webp, avif": the value, when the decoder's description
-    /// ends with it, and the field's choices.
-    private static func notAChoice(_ context: DecodingError.Context) -> String {
-        let listed = (choices[context.codingPath.last?.stringValue ?? ""] ?? []).joined(separator: ", ")
+    /// ends with it, and the field's choices; nil for a field that has none.
+    private static func notAChoice(_ context: DecodingError.Context) -> String? {
+        guard let field = context.codingPath.last?.stringValue, let values = choices[field] else { return nil }
+        let listed = values.joined(separator: ", ")
         guard let marker = context.debugDescription.range(of: "invalid String value ") else { return "not one of \(listed)" }
         return "\(context.debugDescription[marker.upperBound...]) is not one of \(listed)"
     }
