@@ -60,6 +60,9 @@ final class RequestRulesTests: XCTestCase {
         XCTAssertEqual(reason("{\(manifest), \"format\": \"heic\"}"), "format: heic is not one of jpeg, png, webp, avif")
         XCTAssertEqual(reason("{\(manifest), \"colour\": \"p3\"}"), "colour: p3 is not one of keep, srgb")
         XCTAssertEqual(reason(#"{"format": "png"}"#), "manifest is missing")
-        XCTAssertTrue(reason("{\(manifest), \"quality\": \"high\"}")?.hasPrefix("quality: ") == true)
+        XCTAssertEqual(reason("{\(manifest), \"quality\": \"high\"}"), "quality: expected a whole number, found a string")
+        XCTAssertEqual(reason(#"{"manifest": null}"#), "manifest: expected a list, found null")
+        XCTAssertEqual(reason(#"{"manifest": {"a": "b"}}"#), "manifest: expected a list, found an object")
+        XCTAssertEqual(reason(#"{"manifest": [{"name": 3, "url": "https://example.com/a.jpg"}]}"#), "manifest[0].name: expected a string, found a number")
     }
 }
