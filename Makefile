@@ -75,6 +75,7 @@ bench: deps
 	.build/release/cluster simulate --seeds 10000
 	bench/stage-priority 3
 	bench/memory-budget .build/release/cluster
+	bench/worker-steady-state .build/release/cluster
 	BENCH_BIN=.build/release bench/run
 
 # libFuzzer targets for every decoder of bytes from the network; FUZZ_SECONDS per target.

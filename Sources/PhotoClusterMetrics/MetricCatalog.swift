@@ -87,6 +87,14 @@ public enum MetricCatalog {
     public static let memoryRefusals = MetricDefinition(
         "photocluster_memory_refusals_total", "Photos failed at once because their peak alone is over the memory budget.")
 
+    public static let stageCacheBytes = MetricDefinition(
+        "photocluster_stage_cache_bytes",
+        "Bytes the stage cache holds now: downloads and decoded images kept for photos that come back (at most its capacity).")
+    public static let stageCacheCapacity = MetricDefinition(
+        "photocluster_stage_cache_capacity_bytes", "The stage cache's capacity: --cache-mb, at most a quarter of the memory limit less the process's reserve.")
+    public static let residentBytes = MetricDefinition(
+        "photocluster_resident_bytes", "The worker process's resident memory (RSS, /proc/self/statm): what the kernel holds against a memory limit.")
+
     public static let drainedPhotos = MetricDefinition(
         "photocluster_drained_photos_total",
         "Photos a draining worker held, by outcome: finished there, or handed back (not started, or still running at the drain timeout).")
@@ -123,6 +131,6 @@ public enum MetricCatalog {
     public static let worker: [MetricDefinition] = [
         photos, stageDuration, downloadedBytes, processedPixels, queueDepth, operationsRunning, photosInFlight, heartbeatMisses,
         coordinatorSwitches, pluginCrashes, stageTimeouts, memoryLimit, memoryBudget, memoryInUse, memoryInUsePeak, photosWaitingForMemory, memoryWaits,
-        memoryRefusals, drainedPhotos,
+        memoryRefusals, stageCacheBytes, stageCacheCapacity, residentBytes, drainedPhotos,
     ]
 }

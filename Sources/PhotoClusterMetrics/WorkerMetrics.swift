@@ -15,6 +15,7 @@ public final class WorkerMetrics: Sendable {
     private let memoryGauges: [Gauge]
     private let memoryWaits: Counter
     private let memoryRefusals: Counter
+    private let footprintGauges: [Gauge]
     /// The budget's totals last recorded, so the counters move by the difference.
     private let memoryTotals = MemoryTotals()
 
@@ -42,6 +43,9 @@ public final class WorkerMetrics: Sendable {
         }
         memoryWaits = Counter(label: MetricCatalog.memoryWaits.name, factory: factory)
         memoryRefusals = Counter(label: MetricCatalog.memoryRefusals.name, factory: factory)
+        footprintGauges = [MetricCatalog.stageCacheBytes, MetricCatalog.stageCacheCapacity, MetricCatalog.residentBytes].map {
+            Gauge(label: $0.name, factory: factory)
+        }
         // Zeroes are series too: a counter that never moved still answers `rate()`.
         for gauge in Array(queued.values) + Array(running.values) + [inFlight] { gauge.record(0) }
     }
@@ -57,6 +61,14 @@ public final class WorkerMetrics: Sendable {
         memoryTotals.lock.unlock()
         if waits > 0 { memoryWaits.increment(by: waits) }
         if refusals > 0 { memoryRefusals.increment(by: refusals) }
+    }
+
+    /// What the process holds: the stage cache's bytes and capacity, and its resident memory
+    /// (nil where /proc cannot say; the gauge then keeps its last value).
+    public func footprint(cacheBytes: Int, cacheCapacity: Int, residentBytes: Int?) {
+        footprintGauges[0].record(cacheBytes)
+        footprintGauges[1].record(cacheCapacity)
+        if let residentBytes { footprintGauges[2].record(residentBytes) }
     }
 
     /// A plugin filter took its host down; `plugin` is the plugin's file name.

@@ -69,6 +69,14 @@ final class WorkerMemoryLimitTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(sample("photocluster_memory_refusals_total", in: exposition) ?? 0, 1, exposition)
         XCTAssertEqual(sample("photocluster_memory_limit_bytes", in: exposition), Double(limit), exposition)
         XCTAssertLessThanOrEqual(sample("photocluster_memory_in_use_peak_bytes", in: exposition) ?? .infinity, sample("photocluster_memory_budget_bytes", in: exposition) ?? 0)
+        // What it holds besides: the downloads it keeps for photos that come back, within the
+        // cache's capacity, and its resident memory, which holds them and stays within the limit.
+        let cached = try XCTUnwrap(sample("photocluster_stage_cache_bytes", in: exposition), exposition)
+        XCTAssertGreaterThan(cached, 0, exposition)
+        XCTAssertLessThanOrEqual(cached, try XCTUnwrap(sample("photocluster_stage_cache_capacity_bytes", in: exposition), exposition))
+        let resident = try XCTUnwrap(sample("photocluster_resident_bytes", in: exposition), exposition)
+        XCTAssertGreaterThan(resident, cached, exposition)
+        XCTAssertLessThan(resident, Double(limit), exposition)
 
         // Alive, never killed, never at its limit.
         XCTAssertEqual(kill(worker.process.pid, 0), 0, "the worker is gone")
