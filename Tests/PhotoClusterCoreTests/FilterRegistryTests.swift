@@ -32,7 +32,13 @@ final class FilterRegistryTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("out of range 0…1"), "\(error)")
         }
         XCTAssertThrowsError(try FilterRegistry.builtIn.resolve("sepia:intensity=lots")) { error in
-            XCTAssertTrue("\(error)".contains("not a valid double"), "\(error)")
+            XCTAssertTrue("\(error)".contains("intensity=lots is not a number (range 0…1)"), "\(error)")
+        }
+        XCTAssertThrowsError(try FilterRegistry.builtIn.resolve("resize:width=wide")) { error in
+            XCTAssertTrue("\(error)".contains("width=wide is not a whole number (range"), "\(error)")
+        }
+        XCTAssertThrowsError(try FilterRegistry.builtIn.resolve("flip:vertical=maybe")) { error in
+            XCTAssertTrue("\(error)".contains("vertical=maybe is not true or false (or 1, 0)"), "\(error)")
         }
         XCTAssertThrowsError(try FilterRegistry.builtIn.resolve("sepia:strength=1")) { error in
             XCTAssertTrue("\(error)".contains("unknown parameter \"strength\"; parameters: intensity"), "\(error)")

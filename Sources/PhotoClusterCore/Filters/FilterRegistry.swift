@@ -60,8 +60,10 @@ public struct FilterRegistry: Sendable {
         case .bool: parsed = ["true": 1, "1": 1, "false": 0, "0": 0][text.lowercased()]
         }
         guard let value = parsed else {
-            // A parameter of named choices is not offered as a number, so it is not refused as one.
-            let expected = parameter.choices.isEmpty ? "a valid \(parameter.kind.rawValue) (range \(range))" : "one of \(range)"
+            // A parameter of named choices is not offered as a number, so it is not refused as one;
+            // a switch's range (0…1) says less than its words.
+            let expected =
+                !parameter.choices.isEmpty ? "one of \(range)" : parameter.kind == .bool ? "\(parameter.kind.words) (or 1, 0)" : "\(parameter.kind.words) (range \(range))"
             throw FilterSpecError(spec: spec.description, reason: "\(parameter.key)=\(text) is not \(expected)")
         }
         guard parameter.range.contains(value) else {

@@ -40,7 +40,18 @@ public struct FilterDescriptor: Sendable, Equatable {
 
 /// One numeric parameter with its range and default.
 public struct FilterParameter: Sendable, Equatable {
-    public enum Kind: String, Sendable { case double, int, bool }
+    public enum Kind: String, Sendable {
+        case double, int, bool
+
+        /// What a value of this kind is, in a user's words ("sigma=abc is not a number").
+        public var words: String {
+            switch self {
+            case .double: "a number"
+            case .int: "a whole number"
+            case .bool: "true or false"
+            }
+        }
+    }
 
     public var key: String
     public var kind: Kind
