@@ -112,5 +112,6 @@ class Findings:
         self.k8s_http_probes = []    # (deployment, probe kind, path, listener flag)
         self.metric_users = {}       # file name -> text naming metrics
         self.used_metrics = set()
+        self.worker_metrics = set()  # used by the alerts from a worker's own scrape
         self.used_labels = set()     # (metric, label, value) the alerts select
         self.shared_journal_metrics = set()  # served only by coordinators on a shared PostgreSQL journal

@@ -38,18 +38,22 @@ def check_prometheus(findings):
 def check_metric_names(findings, rules):
     """The metric names the alerts, the autoscaler and the Prometheus adapter rely on, and the
     label values the alerts select (outcome="failed", ...): all must be in the coordinator's
-    /metrics (checked live by the smoke test) and in the metric catalog."""
+    /metrics (checked live by the smoke test; those the alerts select with
+    job="photocluster-worker", in a worker's) and in the metric catalog."""
     documents = findings.documents
     metric_users = {"alerts.yml": " ".join(r["expr"] for r in rules)}
     for path in (os.path.join(K8S_DIR, "worker-hpa.yaml"), os.path.join(K8S_DIR, "prometheus-adapter-values.yaml")):
         metric_users[os.path.basename(path)] = " ".join(strings(documents.get(path, [])))
     used_metrics = {m for text in metric_users.values() for m in re.findall(r"\bphotocluster_[a-z0-9_]+", text)}
-    used_labels = set()
+    used_labels, worker_metrics = set(), set()
     for name, selector in re.findall(r"\b(photocluster_[a-z0-9_]+)\s*\{([^}]*)\}", metric_users["alerts.yml"]):
         for label, value in re.findall(r"(\w+)\s*!?=\s*\"([^\"]*)\"", selector):
-            if label not in TARGET_LABELS:
+            if label == "job" and value == "photocluster-worker":
+                worker_metrics.add(name)  # from each worker's own scrape
+            elif label not in TARGET_LABELS:
                 used_labels.add((name, label, value))
     findings.metric_users, findings.used_metrics, findings.used_labels = metric_users, used_metrics, used_labels
+    findings.worker_metrics = worker_metrics
     check(metric_users["alerts.yml"] and {"photocluster_queue_depth"} <= used_metrics,
           f"{len(used_metrics)} metric names used by {', '.join(metric_users)}: {', '.join(sorted(used_metrics))}",
           f"metric names found in {', '.join(metric_users)}: {sorted(used_metrics)} (none in alerts.yml, or no photocluster_queue_depth for the autoscaler)")

@@ -123,9 +123,11 @@ def dashboard_token(started):
 
 
 def check_metrics(findings, flavour, role, port):
-    # The coordinator's: once it counts the joined worker (its gauges move once a second).
+    # The coordinator's: once it counts the joined worker (its gauges move once a second); a
+    # worker's: once it serves what the alerts use of it (recorded once a heartbeat).
+    worker_metrics = findings.worker_metrics
     answer = http_until(port, "/metrics", (lambda a: workers_connected(a) == 1) if role == "coordinator" else
-                        (lambda a: a[0] == 200))
+                        (lambda a: a[0] == 200 and worker_metrics <= exposition(a[2])[0]))
     if not check(answer[0] == 200 and answer[1].startswith("text/plain"), f"{flavour}: the {role}'s /metrics answers (text/plain)",
                  f"{flavour}: the {role}'s /metrics: {answer[0]} {answer[1]} {answer[2][:200]}"):
         return
@@ -135,12 +137,15 @@ def check_metrics(findings, flavour, role, port):
           f"({families} metrics, {samples} samples)",
           f"{flavour}: promtool check metrics, the {role}'s /metrics:\n" + indent(result.stdout + result.stderr))
     if role != "coordinator":
+        missing = sorted(worker_metrics - names)
+        check(not missing, f"{flavour}: the worker's /metrics has every metric alerts.yml selects of a worker ({', '.join(sorted(worker_metrics))})",
+              f"{flavour}: the worker's /metrics lacks {', '.join(missing)} (alerts.yml selects them with job=\"photocluster-worker\")")
         return
     used_metrics, used_labels, metric_users = findings.used_metrics, findings.used_labels, findings.metric_users
     # Leadership metrics need a shared PostgreSQL journal, which this coordinator has not: they
-    # are checked against the metric catalog only (check_metric_names).
+    # are checked against the metric catalog only (check_metric_names). A worker serves its own.
     shared_only = used_metrics & findings.shared_journal_metrics
-    missing = sorted(used_metrics - shared_only - names)
+    missing = sorted(used_metrics - shared_only - worker_metrics - names)
     check(not missing, f"{flavour}: the coordinator's /metrics has every metric {', '.join(metric_users)} use "
           f"({len(used_metrics - shared_only)}; not {', '.join(sorted(shared_only)) or 'none'}, served with a shared journal only)",
           f"{flavour}: the coordinator's /metrics lacks {', '.join(missing)} (used by {', '.join(metric_users)})")
