@@ -62,8 +62,14 @@ public struct FilterRegistry: Sendable {
         guard let value = parsed else {
             // A parameter of named choices is not offered as a number, so it is not refused as one;
             // a switch's range (0…1) says less than its words.
-            let expected =
-                !parameter.choices.isEmpty ? "one of \(range)" : parameter.kind == .bool ? "\(parameter.kind.words) (or 1, 0)" : "\(parameter.kind.words) (range \(range))"
+            let expected: String
+            if !parameter.choices.isEmpty {
+                expected = "one of \(range)"
+            } else if parameter.kind == .bool {
+                expected = "\(parameter.kind.words) (or 1, 0)"
+            } else {
+                expected = "\(parameter.kind.words) (range \(range))"
+            }
             throw FilterSpecError(spec: spec.description, reason: "\(parameter.key)=\(text) is not \(expected)")
         }
         guard parameter.range.contains(value) else {
