@@ -26,6 +26,8 @@ enum DashboardJSON {
         let stages: [String: UInt32]
         /// Its memory budget (nil when it reports none).
         let memory: Memory?
+        /// Its process's resident memory at its latest heartbeat (nil when it reports none).
+        let residentBytes: UInt64?
         /// "working", "draining" (finishing what runs, taking nothing) or "drained".
         let state: String
 
@@ -47,6 +49,7 @@ enum DashboardJSON {
             memory = proto.memoryBudgetBytes == 0 ? nil : Memory(
                 limitBytes: proto.memoryLimitBytes, budgetBytes: proto.memoryBudgetBytes, inUseBytes: proto.memoryInUseBytes,
                 waiting: proto.photosWaitingForMemory)
+            residentBytes = proto.residentBytes == 0 ? nil : proto.residentBytes
         }
     }
 

@@ -56,7 +56,8 @@ enum APIJSON {
             id: status.workerID, host: status.host, state: state, concurrency: Int(status.concurrency), inFlight: Int(status.inFlight),
             completed: Int(clamping: status.completed),
             memoryBudgetBytes: status.memoryBudgetBytes > 0 ? Int(clamping: status.memoryBudgetBytes) : nil,
-            memoryInUseBytes: status.memoryBudgetBytes > 0 ? Int(clamping: status.memoryInUseBytes) : nil)
+            memoryInUseBytes: status.memoryBudgetBytes > 0 ? Int(clamping: status.memoryInUseBytes) : nil,
+            residentBytes: status.residentBytes > 0 ? Int(clamping: status.residentBytes) : nil)
     }
 
     static func encode<T: Encodable>(_ value: T) -> String {

@@ -933,52 +933,94 @@ public nonisolated struct Photocluster_V1_Throughput: Sendable {
   public init() {}
 }
 
-public nonisolated struct Photocluster_V1_WorkerStatus: Sendable {
+public nonisolated struct Photocluster_V1_WorkerStatus: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var workerID: String = String()
+  public var workerID: String {
+    get {_storage._workerID}
+    set {_uniqueStorage()._workerID = newValue}
+  }
 
-  public var host: String = String()
+  public var host: String {
+    get {_storage._host}
+    set {_uniqueStorage()._host = newValue}
+  }
 
-  public var concurrency: UInt32 = 0
+  public var concurrency: UInt32 {
+    get {_storage._concurrency}
+    set {_uniqueStorage()._concurrency = newValue}
+  }
 
-  public var inFlight: UInt32 = 0
+  public var inFlight: UInt32 {
+    get {_storage._inFlight}
+    set {_uniqueStorage()._inFlight = newValue}
+  }
 
-  public var completed: UInt64 = 0
+  public var completed: UInt64 {
+    get {_storage._completed}
+    set {_uniqueStorage()._completed = newValue}
+  }
 
   public var throughput: Photocluster_V1_Throughput {
-    get {_throughput ?? Photocluster_V1_Throughput()}
-    set {_throughput = newValue}
+    get {_storage._throughput ?? Photocluster_V1_Throughput()}
+    set {_uniqueStorage()._throughput = newValue}
   }
   /// Returns true if `throughput` has been explicitly set.
-  public var hasThroughput: Bool {self._throughput != nil}
+  public var hasThroughput: Bool {_storage._throughput != nil}
   /// Clears the value of `throughput`. Subsequent reads from it will return its default value.
-  public mutating func clearThroughput() {self._throughput = nil}
+  public mutating func clearThroughput() {_uniqueStorage()._throughput = nil}
 
   /// from its latest heartbeat
-  public var stages: [Photocluster_V1_StageLoad] = []
+  public var stages: [Photocluster_V1_StageLoad] {
+    get {_storage._stages}
+    set {_uniqueStorage()._stages = newValue}
+  }
 
   /// Its memory budget, from its latest heartbeat (0: none reported; see Heartbeat).
-  public var memoryLimitBytes: UInt64 = 0
+  public var memoryLimitBytes: UInt64 {
+    get {_storage._memoryLimitBytes}
+    set {_uniqueStorage()._memoryLimitBytes = newValue}
+  }
 
-  public var memoryBudgetBytes: UInt64 = 0
+  public var memoryBudgetBytes: UInt64 {
+    get {_storage._memoryBudgetBytes}
+    set {_uniqueStorage()._memoryBudgetBytes = newValue}
+  }
 
-  public var memoryInUseBytes: UInt64 = 0
+  public var memoryInUseBytes: UInt64 {
+    get {_storage._memoryInUseBytes}
+    set {_uniqueStorage()._memoryInUseBytes = newValue}
+  }
 
-  public var photosWaitingForMemory: UInt32 = 0
+  public var photosWaitingForMemory: UInt32 {
+    get {_storage._photosWaitingForMemory}
+    set {_uniqueStorage()._photosWaitingForMemory = newValue}
+  }
 
-  public var state: Photocluster_V1_WorkerState = .working
+  /// from its latest heartbeat (0: not reported)
+  public var residentBytes: UInt64 {
+    get {_storage._residentBytes}
+    set {_uniqueStorage()._residentBytes = newValue}
+  }
+
+  public var state: Photocluster_V1_WorkerState {
+    get {_storage._state}
+    set {_uniqueStorage()._state = newValue}
+  }
 
   /// from its hello (ProtocolVersion)
-  public var protocolVersion: UInt32 = 0
+  public var protocolVersion: UInt32 {
+    get {_storage._protocolVersion}
+    set {_uniqueStorage()._protocolVersion = newValue}
+  }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
-  fileprivate var _throughput: Photocluster_V1_Throughput? = nil
+  fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 /// A photo that failed lately, for operators.
@@ -2469,93 +2511,160 @@ nonisolated extension Photocluster_V1_Throughput: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Photocluster_V1_WorkerStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WorkerStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}worker_id\0\u{1}host\0\u{1}concurrency\0\u{3}in_flight\0\u{1}completed\0\u{1}throughput\0\u{1}stages\0\u{4}e\u{4}memory_limit_bytes\0\u{3}memory_budget_bytes\0\u{3}memory_in_use_bytes\0\u{3}photos_waiting_for_memory\0\u{2}9state\0\u{4}\u{a}protocol_version\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}worker_id\0\u{1}host\0\u{1}concurrency\0\u{3}in_flight\0\u{1}completed\0\u{1}throughput\0\u{1}stages\0\u{4}e\u{4}memory_limit_bytes\0\u{3}memory_budget_bytes\0\u{3}memory_in_use_bytes\0\u{3}photos_waiting_for_memory\0\u{3}resident_bytes\0\u{2}8state\0\u{4}\u{a}protocol_version\0")
+
+  fileprivate class _StorageClass {
+    var _workerID: String = String()
+    var _host: String = String()
+    var _concurrency: UInt32 = 0
+    var _inFlight: UInt32 = 0
+    var _completed: UInt64 = 0
+    var _throughput: Photocluster_V1_Throughput? = nil
+    var _stages: [Photocluster_V1_StageLoad] = []
+    var _memoryLimitBytes: UInt64 = 0
+    var _memoryBudgetBytes: UInt64 = 0
+    var _memoryInUseBytes: UInt64 = 0
+    var _photosWaitingForMemory: UInt32 = 0
+    var _residentBytes: UInt64 = 0
+    var _state: Photocluster_V1_WorkerState = .working
+    var _protocolVersion: UInt32 = 0
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _workerID = source._workerID
+      _host = source._host
+      _concurrency = source._concurrency
+      _inFlight = source._inFlight
+      _completed = source._completed
+      _throughput = source._throughput
+      _stages = source._stages
+      _memoryLimitBytes = source._memoryLimitBytes
+      _memoryBudgetBytes = source._memoryBudgetBytes
+      _memoryInUseBytes = source._memoryInUseBytes
+      _photosWaitingForMemory = source._photosWaitingForMemory
+      _residentBytes = source._residentBytes
+      _state = source._state
+      _protocolVersion = source._protocolVersion
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularStringField(value: &self.workerID) }()
-      case 2: try { try decoder.decodeSingularStringField(value: &self.host) }()
-      case 3: try { try decoder.decodeSingularUInt32Field(value: &self.concurrency) }()
-      case 4: try { try decoder.decodeSingularUInt32Field(value: &self.inFlight) }()
-      case 5: try { try decoder.decodeSingularUInt64Field(value: &self.completed) }()
-      case 6: try { try decoder.decodeSingularMessageField(value: &self._throughput) }()
-      case 7: try { try decoder.decodeRepeatedMessageField(value: &self.stages) }()
-      case 300: try { try decoder.decodeSingularUInt64Field(value: &self.memoryLimitBytes) }()
-      case 301: try { try decoder.decodeSingularUInt64Field(value: &self.memoryBudgetBytes) }()
-      case 302: try { try decoder.decodeSingularUInt64Field(value: &self.memoryInUseBytes) }()
-      case 303: try { try decoder.decodeSingularUInt32Field(value: &self.photosWaitingForMemory) }()
-      case 360: try { try decoder.decodeSingularEnumField(value: &self.state) }()
-      case 370: try { try decoder.decodeSingularUInt32Field(value: &self.protocolVersion) }()
-      default: break
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularStringField(value: &_storage._workerID) }()
+        case 2: try { try decoder.decodeSingularStringField(value: &_storage._host) }()
+        case 3: try { try decoder.decodeSingularUInt32Field(value: &_storage._concurrency) }()
+        case 4: try { try decoder.decodeSingularUInt32Field(value: &_storage._inFlight) }()
+        case 5: try { try decoder.decodeSingularUInt64Field(value: &_storage._completed) }()
+        case 6: try { try decoder.decodeSingularMessageField(value: &_storage._throughput) }()
+        case 7: try { try decoder.decodeRepeatedMessageField(value: &_storage._stages) }()
+        case 300: try { try decoder.decodeSingularUInt64Field(value: &_storage._memoryLimitBytes) }()
+        case 301: try { try decoder.decodeSingularUInt64Field(value: &_storage._memoryBudgetBytes) }()
+        case 302: try { try decoder.decodeSingularUInt64Field(value: &_storage._memoryInUseBytes) }()
+        case 303: try { try decoder.decodeSingularUInt32Field(value: &_storage._photosWaitingForMemory) }()
+        case 304: try { try decoder.decodeSingularUInt64Field(value: &_storage._residentBytes) }()
+        case 360: try { try decoder.decodeSingularEnumField(value: &_storage._state) }()
+        case 370: try { try decoder.decodeSingularUInt32Field(value: &_storage._protocolVersion) }()
+        default: break
+        }
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    // The use of inline closures is to circumvent an issue where the compiler
-    // allocates stack space for every if/case branch local when no optimizations
-    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-    // https://github.com/apple/swift-protobuf/issues/1182
-    if !self.workerID.isEmpty {
-      try visitor.visitSingularStringField(value: self.workerID, fieldNumber: 1)
-    }
-    if !self.host.isEmpty {
-      try visitor.visitSingularStringField(value: self.host, fieldNumber: 2)
-    }
-    if self.concurrency != 0 {
-      try visitor.visitSingularUInt32Field(value: self.concurrency, fieldNumber: 3)
-    }
-    if self.inFlight != 0 {
-      try visitor.visitSingularUInt32Field(value: self.inFlight, fieldNumber: 4)
-    }
-    if self.completed != 0 {
-      try visitor.visitSingularUInt64Field(value: self.completed, fieldNumber: 5)
-    }
-    try { if let v = self._throughput {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
-    } }()
-    if !self.stages.isEmpty {
-      try visitor.visitRepeatedMessageField(value: self.stages, fieldNumber: 7)
-    }
-    if self.memoryLimitBytes != 0 {
-      try visitor.visitSingularUInt64Field(value: self.memoryLimitBytes, fieldNumber: 300)
-    }
-    if self.memoryBudgetBytes != 0 {
-      try visitor.visitSingularUInt64Field(value: self.memoryBudgetBytes, fieldNumber: 301)
-    }
-    if self.memoryInUseBytes != 0 {
-      try visitor.visitSingularUInt64Field(value: self.memoryInUseBytes, fieldNumber: 302)
-    }
-    if self.photosWaitingForMemory != 0 {
-      try visitor.visitSingularUInt32Field(value: self.photosWaitingForMemory, fieldNumber: 303)
-    }
-    if self.state != .working {
-      try visitor.visitSingularEnumField(value: self.state, fieldNumber: 360)
-    }
-    if self.protocolVersion != 0 {
-      try visitor.visitSingularUInt32Field(value: self.protocolVersion, fieldNumber: 370)
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if !_storage._workerID.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._workerID, fieldNumber: 1)
+      }
+      if !_storage._host.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._host, fieldNumber: 2)
+      }
+      if _storage._concurrency != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._concurrency, fieldNumber: 3)
+      }
+      if _storage._inFlight != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._inFlight, fieldNumber: 4)
+      }
+      if _storage._completed != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._completed, fieldNumber: 5)
+      }
+      try { if let v = _storage._throughput {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
+      } }()
+      if !_storage._stages.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._stages, fieldNumber: 7)
+      }
+      if _storage._memoryLimitBytes != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._memoryLimitBytes, fieldNumber: 300)
+      }
+      if _storage._memoryBudgetBytes != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._memoryBudgetBytes, fieldNumber: 301)
+      }
+      if _storage._memoryInUseBytes != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._memoryInUseBytes, fieldNumber: 302)
+      }
+      if _storage._photosWaitingForMemory != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._photosWaitingForMemory, fieldNumber: 303)
+      }
+      if _storage._residentBytes != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._residentBytes, fieldNumber: 304)
+      }
+      if _storage._state != .working {
+        try visitor.visitSingularEnumField(value: _storage._state, fieldNumber: 360)
+      }
+      if _storage._protocolVersion != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._protocolVersion, fieldNumber: 370)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Photocluster_V1_WorkerStatus, rhs: Photocluster_V1_WorkerStatus) -> Bool {
-    if lhs.workerID != rhs.workerID {return false}
-    if lhs.host != rhs.host {return false}
-    if lhs.concurrency != rhs.concurrency {return false}
-    if lhs.inFlight != rhs.inFlight {return false}
-    if lhs.completed != rhs.completed {return false}
-    if lhs._throughput != rhs._throughput {return false}
-    if lhs.stages != rhs.stages {return false}
-    if lhs.memoryLimitBytes != rhs.memoryLimitBytes {return false}
-    if lhs.memoryBudgetBytes != rhs.memoryBudgetBytes {return false}
-    if lhs.memoryInUseBytes != rhs.memoryInUseBytes {return false}
-    if lhs.photosWaitingForMemory != rhs.photosWaitingForMemory {return false}
-    if lhs.state != rhs.state {return false}
-    if lhs.protocolVersion != rhs.protocolVersion {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._workerID != rhs_storage._workerID {return false}
+        if _storage._host != rhs_storage._host {return false}
+        if _storage._concurrency != rhs_storage._concurrency {return false}
+        if _storage._inFlight != rhs_storage._inFlight {return false}
+        if _storage._completed != rhs_storage._completed {return false}
+        if _storage._throughput != rhs_storage._throughput {return false}
+        if _storage._stages != rhs_storage._stages {return false}
+        if _storage._memoryLimitBytes != rhs_storage._memoryLimitBytes {return false}
+        if _storage._memoryBudgetBytes != rhs_storage._memoryBudgetBytes {return false}
+        if _storage._memoryInUseBytes != rhs_storage._memoryInUseBytes {return false}
+        if _storage._photosWaitingForMemory != rhs_storage._photosWaitingForMemory {return false}
+        if _storage._residentBytes != rhs_storage._residentBytes {return false}
+        if _storage._state != rhs_storage._state {return false}
+        if _storage._protocolVersion != rhs_storage._protocolVersion {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -364,6 +364,10 @@ public nonisolated struct Photocluster_V1_Heartbeat: Sendable {
 
   public var photosWaitingForMemory: UInt32 = 0
 
+  /// Worker → coordinator: the process's resident memory when it was sent (its pages in RAM, the
+  /// stage cache's included; 0: not read, or an older worker).
+  public var residentBytes: UInt64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1707,7 +1711,7 @@ nonisolated extension Photocluster_V1_DropStaleWork.PhotoRef: SwiftProtobuf.Mess
 
 nonisolated extension Photocluster_V1_Heartbeat: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Heartbeat"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{3}sent_unix_ms\0\u{3}in_flight\0\u{1}stages\0\u{4}v\u{1}assign_sequence\0\u{1}held\0\u{3}free_slots\0\u{3}hello_number\0\u{4}o\u{2}memory_limit_bytes\0\u{3}memory_budget_bytes\0\u{3}memory_in_use_bytes\0\u{3}photos_waiting_for_memory\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{3}sent_unix_ms\0\u{3}in_flight\0\u{1}stages\0\u{4}v\u{1}assign_sequence\0\u{1}held\0\u{3}free_slots\0\u{3}hello_number\0\u{4}o\u{2}memory_limit_bytes\0\u{3}memory_budget_bytes\0\u{3}memory_in_use_bytes\0\u{3}photos_waiting_for_memory\0\u{3}resident_bytes\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1727,6 +1731,7 @@ nonisolated extension Photocluster_V1_Heartbeat: SwiftProtobuf.Message, SwiftPro
       case 301: try { try decoder.decodeSingularUInt64Field(value: &self.memoryBudgetBytes) }()
       case 302: try { try decoder.decodeSingularUInt64Field(value: &self.memoryInUseBytes) }()
       case 303: try { try decoder.decodeSingularUInt32Field(value: &self.photosWaitingForMemory) }()
+      case 304: try { try decoder.decodeSingularUInt64Field(value: &self.residentBytes) }()
       default: break
       }
     }
@@ -1769,6 +1774,9 @@ nonisolated extension Photocluster_V1_Heartbeat: SwiftProtobuf.Message, SwiftPro
     if self.photosWaitingForMemory != 0 {
       try visitor.visitSingularUInt32Field(value: self.photosWaitingForMemory, fieldNumber: 303)
     }
+    if self.residentBytes != 0 {
+      try visitor.visitSingularUInt64Field(value: self.residentBytes, fieldNumber: 304)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1785,6 +1793,7 @@ nonisolated extension Photocluster_V1_Heartbeat: SwiftProtobuf.Message, SwiftPro
     if lhs.memoryBudgetBytes != rhs.memoryBudgetBytes {return false}
     if lhs.memoryInUseBytes != rhs.memoryInUseBytes {return false}
     if lhs.photosWaitingForMemory != rhs.photosWaitingForMemory {return false}
+    if lhs.residentBytes != rhs.residentBytes {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -18,6 +18,10 @@ final class DashboardAPITests: XCTestCase {
         let listed = (overview["jobs"] as? [[String: Any]])?.first { $0["id"] as? String == job }
         XCTAssertEqual(listed?["total"] as? Int, 40, "\(overview)")
         XCTAssertEqual((overview["workers"] as? [[String: Any]])?.first?["id"] as? String, "w1")
+        // The worker's resident memory, from its heartbeats, on the page and in the HTTP API.
+        func resident(_ url: String) -> Int { ((try? HTTP.json(url))?["workers"] as? [[String: Any]])?.first?["residentBytes"] as? Int ?? 0 }
+        XCTAssertTrue(eventually(timeout: 10) { resident(cluster.dashboard + "/api/overview") > 1 << 20 }, "the overview's worker has its resident memory")
+        XCTAssertGreaterThan(resident(cluster.dashboard + "/v1/workers"), 1 << 20, "the HTTP API's worker has its resident memory")
         XCTAssertTrue(eventually(timeout: 10) { ((try? HTTP.json(api))?["inFlight"] as? Int ?? 0) > 0 }, "photos in view start")
 
         // While the user scrolls the job is suspended everywhere.

@@ -77,6 +77,15 @@ final class WorkerMemoryLimitTests: XCTestCase {
         let resident = try XCTUnwrap(sample("photocluster_resident_bytes", in: exposition), exposition)
         XCTAssertGreaterThan(resident, cached, exposition)
         XCTAssertLessThan(resident, Double(limit), exposition)
+        // The coordinator shows it too, from the worker's heartbeats.
+        let status = try CommandRunner.run(["status", "--json", "--coordinator", cluster.clientEndpoint])
+        XCTAssertEqual(status.status, 0, status.stderr)
+        let listed = try XCTUnwrap(((try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["workers"] as? [[String: Any]])?.first)
+        let reported = try XCTUnwrap((listed["residentBytes"] as? String).flatMap(Double.init), "\(listed)")  // proto JSON: a uint64 as a string
+        XCTAssertGreaterThan(reported, cached, "\(listed)")
+        XCTAssertLessThan(reported, Double(limit), "\(listed)")
+        let words = try CommandRunner.run(["status", "--coordinator", cluster.clientEndpoint])
+        XCTAssertNotNil(words.stdout.range(of: #"waiting  resident 0\.[0-9] GiB"#, options: .regularExpression), words.stdout)
 
         // Alive, never killed, never at its limit.
         XCTAssertEqual(kill(worker.process.pid, 0), 0, "the worker is gone")

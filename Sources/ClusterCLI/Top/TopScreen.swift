@@ -22,13 +22,13 @@ enum TopScreen {
                 + "   (queued+running on workers)")
         lines.append("")
         lines.append("WORKERS \(reply.workers.count)")
-        lines.append(columns(["WORKER", "HOST", "CONC", "IN FLIGHT", "DONE", "PHOTOS/S", "MP/S", "DL", "DEC", "FILT", "ENC", "MEMORY"], widths: workerWidths))
+        lines.append(columns(["WORKER", "HOST", "CONC", "IN FLIGHT", "DONE", "PHOTOS/S", "MP/S", "DL", "DEC", "FILT", "ENC", "MEMORY", "RESIDENT"], widths: workerWidths))
         for worker in reply.workers {
             let loads = Dictionary(worker.stages.map { ($0.stage, $0.queued + $0.running) }, uniquingKeysWith: +)
             lines.append(columns([
                 worker.workerID, worker.host, "\(worker.concurrency)", "\(worker.inFlight)\(stateText(worker))", "\(worker.completed)",
                 rate(worker.throughput.photosPerSecond10S), rate(worker.throughput.megapixelsPerSecond10S),
-            ] + stageOrder.map { "\(loads[$0.0] ?? 0)" } + [memoryColumn(worker)], widths: workerWidths))
+            ] + stageOrder.map { "\(loads[$0.0] ?? 0)" } + [memoryColumn(worker), residentColumn(worker)], widths: workerWidths))
         }
         if reply.workers.isEmpty { lines.append("  (no worker connected: start `cluster worker --coordinator …` on each host)") }
         lines.append("")
@@ -50,8 +50,6 @@ enum TopScreen {
         return lines.map { clip($0, to: width) }
     }
 
-    /// A worker's memory budget as `held/budget GiB` and the photos waiting for it (`+2 waiting`);
-    /// `-` for a worker that reports none.
     /// " draining" or " drained" after a worker that takes no work; nothing for one that does.
     static func stateText(_ worker: Photocluster_V1_WorkerStatus) -> String {
         switch worker.state {
@@ -61,6 +59,8 @@ enum TopScreen {
         }
     }
 
+    /// A worker's memory budget as `held/budget GiB` and the photos waiting for it (`+2 waiting`);
+    /// `-` for a worker that reports none.
     static func memoryColumn(_ worker: Photocluster_V1_WorkerStatus) -> String {
         guard worker.memoryBudgetBytes > 0 else { return "-" }
         let gib = { (bytes: UInt64) in String(format: "%.1f", Double(bytes) / Double(1 << 30)) }
@@ -68,12 +68,19 @@ enum TopScreen {
         return "\(gib(worker.memoryInUseBytes))/\(gib(worker.memoryBudgetBytes))G\(waiting)"
     }
 
-    /// `cluster status`'s words for the same.
+    /// A worker's process's resident memory (`0.4G`): its budget's photos, its stage cache and
+    /// the rest of the process; `-` for a worker that reports none.
+    static func residentColumn(_ worker: Photocluster_V1_WorkerStatus) -> String {
+        worker.residentBytes > 0 ? String(format: "%.1fG", Double(worker.residentBytes) / Double(1 << 30)) : "-"
+    }
+
+    /// `cluster status`'s words for both.
     static func memoryText(_ worker: Photocluster_V1_WorkerStatus) -> String {
-        guard worker.memoryBudgetBytes > 0 else { return "" }
         let gib = { (bytes: UInt64) in String(format: "%.1f GiB", Double(bytes) / Double(1 << 30)) }
+        let resident = worker.residentBytes > 0 ? "  resident \(gib(worker.residentBytes))" : ""
+        guard worker.memoryBudgetBytes > 0 else { return resident }
         return "  memory \(gib(worker.memoryInUseBytes)) of \(gib(worker.memoryBudgetBytes)) (limit \(gib(worker.memoryLimitBytes))), "
-            + "\(worker.photosWaitingForMemory) waiting"
+            + "\(worker.photosWaitingForMemory) waiting" + resident
     }
 
     /// One line per refresh when the output is not a terminal.
@@ -91,6 +98,8 @@ enum TopScreen {
             let held = budgeted.reduce(UInt64(0)) { $0 + $1.memoryInUseBytes }, budget = budgeted.reduce(UInt64(0)) { $0 + $1.memoryBudgetBytes }
             text += " memory=\(gib(held))/\(gib(budget))G waiting_for_memory=\(budgeted.reduce(0) { $0 + Int($1.photosWaitingForMemory) })"
         }
+        let resident = reply.workers.reduce(UInt64(0)) { $0 + $1.residentBytes }
+        if resident > 0 { text += String(format: " resident=%.1fG", Double(resident) / Double(1 << 30)) }
         for job in reply.jobs where !isFinished(job) {
             text += " \(job.jobID)=\(job.progress.done)/\(job.progress.total)"
         }
@@ -100,7 +109,7 @@ enum TopScreen {
     // MARK: - Pieces
 
     static let stageOrder: [(Photocluster_V1_Stage, String)] = [(.download, "download"), (.decode, "decode"), (.filter, "filter"), (.encode, "encode")]
-    static let workerWidths = [24, 16, 5, 12, 8, 9, 8, 4, 4, 5, 4, 18]
+    static let workerWidths = [24, 16, 5, 12, 8, 9, 8, 4, 4, 5, 4, 18, 8]
     static let jobWidths = [14, 18, 22, 30, 12, 7, 9]
 
     static func visibleJobs(_ jobs: [JobSummary]) -> [JobSummary] {

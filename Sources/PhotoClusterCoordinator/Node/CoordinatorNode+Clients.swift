@@ -302,6 +302,7 @@ extension CoordinatorNode {
             status.memoryBudgetBytes = worker.memory.budget
             status.memoryInUseBytes = worker.memory.inUse
             status.photosWaitingForMemory = worker.memory.waiting
+            status.residentBytes = worker.memory.resident
             status.state = worker.isDrained ? .drained : worker.draining != nil ? .draining : .working
             status.protocolVersion = worker.protocolVersion
             return status

@@ -169,18 +169,20 @@
         '<td class="num">' + rate(w.photosPerSecond10s) + "</td>" +
         '<td class="num">' + rate(w.photosPerSecond60s) + "</td>" +
         '<td class="stages">' + stagesHTML(w.stages) + "</td>" +
-        "<td>" + memoryHTML(w.memory) + "</td>";
+        "<td>" + memoryHTML(w.memory, w.residentBytes) + "</td>";
     }, '<tr class="empty"><td colspan="9">no workers connected</td></tr>');
   }
 
-  // A worker's memory budget: held of budget (limit), and the photos waiting for room.
-  function memoryHTML(m) {
-    if (!m) return '<span class="muted">–</span>';
+  // A worker's memory budget: held of budget (limit), and the photos waiting for room; then
+  // the process's resident memory, which holds the budget's photos and the stage cache besides.
+  function memoryHTML(m, resident) {
     var gib = function (bytes) { return (num(bytes) / 1073741824).toFixed(1); };
+    var residentHTML = resident ? '<span class="muted">' + gib(resident) + " GiB resident</span>" : "";
+    if (!m) return residentHTML || '<span class="muted">–</span>';
     var text = gib(m.inUseBytes) + " of " + gib(m.budgetBytes) + " GiB";
     var title = "limit " + gib(m.limitBytes) + " GiB";
     if (num(m.waiting) > 0) text += ' <span class="badge suspended">' + num(m.waiting) + " waiting</span>";
-    return '<span title="' + esc(title) + '">' + text + "</span>";
+    return '<span title="' + esc(title) + '">' + text + "</span>" + (residentHTML ? "<br>" + residentHTML : "");
   }
 
   function percent(part, total) {

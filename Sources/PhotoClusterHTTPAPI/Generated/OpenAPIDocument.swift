@@ -890,6 +890,10 @@ enum OpenAPIDocument {
           },
           "memoryInUseBytes": {
             "type": "integer"
+          },
+          "residentBytes": {
+            "type": "integer",
+            "description": "The worker process's resident memory at its latest heartbeat, its stage cache included."
           }
         }
       },

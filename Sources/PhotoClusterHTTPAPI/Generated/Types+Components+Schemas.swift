@@ -722,6 +722,10 @@ extension Components {
             internal var memoryBudgetBytes: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/Worker/memoryInUseBytes`.
             internal var memoryInUseBytes: Swift.Int?
+            /// The worker process's resident memory at its latest heartbeat, its stage cache included.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Worker/residentBytes`.
+            internal var residentBytes: Swift.Int?
             /// Creates a new `Worker`.
             ///
             /// - Parameters:
@@ -733,6 +737,7 @@ extension Components {
             ///   - completed:
             ///   - memoryBudgetBytes:
             ///   - memoryInUseBytes:
+            ///   - residentBytes: The worker process's resident memory at its latest heartbeat, its stage cache included.
             internal init(
                 id: Swift.String,
                 host: Swift.String,
@@ -741,7 +746,8 @@ extension Components {
                 inFlight: Swift.Int,
                 completed: Swift.Int,
                 memoryBudgetBytes: Swift.Int? = nil,
-                memoryInUseBytes: Swift.Int? = nil
+                memoryInUseBytes: Swift.Int? = nil,
+                residentBytes: Swift.Int? = nil
             ) {
                 self.id = id
                 self.host = host
@@ -751,6 +757,7 @@ extension Components {
                 self.completed = completed
                 self.memoryBudgetBytes = memoryBudgetBytes
                 self.memoryInUseBytes = memoryInUseBytes
+                self.residentBytes = residentBytes
             }
             internal enum CodingKeys: String, CodingKey {
                 case id
@@ -761,6 +768,7 @@ extension Components {
                 case completed
                 case memoryBudgetBytes
                 case memoryInUseBytes
+                case residentBytes
             }
         }
         /// - Remark: Generated from `#/components/schemas/WorkerList`.

@@ -51,7 +51,7 @@ extension CoordinatorCore {
                 + "\(drain.handedBack) handed back; up to \(drain.timeoutMs / 1000) s", worker: id)
         case .heartbeat(let beat):
             workers[id]?.stages = beat.stages
-            workers[id]?.memory = (beat.memoryLimitBytes, beat.memoryBudgetBytes, beat.memoryInUseBytes, beat.photosWaitingForMemory)
+            workers[id]?.memory = (beat.memoryLimitBytes, beat.memoryBudgetBytes, beat.memoryInUseBytes, beat.photosWaitingForMemory, beat.residentBytes)
             // One said for an earlier hello (it waited in a socket the worker has since replaced,
             // and was read after the new hello), or accounting for assignments this registration
             // never sent (it left before the welcome and counts the registration before: a worker

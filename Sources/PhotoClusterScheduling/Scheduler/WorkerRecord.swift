@@ -65,8 +65,8 @@ package final class WorkerRecord {
     /// Its operations per stage, from its latest heartbeat.
     package internal(set) var stages: [Photocluster_V1_StageLoad] = []
     /// Its memory budget from its latest heartbeat: limit, budget, bytes held, photos waiting
-    /// (all 0 when it reports none).
-    package internal(set) var memory = (limit: UInt64(0), budget: UInt64(0), inUse: UInt64(0), waiting: UInt32(0))
+    /// (all 0 when it reports none), and its process's resident memory (0 when not reported).
+    package internal(set) var memory = (limit: UInt64(0), budget: UInt64(0), inUse: UInt64(0), waiting: UInt32(0), resident: UInt64(0))
     /// It said it is draining (`WorkerDraining`): it is given no work, and photos whose stages it
     /// holds are not left for it. Never cleared: a worker that drained stays so until its process
     /// restarts (a new hello makes a new record).

@@ -49,7 +49,9 @@ extension WorkerNode {
                 limit: memory.limitBytes, budget: memory.budgetBytes, inUse: memory.inUseBytes, peakInUse: memory.peakInUseBytes,
                 waiting: memory.waitingPhotos, waitsTotal: memory.waitsTotal, refusalsTotal: memory.refusalsTotal)
         }
-        metrics.footprint(cacheBytes: engine.cache.usedBytes, cacheCapacity: engine.cache.capacityBytes, residentBytes: ResidentMemory.bytes())
+        let resident = ResidentMemory.bytes()
+        beat.residentBytes = UInt64(resident ?? 0)
+        metrics.footprint(cacheBytes: engine.cache.usedBytes, cacheCapacity: engine.cache.capacityBytes, residentBytes: resident)
         send(.heartbeat(beat))
         if let silent = session.silence(at: .now) {
             let silence = silent.seconds
