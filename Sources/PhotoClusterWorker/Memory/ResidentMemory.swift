@@ -1,8 +1,9 @@
 import Foundation
 
 /// The process's resident memory, as the kernel counts it against a memory limit: the second
-/// field of /proc/self/statm, in pages. Read once a heartbeat for the metrics, so an operator
-/// sees what a long-running worker settles at beside what its budget and stage cache account for.
+/// field of /proc/self/statm, in pages. Read once a heartbeat, sent in it and exported as a
+/// metric, so an operator sees what a long-running worker settles at beside what its budget and
+/// stage cache account for.
 enum ResidentMemory {
     private static let pageBytes = max(1, Int(sysconf(Int32(_SC_PAGESIZE))))
 
