@@ -127,6 +127,8 @@ enum DashboardJSON {
     struct Overview: Encodable {
         let coordinatorId: String
         let uptimeSeconds: Double
+        /// The coordinator process's resident memory (nil when not read).
+        let residentBytes: UInt64?
         let throughput: Throughput
         let queues: Queues
         let workers: [Worker]
@@ -136,6 +138,7 @@ enum DashboardJSON {
         init(_ status: Photocluster_V1_StatusReply) {
             coordinatorId = status.coordinatorID
             uptimeSeconds = status.uptimeSeconds
+            residentBytes = status.residentBytes == 0 ? nil : status.residentBytes
             throughput = Throughput(status.throughput)
             workers = status.workers.map(Worker.init)
             let stages = workers.reduce(into: [String: UInt32]()) { total, worker in total.merge(worker.stages, uniquingKeysWith: +) }

@@ -27,6 +27,7 @@ public final class CoordinatorMetrics {
     private let phases: [String: Gauge]
     private let wastedBytes, wastedPixels, requeues, retries, poisonPhotos, heartbeatMisses, droppedFrames, fencedWrites: Counter
     private let workersConnected: Gauge
+    private let residentBytes: Gauge
     private var workerInFlight: [String: Gauge] = [:]
     /// Per worker, its stage-duration histograms by stage label (made on its first report).
     private var workerStageDurations: [String: [String: Timer]] = [:]
@@ -57,6 +58,7 @@ public final class CoordinatorMetrics {
         droppedFrames = Counter(label: MetricCatalog.droppedFrames.name, factory: factory)
         fencedWrites = Counter(label: MetricCatalog.fencedWrites.name, factory: factory)
         workersConnected = Gauge(label: MetricCatalog.workersConnected.name, factory: factory)
+        residentBytes = Gauge(label: MetricCatalog.residentBytes.name, factory: factory)
         httpRequests = .init(labels: Self.httpCodes, make: counter(MetricCatalog.httpRequests, "code"))
         httpEventStreams = Gauge(label: MetricCatalog.httpEventStreams.name, factory: factory)
         for gauge in Array(queueDepth.values) + Array(phases.values) + [workersConnected] { gauge.record(0) }
@@ -116,6 +118,11 @@ public final class CoordinatorMetrics {
     public func queues(queued: Int, stages: [String: Int]) {
         queueDepth["queued"]?.record(queued)
         for stage in MetricLabels.stages { queueDepth[stage]?.record(stages[stage] ?? 0) }
+    }
+
+    /// The process's resident memory (nil: not readable, the gauge keeps its last value).
+    public func resident(bytes: Int?) {
+        if let bytes { residentBytes.record(bytes) }
     }
 
     /// Connected workers and the photos each holds; gauges of workers that left are removed.

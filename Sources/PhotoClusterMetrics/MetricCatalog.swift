@@ -93,7 +93,7 @@ public enum MetricCatalog {
     public static let stageCacheCapacity = MetricDefinition(
         "photocluster_stage_cache_capacity_bytes", "The stage cache's capacity: --cache-mb, at most a quarter of the memory limit less the process's reserve.")
     public static let residentBytes = MetricDefinition(
-        "photocluster_resident_bytes", "The worker process's resident memory (RSS, /proc/self/statm): what the kernel holds against a memory limit.")
+        "photocluster_resident_bytes", "The process's resident memory (RSS, /proc/self/statm): what the kernel holds against a memory limit.")
 
     public static let drainedPhotos = MetricDefinition(
         "photocluster_drained_photos_total",
@@ -125,7 +125,7 @@ public enum MetricCatalog {
     public static let coordinator: [MetricDefinition] = [
         photos, stageDuration, workerStageDuration, downloadedBytes, processedPixels, queueDepth, photosInFlight, cancellations,
         wastedBytes, wastedPixels, requeues, retries, poisonPhotos, heartbeatMisses, workersConnected, jobPhotos, jobs, droppedFrames,
-        rejectedResults, refusedRequests, httpRequests, httpEventStreams, fencedWrites,
+        rejectedResults, refusedRequests, httpRequests, httpEventStreams, fencedWrites, residentBytes,
     ]
 
     public static let worker: [MetricDefinition] = [

@@ -22,6 +22,7 @@ final class DashboardAPITests: XCTestCase {
         func resident(_ url: String) -> Int { ((try? HTTP.json(url))?["workers"] as? [[String: Any]])?.first?["residentBytes"] as? Int ?? 0 }
         XCTAssertTrue(eventually(timeout: 10) { resident(cluster.dashboard + "/api/overview") > 1 << 20 }, "the overview's worker has its resident memory")
         XCTAssertGreaterThan(resident(cluster.dashboard + "/v1/workers"), 1 << 20, "the HTTP API's worker has its resident memory")
+        XCTAssertGreaterThan(overview["residentBytes"] as? Int ?? 0, 1 << 20, "the coordinator's own: \(overview)")
         XCTAssertTrue(eventually(timeout: 10) { ((try? HTTP.json(api))?["inFlight"] as? Int ?? 0) > 0 }, "photos in view start")
 
         // While the user scrolls the job is suspended everywhere.
@@ -79,6 +80,9 @@ final class DashboardAPITests: XCTestCase {
         }
         XCTAssertEqual(try HTTP.get(cluster.dashboard + "/assets/nope.js").status, 404)
         XCTAssertEqual(sample("photocluster_workers_connected", in: try HTTP.text(cluster.dashboard + "/metrics")), 1)
+        XCTAssertTrue(eventually(timeout: 5) {
+            sample("photocluster_resident_bytes", in: (try? HTTP.text(cluster.dashboard + "/metrics")) ?? "") ?? 0 > Double(1 << 20)
+        }, "the coordinator's resident memory, set once a second")
         XCTAssertTrue(eventually(timeout: 5) {
             let samples = (try? HTTP.json(cluster.dashboard + "/api/history"))?["samples"] as? [[String: Any]] ?? []
             return samples.contains { ($0["photosPerSecond"] as? Double ?? 0) > 0 && ($0["workers"] as? [String: Any])?["w1"] != nil }

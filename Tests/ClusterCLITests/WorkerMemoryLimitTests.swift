@@ -80,12 +80,15 @@ final class WorkerMemoryLimitTests: XCTestCase {
         // The coordinator shows it too, from the worker's heartbeats.
         let status = try CommandRunner.run(["status", "--json", "--coordinator", cluster.clientEndpoint])
         XCTAssertEqual(status.status, 0, status.stderr)
-        let listed = try XCTUnwrap(((try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["workers"] as? [[String: Any]])?.first)
+        let statusJSON = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+        let listed = try XCTUnwrap((statusJSON["workers"] as? [[String: Any]])?.first)
         let reported = try XCTUnwrap((listed["residentBytes"] as? String).flatMap(Double.init), "\(listed)")  // proto JSON: a uint64 as a string
         XCTAssertGreaterThan(reported, cached, "\(listed)")
         XCTAssertLessThan(reported, Double(limit), "\(listed)")
+        XCTAssertGreaterThan(try XCTUnwrap(statusJSON["residentBytes"] as? String).flatMap(Double.init) ?? 0, Double(1 << 20), "the coordinator's own")
         let words = try CommandRunner.run(["status", "--coordinator", cluster.clientEndpoint])
-        XCTAssertNotNil(words.stdout.range(of: #"waiting  resident 0\.[0-9] GiB"#, options: .regularExpression), words.stdout)
+        XCTAssertNotNil(words.stdout.range(of: #"waiting  resident [0-9]+ MiB"#, options: .regularExpression), words.stdout)
+        XCTAssertNotNil(words.stdout.range(of: #"^coordinator: .+, up .+, [0-9]+ MiB resident\n"#, options: .regularExpression), words.stdout)
 
         // Alive, never killed, never at its limit.
         XCTAssertEqual(kill(worker.process.pid, 0), 0, "the worker is gone")

@@ -36,6 +36,7 @@ struct StatusCommand: AsyncParsableCommand {
             Terminal.write("\n")
             return
         }
+        Terminal.write("coordinator: \(reply.coordinatorID), up \(TopScreen.duration(reply.uptimeSeconds))\(TopScreen.coordinatorResident(reply))\n")
         if reply.hasLeadership { Terminal.write(Self.leadershipText(reply.leadership) + "\n") }
         let t = reply.throughput
         Terminal.write(String(

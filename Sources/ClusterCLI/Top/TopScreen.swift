@@ -1,5 +1,6 @@
 import Foundation
 import PhotoClusterClient
+import PhotoClusterCore
 import PhotoClusterProto
 
 /// What `cluster top` shows, made from one status reply: a full screen for a terminal, or one
@@ -11,7 +12,7 @@ enum TopScreen {
     static func render(_ reply: StatusReply, endpoint: String, width: Int, now: Date = Date()) -> [String] {
         let t = reply.throughput
         var lines: [String] = []
-        lines.append("PhotoCluster top — \(reply.coordinatorID) at \(endpoint)   up \(duration(reply.uptimeSeconds))   \(clock(now))")
+        lines.append("PhotoCluster top — \(reply.coordinatorID) at \(endpoint)   up \(duration(reply.uptimeSeconds))\(coordinatorResident(reply))   \(clock(now))")
         lines.append(
             "throughput   photos/s \(rate(t.photosPerSecond10S)) (10 s)  \(rate(t.photosPerSecond60S)) (1 min)"
                 + "   megapixels/s \(rate(t.megapixelsPerSecond10S)) (10 s)  \(rate(t.megapixelsPerSecond60S)) (1 min)")
@@ -74,10 +75,15 @@ enum TopScreen {
         worker.residentBytes > 0 ? String(format: "%.1fG", Double(worker.residentBytes) / Double(1 << 30)) : "-"
     }
 
+    /// The coordinator's resident memory after its uptime (`, 58 MiB resident`); nothing when not reported.
+    static func coordinatorResident(_ reply: StatusReply) -> String {
+        reply.residentBytes > 0 ? ", \(ByteCount(Int(clamping: reply.residentBytes))) resident" : ""
+    }
+
     /// `cluster status`'s words for both.
     static func memoryText(_ worker: Photocluster_V1_WorkerStatus) -> String {
         let gib = { (bytes: UInt64) in String(format: "%.1f GiB", Double(bytes) / Double(1 << 30)) }
-        let resident = worker.residentBytes > 0 ? "  resident \(gib(worker.residentBytes))" : ""
+        let resident = worker.residentBytes > 0 ? "  resident \(ByteCount(Int(clamping: worker.residentBytes)))" : ""
         guard worker.memoryBudgetBytes > 0 else { return resident }
         return "  memory \(gib(worker.memoryInUseBytes)) of \(gib(worker.memoryBudgetBytes)) (limit \(gib(worker.memoryLimitBytes))), "
             + "\(worker.photosWaitingForMemory) waiting" + resident

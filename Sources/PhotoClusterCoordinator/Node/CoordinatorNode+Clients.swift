@@ -283,6 +283,7 @@ extension CoordinatorNode {
         reply.droppedFrames = UInt64(droppedFrames)
         reply.coordinatorID = coordinatorID
         reply.uptimeSeconds = MonotonicInstant.now.seconds(since: startedMonotonic)
+        reply.residentBytes = UInt64(ResidentMemory.bytes() ?? 0)
         if let leadership = leadershipStatus { reply.leadership = leadership }
         reply.throughput = throughput()
         reply.queued = UInt32(jobs.values.reduce(0) { $0 + ($1.isFinished ? 0 : $1.queuedCount) })

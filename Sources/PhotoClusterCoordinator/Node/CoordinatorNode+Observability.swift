@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterCore
 import PhotoClusterMetrics
 import PhotoClusterProto
 import PhotoClusterScheduling
@@ -29,6 +30,7 @@ extension CoordinatorNode {
         metrics.queues(queued: queued, stages: stages)
         metrics.workers(inFlight: workers.mapValues { $0.inFlight.count })
         metrics.jobs(counts, phases: phases)
+        metrics.resident(bytes: ResidentMemory.bytes())
     }
 
     /// The Prometheus exposition of the coordinator's metrics (any thread).

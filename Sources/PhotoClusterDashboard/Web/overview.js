@@ -98,7 +98,8 @@
     var q = o.queues || {};
 
     setText("coordinator-id", o.coordinatorId || "coordinator");
-    setText("uptime", "up " + duration(o.uptimeSeconds));
+    setText("uptime", "up " + duration(o.uptimeSeconds) +
+      (o.residentBytes ? " · " + Math.round(num(o.residentBytes) / 1048576) + " MiB resident" : ""));
     setText("workers-connected", workers.length);
     var concurrency = 0, inFlight = 0;
     workers.forEach(function (w) { concurrency += num(w.concurrency); inFlight += num(w.inFlight); });

@@ -1,4 +1,5 @@
 import Foundation
+import PhotoClusterCore
 
 /// The memory this worker process may use, and where that figure came from: `--memory-limit`,
 /// the process's cgroup (v2 `memory.max`, or v1 `memory.limit_in_bytes` of its group and the
@@ -87,20 +88,5 @@ public struct MemoryLimit: Sendable, Equatable, CustomStringConvertible {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let value = UInt64(trimmed), value < (1 << 62), value > 0 else { return nil }
         return Int(value)
-    }
-}
-
-/// Bytes as people read them: "1.2 GiB", "300 MiB", "512 KiB".
-public struct ByteCount: CustomStringConvertible, Sendable {
-    public let bytes: Int
-
-    public init(_ bytes: Int) { self.bytes = bytes }
-
-    public var description: String {
-        let value = Double(bytes)
-        if bytes >= 1 << 30 { return String(format: "%.1f GiB", value / Double(1 << 30)) }
-        if bytes >= 1 << 20 { return "\(Int((value / Double(1 << 20)).rounded())) MiB" }
-        if bytes >= 1 << 10 { return "\(Int((value / Double(1 << 10)).rounded())) KiB" }
-        return "\(bytes) bytes"
     }
 }
