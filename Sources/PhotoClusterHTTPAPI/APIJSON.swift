@@ -60,6 +60,29 @@ enum APIJSON {
             residentBytes: status.residentBytes > 0 ? Int(clamping: status.residentBytes) : nil)
     }
 
+    /// The whole cluster as `cluster status` heads it: the coordinator, throughput and queues.
+    static func status(_ reply: Photocluster_V1_StatusReply) -> Components.Schemas.ClusterStatus {
+        var stages: [Photocluster_V1_Stage: Int] = [:]
+        for worker in reply.workers {
+            for load in worker.stages { stages[load.stage, default: 0] += Int(load.queued) + Int(load.running) }
+        }
+        let t = reply.throughput
+        let leader = reply.hasLeadership
+            ? Components.Schemas.ClusterStatus.LeaderPayload(
+                holder: reply.leadership.holder, token: Int(clamping: reply.leadership.token),
+                sinceUnixMs: Int(clamping: reply.leadership.sinceUnixMs), leaseSeconds: reply.leadership.leaseSeconds)
+            : nil
+        return .init(
+            coordinatorId: reply.coordinatorID, uptimeSeconds: reply.uptimeSeconds,
+            residentBytes: reply.residentBytes > 0 ? Int(clamping: reply.residentBytes) : nil, workers: reply.workers.count,
+            queued: Int(reply.queued),
+            stages: .init(download: stages[.download] ?? 0, decode: stages[.decode] ?? 0, filter: stages[.filter] ?? 0, encode: stages[.encode] ?? 0),
+            throughput: .init(
+                photosPerSecond10s: t.photosPerSecond10S, photosPerSecond60s: t.photosPerSecond60S,
+                megapixelsPerSecond10s: t.megapixelsPerSecond10S, megapixelsPerSecond60s: t.megapixelsPerSecond60S),
+            leader: leader)
+    }
+
     static func encode<T: Encodable>(_ value: T) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

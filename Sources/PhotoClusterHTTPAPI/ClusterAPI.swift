@@ -117,6 +117,14 @@ struct ClusterAPI: APIProtocol {
         }
     }
 
+    func getStatus(_ input: Operations.GetStatus.Input) async throws -> Operations.GetStatus.Output {
+        switch await ask(.status(.init())) {
+        case .success(.status(let status)): return .ok(.init(body: .json(APIJSON.status(status))))
+        case .success(let other): return Self.problem(.unexpected(.with { $0.body = other }))
+        case .failure(let problem): return Self.problem(problem)
+        }
+    }
+
     /// Any operation's problem answer (every operation documents its problems as `default`).
     static func problem<Output: ProblemAnswerable>(_ problem: APIProblem) -> Output { .default(statusCode: problem.status, problem.response) }
 }
@@ -134,6 +142,7 @@ extension Operations.SuspendJob.Output: ProblemAnswerable {}
 extension Operations.ResumeJob.Output: ProblemAnswerable {}
 extension Operations.CancelJob.Output: ProblemAnswerable {}
 extension Operations.ListWorkers.Output: ProblemAnswerable {}
+extension Operations.GetStatus.Output: ProblemAnswerable {}
 extension Operations.FollowJob.Output: ProblemAnswerable {}
 extension Operations.GetPhotoOutput.Output: ProblemAnswerable {}
 extension Operations.GetJobIndex.Output: ProblemAnswerable {}

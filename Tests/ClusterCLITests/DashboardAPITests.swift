@@ -23,6 +23,18 @@ final class DashboardAPITests: XCTestCase {
         XCTAssertTrue(eventually(timeout: 10) { resident(cluster.dashboard + "/api/overview") > 1 << 20 }, "the overview's worker has its resident memory")
         XCTAssertGreaterThan(resident(cluster.dashboard + "/v1/workers"), 1 << 20, "the HTTP API's worker has its resident memory")
         XCTAssertGreaterThan(overview["residentBytes"] as? Int ?? 0, 1 << 20, "the coordinator's own: \(overview)")
+        // The cluster at a glance, as `cluster status` heads it: one worker, the job's photos
+        // in flight at its stages or waiting at the coordinator, throughput over two windows.
+        let status = try HTTP.json(cluster.dashboard + "/v1/status")
+        XCTAssertEqual(status["coordinatorId"] as? String, overview["coordinatorId"] as? String, "\(status)")
+        XCTAssertEqual(status["workers"] as? Int, 1, "\(status)")
+        XCTAssertGreaterThan(status["residentBytes"] as? Int ?? 0, 1 << 20, "\(status)")
+        XCTAssertGreaterThan(status["uptimeSeconds"] as? Double ?? 0, 0, "\(status)")
+        let stages = try XCTUnwrap(status["stages"] as? [String: Int], "\(status)")
+        XCTAssertEqual(Set(stages.keys), ["download", "decode", "filter", "encode"])
+        XCTAssertGreaterThan(stages.values.reduce(0, +) + (status["queued"] as? Int ?? 0), 0, "the job's photos are somewhere: \(status)")
+        XCTAssertEqual((status["throughput"] as? [String: Double])?.count, 4, "\(status)")
+        XCTAssertNil(status["leader"], "a coordinator without a shared journal leads alone: \(status)")
         XCTAssertTrue(eventually(timeout: 10) { ((try? HTTP.json(api))?["inFlight"] as? Int ?? 0) > 0 }, "photos in view start")
 
         // While the user scrolls the job is suspended everywhere.

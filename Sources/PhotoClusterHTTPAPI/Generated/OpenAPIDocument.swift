@@ -28,6 +28,9 @@ enum OpenAPIDocument {
       "name": "workers"
     },
     {
+      "name": "cluster"
+    },
+    {
       "name": "meta"
     }
   ],
@@ -411,6 +414,31 @@ enum OpenAPIDocument {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/WorkerList"
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Problem"
+          }
+        }
+      }
+    },
+    "/v1/status": {
+      "get": {
+        "operationId": "getStatus",
+        "summary": "The cluster at a glance",
+        "description": "What `cluster status` and `cluster top` show of the whole cluster: the coordinator, its\nthroughput, its backlog and the photos at each stage on workers.\n",
+        "tags": [
+          "cluster"
+        ],
+        "responses": {
+          "200": {
+            "description": "The coordinator and the cluster's throughput and queues now.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ClusterStatus"
                 }
               }
             }
@@ -894,6 +922,109 @@ enum OpenAPIDocument {
           "residentBytes": {
             "type": "integer",
             "description": "The worker process's resident memory at its latest heartbeat, its stage cache included."
+          }
+        }
+      },
+      "ClusterStatus": {
+        "type": "object",
+        "required": [
+          "coordinatorId",
+          "uptimeSeconds",
+          "workers",
+          "queued",
+          "stages",
+          "throughput"
+        ],
+        "properties": {
+          "coordinatorId": {
+            "type": "string"
+          },
+          "uptimeSeconds": {
+            "type": "number"
+          },
+          "residentBytes": {
+            "type": "integer",
+            "description": "The coordinator process's resident memory."
+          },
+          "workers": {
+            "type": "integer",
+            "description": "Workers connected now (`GET /v1/workers` lists them)."
+          },
+          "queued": {
+            "type": "integer",
+            "description": "Photos waiting at the coordinator for a worker."
+          },
+          "stages": {
+            "type": "object",
+            "description": "Photos queued or running at each stage on workers.",
+            "required": [
+              "download",
+              "decode",
+              "filter",
+              "encode"
+            ],
+            "properties": {
+              "download": {
+                "type": "integer"
+              },
+              "decode": {
+                "type": "integer"
+              },
+              "filter": {
+                "type": "integer"
+              },
+              "encode": {
+                "type": "integer"
+              }
+            }
+          },
+          "throughput": {
+            "type": "object",
+            "description": "Photos and megapixels finished a second, over the last 10 s and the last minute.",
+            "required": [
+              "photosPerSecond10s",
+              "photosPerSecond60s",
+              "megapixelsPerSecond10s",
+              "megapixelsPerSecond60s"
+            ],
+            "properties": {
+              "photosPerSecond10s": {
+                "type": "number"
+              },
+              "photosPerSecond60s": {
+                "type": "number"
+              },
+              "megapixelsPerSecond10s": {
+                "type": "number"
+              },
+              "megapixelsPerSecond60s": {
+                "type": "number"
+              }
+            }
+          },
+          "leader": {
+            "type": "object",
+            "description": "With a shared journal (`--state postgres://…`), the lease this coordinator leads by.",
+            "required": [
+              "holder",
+              "token",
+              "sinceUnixMs",
+              "leaseSeconds"
+            ],
+            "properties": {
+              "holder": {
+                "type": "string"
+              },
+              "token": {
+                "type": "integer"
+              },
+              "sinceUnixMs": {
+                "type": "integer"
+              },
+              "leaseSeconds": {
+                "type": "number"
+              }
+            }
           }
         }
       },

@@ -771,6 +771,188 @@ extension Components {
                 case residentBytes
             }
         }
+        /// - Remark: Generated from `#/components/schemas/ClusterStatus`.
+        internal struct ClusterStatus: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ClusterStatus/coordinatorId`.
+            internal var coordinatorId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ClusterStatus/uptimeSeconds`.
+            internal var uptimeSeconds: Swift.Double
+            /// The coordinator process's resident memory.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ClusterStatus/residentBytes`.
+            internal var residentBytes: Swift.Int?
+            /// Workers connected now (`GET /v1/workers` lists them).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ClusterStatus/workers`.
+            internal var workers: Swift.Int
+            /// Photos waiting at the coordinator for a worker.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ClusterStatus/queued`.
+            internal var queued: Swift.Int
+            /// Photos queued or running at each stage on workers.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ClusterStatus/stages`.
+            internal struct StagesPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/ClusterStatus/stages/download`.
+                internal var download: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/ClusterStatus/stages/decode`.
+                internal var decode: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/ClusterStatus/stages/filter`.
+                internal var filter: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/ClusterStatus/stages/encode`.
+                internal var encode: Swift.Int
+                /// Creates a new `StagesPayload`.
+                ///
+                /// - Parameters:
+                ///   - download:
+                ///   - decode:
+                ///   - filter:
+                ///   - encode:
+                internal init(
+                    download: Swift.Int,
+                    decode: Swift.Int,
+                    filter: Swift.Int,
+                    encode: Swift.Int
+                ) {
+                    self.download = download
+                    self.decode = decode
+                    self.filter = filter
+                    self.encode = encode
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case download
+                    case decode
+                    case filter
+                    case encode
+                }
+            }
+            /// Photos queued or running at each stage on workers.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ClusterStatus/stages`.
+            internal var stages: Components.Schemas.ClusterStatus.StagesPayload
+            /// Photos and megapixels finished a second, over the last 10 s and the last minute.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ClusterStatus/throughput`.
+            internal struct ThroughputPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/ClusterStatus/throughput/photosPerSecond10s`.
+                internal var photosPerSecond10s: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/ClusterStatus/throughput/photosPerSecond60s`.
+                internal var photosPerSecond60s: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/ClusterStatus/throughput/megapixelsPerSecond10s`.
+                internal var megapixelsPerSecond10s: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/ClusterStatus/throughput/megapixelsPerSecond60s`.
+                internal var megapixelsPerSecond60s: Swift.Double
+                /// Creates a new `ThroughputPayload`.
+                ///
+                /// - Parameters:
+                ///   - photosPerSecond10s:
+                ///   - photosPerSecond60s:
+                ///   - megapixelsPerSecond10s:
+                ///   - megapixelsPerSecond60s:
+                internal init(
+                    photosPerSecond10s: Swift.Double,
+                    photosPerSecond60s: Swift.Double,
+                    megapixelsPerSecond10s: Swift.Double,
+                    megapixelsPerSecond60s: Swift.Double
+                ) {
+                    self.photosPerSecond10s = photosPerSecond10s
+                    self.photosPerSecond60s = photosPerSecond60s
+                    self.megapixelsPerSecond10s = megapixelsPerSecond10s
+                    self.megapixelsPerSecond60s = megapixelsPerSecond60s
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case photosPerSecond10s
+                    case photosPerSecond60s
+                    case megapixelsPerSecond10s
+                    case megapixelsPerSecond60s
+                }
+            }
+            /// Photos and megapixels finished a second, over the last 10 s and the last minute.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ClusterStatus/throughput`.
+            internal var throughput: Components.Schemas.ClusterStatus.ThroughputPayload
+            /// With a shared journal (`--state postgres://…`), the lease this coordinator leads by.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ClusterStatus/leader`.
+            internal struct LeaderPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/ClusterStatus/leader/holder`.
+                internal var holder: Swift.String
+                /// - Remark: Generated from `#/components/schemas/ClusterStatus/leader/token`.
+                internal var token: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/ClusterStatus/leader/sinceUnixMs`.
+                internal var sinceUnixMs: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/ClusterStatus/leader/leaseSeconds`.
+                internal var leaseSeconds: Swift.Double
+                /// Creates a new `LeaderPayload`.
+                ///
+                /// - Parameters:
+                ///   - holder:
+                ///   - token:
+                ///   - sinceUnixMs:
+                ///   - leaseSeconds:
+                internal init(
+                    holder: Swift.String,
+                    token: Swift.Int,
+                    sinceUnixMs: Swift.Int,
+                    leaseSeconds: Swift.Double
+                ) {
+                    self.holder = holder
+                    self.token = token
+                    self.sinceUnixMs = sinceUnixMs
+                    self.leaseSeconds = leaseSeconds
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case holder
+                    case token
+                    case sinceUnixMs
+                    case leaseSeconds
+                }
+            }
+            /// With a shared journal (`--state postgres://…`), the lease this coordinator leads by.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ClusterStatus/leader`.
+            internal var leader: Components.Schemas.ClusterStatus.LeaderPayload?
+            /// Creates a new `ClusterStatus`.
+            ///
+            /// - Parameters:
+            ///   - coordinatorId:
+            ///   - uptimeSeconds:
+            ///   - residentBytes: The coordinator process's resident memory.
+            ///   - workers: Workers connected now (`GET /v1/workers` lists them).
+            ///   - queued: Photos waiting at the coordinator for a worker.
+            ///   - stages: Photos queued or running at each stage on workers.
+            ///   - throughput: Photos and megapixels finished a second, over the last 10 s and the last minute.
+            ///   - leader: With a shared journal (`--state postgres://…`), the lease this coordinator leads by.
+            internal init(
+                coordinatorId: Swift.String,
+                uptimeSeconds: Swift.Double,
+                residentBytes: Swift.Int? = nil,
+                workers: Swift.Int,
+                queued: Swift.Int,
+                stages: Components.Schemas.ClusterStatus.StagesPayload,
+                throughput: Components.Schemas.ClusterStatus.ThroughputPayload,
+                leader: Components.Schemas.ClusterStatus.LeaderPayload? = nil
+            ) {
+                self.coordinatorId = coordinatorId
+                self.uptimeSeconds = uptimeSeconds
+                self.residentBytes = residentBytes
+                self.workers = workers
+                self.queued = queued
+                self.stages = stages
+                self.throughput = throughput
+                self.leader = leader
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case coordinatorId
+                case uptimeSeconds
+                case residentBytes
+                case workers
+                case queued
+                case stages
+                case throughput
+                case leader
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/WorkerList`.
         internal struct WorkerList: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/WorkerList/workers`.

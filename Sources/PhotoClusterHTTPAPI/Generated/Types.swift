@@ -86,6 +86,15 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/workers`.
     /// - Remark: Generated from `#/paths//v1/workers/get(listWorkers)`.
     func listWorkers(_ input: Operations.ListWorkers.Input) async throws -> Operations.ListWorkers.Output
+    /// The cluster at a glance
+    ///
+    /// What `cluster status` and `cluster top` show of the whole cluster: the coordinator, its
+    /// throughput, its backlog and the photos at each stage on workers.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/status`.
+    /// - Remark: Generated from `#/paths//v1/status/get(getStatus)`.
+    func getStatus(_ input: Operations.GetStatus.Input) async throws -> Operations.GetStatus.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -252,6 +261,17 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//v1/workers/get(listWorkers)`.
     internal func listWorkers(headers: Operations.ListWorkers.Input.Headers = .init()) async throws -> Operations.ListWorkers.Output {
         try await listWorkers(Operations.ListWorkers.Input(headers: headers))
+    }
+    /// The cluster at a glance
+    ///
+    /// What `cluster status` and `cluster top` show of the whole cluster: the coordinator, its
+    /// throughput, its backlog and the photos at each stage on workers.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/status`.
+    /// - Remark: Generated from `#/paths//v1/status/get(getStatus)`.
+    internal func getStatus(headers: Operations.GetStatus.Input.Headers = .init()) async throws -> Operations.GetStatus.Output {
+        try await getStatus(Operations.GetStatus.Input(headers: headers))
     }
 }
 
