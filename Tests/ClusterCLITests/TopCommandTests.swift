@@ -30,6 +30,9 @@ final class TopCommandTests: XCTestCase {
         XCTAssertTrue(first.contains("JOBS 1"), first)
         XCTAssertTrue(first.contains("photos/s"), first)
         XCTAssertTrue(first.contains("megapixels/s"), first)
+        XCTAssertNotNil(first.range(of: #"up [0-9]+ s, [0-9]+ MiB resident"#, options: .regularExpression), "the coordinator's own memory: \(first)")
+        XCTAssertTrue(eventually(timeout: 5) { screen().range(of: #"RESIDENT\n.+ [0-9]+M\n"#, options: .regularExpression) != nil },
+                      "the worker's resident memory, from its heartbeats: \(screen())")
         XCTAssertNotNil(first.range(of: #"coordinator [0-9]+ +download [0-9]+\+[0-9]+"#, options: .regularExpression), first)
 
         var later = ""

@@ -69,10 +69,12 @@ enum TopScreen {
         return "\(gib(worker.memoryInUseBytes))/\(gib(worker.memoryBudgetBytes))G\(waiting)"
     }
 
-    /// A worker's process's resident memory (`0.4G`): its budget's photos, its stage cache and
-    /// the rest of the process; `-` for a worker that reports none.
+    /// A worker's process's resident memory (`340M`, `1.2G`): its budget's photos, its stage
+    /// cache and the rest of the process; `-` for a worker that reports none.
     static func residentColumn(_ worker: Photocluster_V1_WorkerStatus) -> String {
-        worker.residentBytes > 0 ? String(format: "%.1fG", Double(worker.residentBytes) / Double(1 << 30)) : "-"
+        let bytes = worker.residentBytes
+        if bytes == 0 { return "-" }
+        return bytes < 1 << 30 ? "\((bytes + (1 << 19)) >> 20)M" : String(format: "%.1fG", Double(bytes) / Double(1 << 30))
     }
 
     /// The coordinator's resident memory after its uptime (`, 58 MiB resident`); nothing when not reported.
@@ -115,7 +117,7 @@ enum TopScreen {
     // MARK: - Pieces
 
     static let stageOrder: [(Photocluster_V1_Stage, String)] = [(.download, "download"), (.decode, "decode"), (.filter, "filter"), (.encode, "encode")]
-    static let workerWidths = [24, 16, 5, 12, 8, 9, 8, 4, 4, 5, 4, 18, 8]
+    static let workerWidths = [24, 16, 5, 12, 8, 9, 8, 4, 4, 5, 4, 18, 9]
     static let jobWidths = [14, 18, 22, 30, 12, 7, 9]
 
     static func visibleJobs(_ jobs: [JobSummary]) -> [JobSummary] {
