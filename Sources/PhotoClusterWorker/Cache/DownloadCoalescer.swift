@@ -7,6 +7,11 @@ import PhotoClusterDownload
 /// The transfer is cancelled only when its last subscriber leaves (as in an image pipeline's
 /// shared tasks). The table of running transfers is behind the lock; completions fan out on the
 /// thread that ends the transfer (the download engine's, or an S3 read's task).
+///
+/// Ownership: the table owns each `Shared`, and a `Shared` its transfer's handle. The transfer
+/// holds its completion until it is freed, so the completion refers to its `Shared` weakly: a
+/// strong reference made a cycle (shared → handle → transfer → completion → shared) that kept
+/// every finished transfer, libcurl's handle with it, for the life of the worker.
 final class DownloadCoalescer: @unchecked Sendable {
     typealias Completion = @Sendable (Result<DownloadedBody, DownloadError>) -> Void
 
@@ -51,7 +56,8 @@ final class DownloadCoalescer: @unchecked Sendable {
             return (subscription, shared, true)
         }
         guard isNew else { return subscription }
-        let handle = sources.start(url) { [weak self] result in
+        let handle = sources.start(url) { [weak self, weak shared] result in
+            guard let shared else { return }  // every subscriber left: each has heard already
             self?.finish(url: url, shared: shared, result: result)
         }
         table.withLock { _ in shared.handle = handle }
