@@ -7,7 +7,9 @@
 #   start_coordinator [ARGS...]           # clients on port + 1; $coordinator is its pid
 #   start_worker ID [ARGS...]             # metrics on port + 2; waits until it joined; $worker
 #
-# Everything started is killed, and $work removed, when the script exits.
+# Everything started is killed, and $work removed, when the script exits. A script that defines
+# `launch_under ROLE COMMAND...` runs the coordinator and the worker through it (ROLE is
+# `coordinator` or `worker`), to put them under a profiler: it should `exec` the profiler.
 
 # NAME names the benchmark in its errors; CLUSTER defaults to the release build, else the debug one.
 loopback_setup() {
@@ -39,13 +41,21 @@ bench_fail() {
     exit 1
 }
 
+# Runs COMMAND in place of the background shell it is called in (so `$!` is the process itself),
+# through the script's `launch_under` where it has one (which should `exec` too).
+launch() {
+    local role=$1
+    shift
+    if declare -F launch_under >/dev/null; then launch_under "$role" "$@"; else exec "$@"; fi
+}
+
 serve_photos() {
     python3 -m http.server "$((port + 3))" --bind 127.0.0.1 --directory "$work/photos" >/dev/null 2>&1 &
     pids+=($!)
 }
 
 start_coordinator() {
-    "$CLUSTER" coordinator --insecure --bind "tcp://127.0.0.1:$port" --client-bind "tcp://127.0.0.1:$((port + 1))" \
+    launch coordinator "$CLUSTER" coordinator --insecure --bind "tcp://127.0.0.1:$port" --client-bind "tcp://127.0.0.1:$((port + 1))" \
         --output-root "$work" --metrics-bind off "$@" >"$work/coordinator.log" 2>&1 &
     coordinator=$!
     pids+=("$coordinator")
@@ -54,7 +64,7 @@ start_coordinator() {
 start_worker() {
     local id=$1
     shift
-    "$CLUSTER" worker --insecure --coordinator "tcp://127.0.0.1:$port" --id "$id" --allow-loopback \
+    launch worker "$CLUSTER" worker --insecure --coordinator "tcp://127.0.0.1:$port" --id "$id" --allow-loopback \
         --metrics-bind "127.0.0.1:$((port + 2))" "$@" >"$work/worker.log" 2>&1 &
     worker=$!
     pids+=("$worker")
