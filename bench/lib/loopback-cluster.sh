@@ -6,6 +6,7 @@
 #   serve_photos                          # $work/photos on port + 3
 #   start_coordinator [ARGS...]           # clients on port + 1; $coordinator is its pid
 #   start_worker ID [ARGS...]             # metrics on port + 2; waits until it joined; $worker
+#   job_manifest JOB COPIES > FILE        # a job of the photos, under URLs new to job JOB
 #
 # Everything started is killed, and $work removed, when the script exits. A script that defines
 # `launch_under ROLE COMMAND...` runs the coordinator and the worker through it (ROLE is
@@ -47,6 +48,21 @@ launch() {
     local role=$1
     shift
     if declare -F launch_under >/dev/null; then launch_under "$role" "$@"; else exec "$@"; fi
+}
+
+# A job's manifest: the photos in $work/photos COPIES times, each copy under URLs of its own that
+# name JOB too (so every job downloads anew), each photo of each copy with one of four chains in
+# turn (a 512-px thumbnail; sepia; resize to 1600; blur then grayscale).
+job_manifest() {  # JOB COPIES
+    python3 - "$work/photos" "$2" "$((port + 3))" "$1" <<'PY'
+import json, os, sys
+folder, copies, port, job = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+chains = [["thumbnail:width=512,height=512"], ["sepia"], ["resize:width=1600,height=1600"], ["blur:sigma=2", "grayscale"]]
+photos = sorted(f for f in os.listdir(folder) if f.endswith((".jpg", ".png")))
+print(json.dumps([{"name": f"{copy}-{name}", "url": f"http://127.0.0.1:{port}/{name}?job={job}&copy={copy}",
+                   "filters": chains[(index + copy) % len(chains)]}
+                  for copy in range(copies) for index, name in enumerate(photos)]))
+PY
 }
 
 serve_photos() {
