@@ -1,7 +1,7 @@
 # Sourced by the benchmarks that run a coordinator and one worker over TCP on loopback, with the
 # sample photos served beside them over HTTP:
 #
-#   . "$(dirname "$0")/lib/loopback-cluster.sh"
+#   cd "$(dirname "$0")/.." && . bench/lib/loopback-cluster.sh
 #   loopback_setup NAME "${1:-}"          # CLUSTER, work, port, photos copied to $work/photos
 #   serve_photos                          # $work/photos on port + 3
 #   start_coordinator [ARGS...]           # clients on port + 1; $coordinator is its pid
