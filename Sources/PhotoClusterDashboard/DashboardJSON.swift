@@ -141,10 +141,10 @@ enum DashboardJSON {
             residentBytes = status.residentBytes == 0 ? nil : status.residentBytes
             throughput = Throughput(status.throughput)
             workers = status.workers.map(Worker.init)
-            let stages = workers.reduce(into: [String: UInt32]()) { total, worker in total.merge(worker.stages, uniquingKeysWith: +) }
+            let stages = status.stageLoads
             queues = Queues(
-                queued: status.queued, download: stages["download"] ?? 0, decode: stages["decode"] ?? 0,
-                filter: stages["filter"] ?? 0, encode: stages["encode"] ?? 0)
+                queued: status.queued, download: stages[.download]?.total ?? 0, decode: stages[.decode]?.total ?? 0,
+                filter: stages[.filter]?.total ?? 0, encode: stages[.encode]?.total ?? 0)
             jobs = status.jobs.map { Job($0, includePhotos: false) }
             failures = status.recentFailures.map {
                 Failure(jobId: $0.jobID, index: $0.index, name: $0.name, stage: $0.stage, reason: $0.reason, at: $0.atUnixSeconds)

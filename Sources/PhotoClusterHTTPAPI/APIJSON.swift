@@ -62,10 +62,7 @@ enum APIJSON {
 
     /// The whole cluster as `cluster status` heads it: the coordinator, throughput and queues.
     static func status(_ reply: Photocluster_V1_StatusReply) -> Components.Schemas.ClusterStatus {
-        var stages: [Photocluster_V1_Stage: Int] = [:]
-        for worker in reply.workers {
-            for load in worker.stages { stages[load.stage, default: 0] += Int(load.queued) + Int(load.running) }
-        }
+        let stages = reply.stageLoads.mapValues { Int($0.total) }
         let t = reply.throughput
         let leader = reply.hasLeadership
             ? Components.Schemas.ClusterStatus.LeaderPayload(

@@ -16,7 +16,7 @@ enum TopScreen {
         lines.append(
             "throughput   photos/s \(rate(t.photosPerSecond10S)) (10 s)  \(rate(t.photosPerSecond60S)) (1 min)"
                 + "   megapixels/s \(rate(t.megapixelsPerSecond10S)) (10 s)  \(rate(t.megapixelsPerSecond60S)) (1 min)")
-        let stages = stageTotals(reply.workers)
+        let stages = reply.stageLoads
         lines.append(
             "queues       coordinator \(reply.queued)   "
                 + stageOrder.map { "\($0.1) \(stages[$0.0].map { "\($0.queued)+\($0.running)" } ?? "0+0")" }.joined(separator: "   ")
@@ -94,10 +94,10 @@ enum TopScreen {
     /// One line per refresh when the output is not a terminal.
     static func line(_ reply: StatusReply, now: Date = Date()) -> String {
         let t = reply.throughput
-        let stages = stageTotals(reply.workers)
+        let stages = reply.stageLoads
         var text = "\(clock(now)) workers=\(reply.workers.count) queued=\(reply.queued)"
         for (stage, name) in stageOrder {
-            text += " \(name)=\((stages[stage]?.queued ?? 0) + (stages[stage]?.running ?? 0))"
+            text += " \(name)=\(stages[stage]?.total ?? 0)"
         }
         text += " photos/s=\(rate(t.photosPerSecond10S))/\(rate(t.photosPerSecond60S)) MP/s=\(rate(t.megapixelsPerSecond10S))/\(rate(t.megapixelsPerSecond60S))"
         let budgeted = reply.workers.filter { $0.memoryBudgetBytes > 0 }
@@ -127,15 +127,6 @@ enum TopScreen {
     }
 
     static func isFinished(_ job: JobSummary) -> Bool { job.phase == .didFinish || job.phase == .cancelled }
-
-    static func stageTotals(_ workers: [Photocluster_V1_WorkerStatus]) -> [Photocluster_V1_Stage: (queued: UInt32, running: UInt32)] {
-        var totals: [Photocluster_V1_Stage: (queued: UInt32, running: UInt32)] = [:]
-        for load in workers.flatMap(\.stages) {
-            totals[load.stage, default: (0, 0)].queued += load.queued
-            totals[load.stage, default: (0, 0)].running += load.running
-        }
-        return totals
-    }
 
     /// `[█████░░░░░]  52%`
     static func bar(done: Int, total: Int, width: Int) -> String {
