@@ -19,9 +19,6 @@ import multiprocessing
 import os
 import time
 
-# One libvips thread per process (set before pyvips loads libvips): the pool gives the cores.
-os.environ.setdefault("VIPS_CONCURRENCY", "1")
-
 _inputs = []
 _options = {}
 
@@ -30,6 +27,8 @@ def _init(inputs, options):
     global _inputs, _options
     _inputs, _options = inputs, options
     if options["library"] in ("pyvips", "vips-decode"):
+        # One libvips thread per process (set before pyvips loads libvips): the pool gives the cores.
+        os.environ.setdefault("VIPS_CONCURRENCY", "1")
         import pyvips
         pyvips.cache_set_max(0)  # every run decodes again, as the other tools do
 

@@ -6,7 +6,7 @@ Pillow's `draft` + `thumbnail` in-process and ImageMagick's `-thumbnail`, on one
 and on all cores. Writes bench/results/thumbnails.{json,md,png}. Figures only: nothing here
 passes or fails on a threshold.
 
-    thumbnails.py --cluster BIN --pipeline BIN [--vips BIN] [--magick BIN] [--runs N] [--photos N]
+    thumbnails.py --cluster BIN --pipeline BIN [--floor BIN] [--vips BIN] [--magick BIN] [--runs N] [--photos N]
                   [--tools a,b] [--works thumb-256,thumb-512] [--sets 12mp,24mp] [--cores 1] [--scratch DIR]
 """
 import argparse
@@ -18,6 +18,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cluster", required=True)
     parser.add_argument("--pipeline", required=True, help="PipelineBenchmark, whose `serve` is the photo server")
+    parser.add_argument("--floor", default="", help="bench/floor.c built, for the worker-decode row")
     parser.add_argument("--vips", default="")
     parser.add_argument("--magick", default="")
     parser.add_argument("--runs", type=int, default=3)

@@ -25,6 +25,7 @@ TOOLS = [
     ("pyvips", "pyvips `thumbnail` in-process"),
     ("decode", "the floor: Pillow's libjpeg-turbo decode alone at PhotoCluster's DCT scale"),
     ("vips-decode", "libvips' `jpegload` alone at the same DCT scale"),
+    ("worker-decode", "the worker's own libjpeg-turbo (the system's) decoding alone at the same DCT scale, in C (bench/floor.c)"),
     ("vips", "`vips thumbnail` command"),
     ("pillow", "Pillow `draft` + `thumbnail` in-process"),
     ("magick", "ImageMagick `-thumbnail`"),
@@ -123,6 +124,21 @@ class Thumbnails:
         result = json.loads(stdout.strip().splitlines()[-1])
         return result["seconds"], result["photos"], result["megapixels"]
 
+    def worker_decode(self, work, set_key, files, cores):
+        """bench/floor.c: the libjpeg-turbo the worker links, decoding from memory into RGBA at the
+        DCT scale the worker picks, nothing else. The whole command minus this is what PhotoCluster
+        spends beside its decoder."""
+        from PIL import Image
+        sys.path.insert(0, os.path.join(self.root, "bench"))
+        from thumbnail_inprocess import photocluster_dct_scale
+        width, height = Image.open(files[0]).size
+        scale = photocluster_dct_scale(width, height, WORKS[work])
+        photos = files * max(1, math.ceil(16 / len(files)))
+        _, stdout = self.timed(self.pin(cores) + [self.args.floor, "--threads", str(cores), "--runs", "1", "--out", "none",
+                                                  "--scale", str(scale), "--rgba"] + photos)
+        result = json.loads(stdout.strip().splitlines()[-1])
+        return result["seconds"], len(photos), self.megapixels(files) * len(photos) / len(files)
+
     def per_photo(self, work, set_key, files, tool, cores, round_):
         """One process per photo, `cores` at a time (xargs -P), as scripts use the commands."""
         size, out = WORKS[work], os.path.join(self.tmp, "out-cmd")
@@ -151,6 +167,10 @@ class Thumbnails:
         try:
             if tool == "embedded":
                 return self.embedded(work, set_key, files, cores, round_)
+            if tool == "worker-decode":
+                if not self.args.floor:
+                    raise RuntimeError("needs --floor (bench/floor.c built; bench/run passes it)")
+                return self.worker_decode(work, set_key, files, cores)
             if tool in ("pyvips", "pillow", "decode", "vips-decode"):
                 return self.in_process(work, set_key, files, tool, cores, round_)
             if tool == "vips" and self.args.vips or tool == "magick" and self.args.magick:
