@@ -1,14 +1,19 @@
 import Foundation
+import PhotoClusterCore
 import PhotoClusterProto
 
 /// Shows a job's progress while it runs: a bar redrawn in place when stdout is a terminal (and
 /// not `--json`), otherwise a line on stderr at most once a second, so a long job never looks
-/// stuck and stdout stays clean for the JSON report.
+/// stuck and stdout stays clean for the JSON report. Both carry the pace over the last ten
+/// seconds and the time left at it (`ProgressRate`). Used from the one thread that reads the
+/// job's events.
 final class ProgressReporter {
     private let total: Int
     private let live: Bool
     private var lastLine = Date.distantPast
     private var drewBar = false
+    private let started = MonotonicInstant.now
+    private var rate = ProgressRate()
 
     init(total: Int, enabled: Bool) {
         self.total = total
@@ -21,12 +26,14 @@ final class ProgressReporter {
     }
 
     func update(_ counts: Photocluster_V1_JobProgress) {
+        rate.record(done: Int(counts.done), at: MonotonicInstant.now.seconds(since: started))
+        let pace = rate.summary(total: Int(counts.total))
         if live {
-            Terminal.write("\r" + Self.bar(counts, width: 30) + "\u{1B}[K")
+            Terminal.write("\r" + Self.bar(counts, width: 30) + pace + "\u{1B}[K")
             drewBar = true
         } else if Date().timeIntervalSince(lastLine) >= 1 || counts.done == counts.total {
             lastLine = Date()
-            Terminal.error("progress: \(Self.counts(counts))")
+            Terminal.error("progress: \(Self.counts(counts))\(pace)")
         }
     }
 
