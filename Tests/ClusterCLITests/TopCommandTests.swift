@@ -28,6 +28,7 @@ final class TopCommandTests: XCTestCase {
         }, "a worker row and a job's progress bar: \(first)")
         XCTAssertTrue(first.contains("WORKERS 1"), first)
         XCTAssertTrue(first.contains("JOBS 1"), first)
+        XCTAssertNotNil(first.range(of: #"PHOTOS/S +LEFT"#, options: .regularExpression), "the job's time left: \(first)")
         XCTAssertTrue(first.contains("photos/s"), first)
         XCTAssertTrue(first.contains("megapixels/s"), first)
         XCTAssertNotNil(first.range(of: #"up [0-9]+ s, [0-9]+ MiB resident"#, options: .regularExpression), "the coordinator's own memory: \(first)")

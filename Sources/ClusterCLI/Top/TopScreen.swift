@@ -35,13 +35,13 @@ enum TopScreen {
         lines.append("")
         let jobs = visibleJobs(reply.jobs)
         lines.append("JOBS \(reply.jobs.count)")
-        lines.append(columns(["JOB", "LABEL", "PHASE", "PROGRESS", "DONE/TOTAL", "FAILED", "PHOTOS/S"], widths: jobWidths))
+        lines.append(columns(["JOB", "LABEL", "PHASE", "PROGRESS", "DONE/TOTAL", "FAILED", "PHOTOS/S", "LEFT"], widths: jobWidths))
         for job in jobs {
             let p = job.progress
             lines.append(columns([
                 job.jobID, job.label, job.phase.displayName + (job.suspended ? " (suspended)" : ""),
                 bar(done: Int(p.done), total: Int(p.total), width: jobWidths[3] - 8), "\(p.done)/\(p.total)", "\(p.failed)",
-                rate(job.throughput.photosPerSecond10S),
+                rate(job.throughput.photosPerSecond10S), timeLeft(job),
             ], widths: jobWidths))
         }
         if let failure = reply.recentFailures.first {
@@ -49,6 +49,14 @@ enum TopScreen {
             lines.append("latest failure: \(failure.jobID) photo \(failure.index) (\(failure.name)) at \(failure.stage): \(failure.reason)")
         }
         return lines.map { clip($0, to: width) }
+    }
+
+    /// The time an open job's remaining photos take at its pace over the last 10 s (`3 min`);
+    /// `-` for a finished job or one that is not moving.
+    static func timeLeft(_ job: JobSummary) -> String {
+        let left = Int(job.progress.total) - Int(job.progress.done), pace = job.throughput.photosPerSecond10S
+        guard !isFinished(job), left > 0, pace > 0 else { return "-" }
+        return ProgressRate.durationText(Double(left) / pace)
     }
 
     /// " draining" or " drained" after a worker that takes no work; nothing for one that does.
@@ -118,7 +126,7 @@ enum TopScreen {
 
     static let stageOrder: [(Photocluster_V1_Stage, String)] = [(.download, "download"), (.decode, "decode"), (.filter, "filter"), (.encode, "encode")]
     static let workerWidths = [24, 16, 5, 12, 8, 9, 8, 4, 4, 5, 4, 18, 9]
-    static let jobWidths = [14, 18, 22, 30, 12, 7, 9]
+    static let jobWidths = [14, 18, 22, 30, 12, 7, 9, 10]
 
     static func visibleJobs(_ jobs: [JobSummary]) -> [JobSummary] {
         let open = jobs.filter { !isFinished($0) }
