@@ -60,6 +60,7 @@ final class ProgressRateTests: XCTestCase {
     func testTextsAreRoundedForAReader() {
         XCTAssertEqual(ProgressRate.rateText(0.44), "0.4 photos/s")
         XCTAssertEqual(ProgressRate.rateText(12.46), "12.5 photos/s")
+        XCTAssertEqual(ProgressRate.rateText(99.96), "100 photos/s")
         XCTAssertEqual(ProgressRate.rateText(1430.4), "1430 photos/s")
         XCTAssertEqual(ProgressRate.durationText(0.2), "1 s")
         XCTAssertEqual(ProgressRate.durationText(45), "45 s")

@@ -49,8 +49,8 @@ public struct ProgressRate: Sendable {
 
     /// "0.4 photos/s", "12.5 photos/s", "1430 photos/s".
     public static func rateText(_ rate: Double) -> String {
-        let rounded = rate < 100 ? (rate * 10).rounded() / 10 : rate.rounded()
-        return rate < 100 ? "\(rounded) photos/s" : "\(Int(rounded)) photos/s"
+        let tenths = (rate * 10).rounded() / 10
+        return tenths < 100 ? "\(tenths) photos/s" : "\(Int(rate.rounded())) photos/s"
     }
 
     /// "45 s", "3 min", "1 h 5 min": rounded up, to the unit a reader plans by.
