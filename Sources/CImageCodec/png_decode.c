@@ -208,11 +208,39 @@ static ic_status reduce_whole(ic_image *image, const ic_decode_options *options,
     return IC_OK;
 }
 
+/*
+ * Refuses a chunk that claims more bytes than the file has left, before libpng sees it. libpng
+ * allocates and zeroes a text, eXIf or sPLT chunk's whole declared length before it reads the
+ * body (Debian's 1.6.39 does not hold these to its 8 MB chunk limit), so a 133-byte file whose
+ * iTXt chunk claims 1.7 GB made a worker fault in 1.7 GB of zeros. A complete chunk is bounded
+ * by the download; only a truncated one could claim more. Chunks after IEND are not read.
+ */
+static ic_status check_chunk_lengths(const uint8_t *data, size_t size, char *message, size_t message_size) {
+    size_t at = 8;
+    while (at + 8 <= size) {
+        uint64_t length = read_be32(data + at);
+        const uint8_t *type = data + at + 4;
+        if (length + 12 > size - at) {
+            int named = 1;
+            for (int i = 0; i < 4; i++) named &= (type[i] >= 'A' && type[i] <= 'Z') || (type[i] >= 'a' && type[i] <= 'z');
+            ic_set_message(message, message_size, "PNG data is truncated: %s%.*s chunk at byte %zu claims %llu bytes, %zu are left",
+                           named ? "its " : "a", named ? 4 : 0, (const char *)type, at, (unsigned long long)length,
+                           size - at - 8);
+            return IC_CORRUPT;
+        }
+        if (memcmp(type, "IEND", 4) == 0) break;
+        at += (size_t)length + 12;
+    }
+    return IC_OK;
+}
+
 ic_status ic_decode_png(const uint8_t *data, size_t size, const ic_decode_options *options,
                         ic_image *out, char *message, size_t message_size) {
     ic_status started = ic_start_decode(data, size, out, message, message_size);
     if (started != IC_OK) return started;
     ic_status status = precheck_header(data, size, options->max_pixels, message, message_size);
+    if (status != IC_OK) return status;
+    status = check_chunk_lengths(data, size, message, message_size);
     if (status != IC_OK) return status;
     /* IHDR: width, height, bit depth, colour type (byte 25), ..., interlace method (byte 28). */
     uint32_t width = read_be32(data + 16), height = read_be32(data + 20);

@@ -47,6 +47,27 @@ final class HostileFileTests: XCTestCase {
         XCTAssertEqual(ImageCodec.decoderBytes(opaque, format: .webp), 0)
     }
 
+    /// libpng allocates and zeroes a text, eXIf or sPLT chunk's declared length before it reads
+    /// the body: a truncated chunk that claims more than the file holds is refused before libpng
+    /// sees it, on both paths (whole, and row by row into a reduction), naming chunk and claim.
+    func testAPNGChunkClaimingMoreThanTheFileHoldsIsRefusedBeforeLibpngAllocatesIt() throws {
+        for type in ["iTXt", "zTXt", "tEXt", "eXIf", "sPLT", "iCCP", "prVt"] {
+            let png = HostileFiles.truncatedChunkPNG(type: type, claimed: 64 << 20)
+            XCTAssertLessThan(png.count, 100)
+            let whole = assertCodecError(.corrupt, try ImageCodec.decode(png))
+            XCTAssertEqual(whole?.message, "PNG data is truncated: its \(type) chunk at byte 33 claims 67108864 bytes, 22 are left", type)
+            let reducing = DecodeOptions(reduceTo: ImageSize(width: 1, height: 1))
+            XCTAssertEqual(assertCodecError(.corrupt, try ImageCodec.decode(png, options: reducing))?.message, whole?.message, type)
+        }
+        var garbled = HostileFiles.truncatedChunkPNG(type: "iTXt", claimed: 1 << 30)
+        garbled[37] = 0x01  // a type that is no name
+        XCTAssertEqual(assertCodecError(.corrupt, try ImageCodec.decode(garbled))?.message, "PNG data is truncated: a chunk at byte 33 claims 1073741824 bytes, 22 are left")
+        // What follows IEND is not the image's: a truncated chunk there is not read.
+        let image = try XCTUnwrap(RGBAImage(width: 8, height: 8))
+        let trailing = try ImageCodec.encode(image, as: .png) + HostileFiles.truncatedChunkPNG(type: "iTXt", claimed: 64 << 20).dropFirst(8)
+        XCTAssertEqual(try ImageCodec.decode(trailing).image.width, 8)
+    }
+
     /// Scans are counted before the first is decoded: the whole count is in the message.
     func testAJPEGOfTooManyScansIsRefusedWithItsCount() throws {
         let most = HostileFiles.manyScanJPEG(width: 64, height: 64, scans: ImageCodec.maxJPEGScans)

@@ -52,6 +52,17 @@ public enum HostileFiles {
         return png
     }
 
+    /// A 1x1 PNG cut short inside a `type` chunk after its IHDR that claims `claimed` bytes of
+    /// body (a few follow): a file of some 60 bytes that asks its decoder for the claim.
+    public static func truncatedChunkPNG(type: String, claimed: UInt32) -> Data {
+        var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        png += chunk("IHDR", [0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0])  // 1x1, 8-bit gray
+        png += bigEndian(claimed)
+        png += Data(type.utf8)
+        png += Data("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0]
+        return png
+    }
+
     /// A PNG chunk: length, type, body, CRC of type and body.
     public static func chunk(_ type: String, _ body: some Collection<UInt8>) -> Data {
         var typed = Data(type.utf8)
