@@ -18,6 +18,17 @@ final class TaskStreamTests: XCTestCase {
         }
     }
 
+    /// A full ring holds its capacity, not the next power of two past it.
+    func testAFullRingReservesItsCapacityAndNoMore() {
+        var stream = TaskStream(capacity: 100_000)
+        for n in 1...100_000 { stream.record(worker: "w1", job: "a", photo: UInt32(n), attempt: 1, span("decode", start: UInt64(n), duration: 1)) }
+        XCTAssertGreaterThanOrEqual(stream.slotsReserved, 100_000)
+        XCTAssertLessThan(stream.slotsReserved, 100_100, "malloc's rounding at most, not 131,072")
+        stream.record(worker: "w1", job: "a", photo: 0, attempt: 1, span("decode", start: 0, duration: 1))
+        XCTAssertLessThan(stream.slotsReserved, 100_100, "a full ring replaces, it does not grow")
+        XCTAssertEqual(stream.spans(after: 0, limit: 1).map(\.sequence), [100_001])
+    }
+
     func testTheRingKeepsTheNewestSpansAndPagesBySequence() {
         var stream = TaskStream(capacity: 5)
         XCTAssertEqual(stream.spans(after: 0, limit: 10), [])

@@ -72,7 +72,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("http"), help: ArgumentHelp("Where the web dashboard and the HTTP API (/v1, docs/http-api.md) listen: HOST:PORT or off (default 127.0.0.1:8080).", valueName: "address"))
     var http: String?
 
-    @Option(name: .customLong("task-stream-spans"), help: ArgumentHelp("Stages of photos kept for the dashboard's task stream and `cluster trace` (the latest; about 100 bytes each); 0 keeps none.", valueName: "n"))
+    @Option(name: .customLong("task-stream-spans"), help: ArgumentHelp("Stages of photos kept for the dashboard's task stream and `cluster trace` (the latest; about 110 bytes each: 11 MB at the default); 0 keeps none.", valueName: "n"))
     var taskStreamSpans = CoordinatorConfiguration.defaultTaskStreamSpans
 
     @Option(name: .customLong("http-token-file"), help: ArgumentHelp("A file (mode 600) holding the dashboard's token; default with CURVE: a new token each start, in dashboard.token in a --state directory.", valueName: "file"))

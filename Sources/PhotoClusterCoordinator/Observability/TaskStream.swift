@@ -38,6 +38,9 @@ struct TaskStream {
 
     var isEnabled: Bool { capacity > 0 }
 
+    /// Spans the ring has room for without growing (its capacity once full).
+    var slotsReserved: Int { ring.capacity }
+
     /// Whether spans were given up to make room (a reader may have missed some).
     var hasDropped: Bool { recorded > UInt64(ring.count) }
 
@@ -51,6 +54,9 @@ struct TaskStream {
             sequence: recorded, worker: worker, job: job, photo: photo, attempt: attempt, stage: span.stage, name: span.name,
             startMicros: span.startUnixUs, durationMicros: span.durationUs, outcome: span.outcome, fused: span.fused)
         if ring.count < capacity {
+            // Doubling, but never past the capacity: appends alone would round 100,000 spans up
+            // to room for 131,072 (3.5 MB of a long-running coordinator that nothing ever uses).
+            if ring.count == ring.capacity { ring.reserveCapacity(min(capacity, max(64, ring.count * 2))) }
             ring.append(entry)
         } else {
             ring[oldest] = entry
