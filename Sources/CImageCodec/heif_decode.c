@@ -32,6 +32,8 @@ ic_status ic_heif_open(const uint8_t *data, size_t size, struct heif_context **c
     *context = NULL;
     *handle = NULL;
     const char *name = heif_format_name(data, size);
+    ic_status references = ic_heif_check_references(data, size, name, message, message_size);
+    if (references != IC_OK) return references;
     struct heif_context *ctx = heif_context_alloc();
     if (ctx == NULL) {
         ic_set_message(message, message_size, "%s: no memory for a decoder", name);

@@ -14,6 +14,11 @@ struct heif_image_handle;
 ic_status ic_heif_open(const uint8_t *data, size_t size, struct heif_context **context,
                        struct heif_image_handle **handle, char *message, size_t message_size);
 
+/* Refuses a file whose primary image is derived, through `dimg` and `auxl` references, from
+ * itself or through a chain deeper than real files have (libheif would recurse without end);
+ * `name` ("HEIF", "AVIF") starts the message. Reads only the boxes, before libheif does. */
+ic_status ic_heif_check_references(const uint8_t *data, size_t size, const char *name, char *message, size_t message_size);
+
 /* An RGB ICC profile (malloc'd) for an nclx box's primaries and transfer (ITU-T H.273 codes),
  * or NULL when they are sRGB's, unspecified, or not representable (PQ, HLG). */
 uint8_t *ic_icc_from_nclx(int primaries, int transfer, size_t *size);

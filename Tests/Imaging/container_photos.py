@@ -310,6 +310,12 @@ def hostile(out):
     assert at > 0, "no ispe box"
     data[at + 8:at + 16] = struct.pack(">II", 40000, 40000)
     open(path("huge.heic"), "wb").write(data)
+    # Only the boxes that chain derived images: the primary item 1 made from 2, 2 from 3, ... ten
+    # deep, where real files nest two deep (an iden of a grid of tiles).
+    chain = [box("dimg", struct.pack(">HHH", item, 1, item + 1)) for item in range(1, 11)]
+    meta = full_box("meta", 0, 0, full_box("hdlr", 0, 0, struct.pack(">I4s12x", 0, b"pict"), b"\0"),
+                    full_box("pitm", 0, 0, struct.pack(">H", 1)), full_box("iref", 0, 0, *chain))
+    open(path("deep.heic"), "wb").write(box("ftyp", b"heic", struct.pack(">I", 0), b"mif1heic") + meta)
     # An AVIF cut in half.
     run("avifenc", "-s", "9", path("small.png"), path("whole.avif"))
     whole = open(path("whole.avif"), "rb").read()

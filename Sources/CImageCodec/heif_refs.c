@@ -1,0 +1,198 @@
+#include "heif_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * The item references of a HEIF or AVIF file, checked before libheif reads it. libheif 1.15
+ * decodes a derived image (a grid, an `iden`, an overlay) by decoding the items it is derived
+ * from (`dimg` references), and an image's alpha plane by decoding its auxiliary image (`auxl`),
+ * each by recursion, with no guard: a 533-byte file whose primary item is derived from itself
+ * recursed until the decoding thread's stack ran out and the whole process died. Real files nest
+ * two deep (an `iden` of a grid of tiles), so a chain deeper than IC_HEIF_MAX_DERIVATION, or any
+ * loop, is refused with the items named.
+ */
+
+#define IC_HEIF_MAX_DERIVATION 8
+
+typedef struct {
+    uint32_t from, to; /* decoding `from` decodes `to` */
+} heif_edge;
+
+typedef struct {
+    heif_edge *edges; /* sorted by `from` */
+    size_t count;
+    uint32_t *items;  /* every item an edge names, sorted, once each */
+    size_t item_count;
+    int16_t *depths;  /* per item of `items`: the depth found, or -3 before it is */
+} heif_graph;
+
+static uint32_t be(const uint8_t *p, int bytes) {
+    uint32_t v = 0;
+    for (int i = 0; i < bytes; i++) v = v << 8 | p[i];
+    return v;
+}
+
+/* A box at `at` inside [at, end): its type, where its body starts and where it ends; 0 if it does not fit. */
+static int box_at(const uint8_t *data, size_t at, size_t end, char type[5], size_t *body, size_t *box_end) {
+    if (end < at + 8) return 0;
+    uint64_t length = be(data + at, 4);
+    size_t header = 8;
+    if (length == 1) {
+        if (end < at + 16) return 0;
+        length = (uint64_t)be(data + at + 8, 4) << 32 | be(data + at + 12, 4);
+        header = 16;
+    } else if (length == 0) {
+        length = end - at;
+    }
+    if (length < header || length > end - at) return 0;
+    memcpy(type, data + at + 4, 4);
+    type[4] = '\0';
+    *body = at + header;
+    *box_end = at + (size_t)length;
+    return 1;
+}
+
+static int by_from(const void *a, const void *b) {
+    uint32_t x = ((const heif_edge *)a)->from, y = ((const heif_edge *)b)->from;
+    return x < y ? -1 : x > y;
+}
+
+/* Appends the edges of an `iref` box's body; 0 when out of memory. */
+static int read_iref(const uint8_t *data, size_t body, size_t end, heif_graph *graph) {
+    if (end < body + 4) return 1;
+    int id_bytes = data[body] == 0 ? 2 : 4;
+    size_t at = body + 4, child, child_end;
+    char type[5];
+    while (box_at(data, at, end, type, &child, &child_end)) {
+        int derived = strcmp(type, "dimg") == 0, auxiliary = strcmp(type, "auxl") == 0;
+        if ((derived || auxiliary) && child_end >= child + (size_t)id_bytes + 2) {
+            uint32_t from = be(data + child, id_bytes);
+            size_t n = be(data + child + id_bytes, 2), ids = child + (size_t)id_bytes + 2;
+            if (n > (child_end - ids) / (size_t)id_bytes) n = (child_end - ids) / (size_t)id_bytes;
+            heif_edge *grown = realloc(graph->edges, (graph->count + n) * sizeof *grown);
+            if (grown == NULL && n > 0) return 0;
+            if (n > 0) graph->edges = grown;
+            for (size_t i = 0; i < n; i++) {
+                uint32_t to = be(data + ids + i * (size_t)id_bytes, id_bytes);
+                /* dimg: `from` is made of `to`. auxl: `from` is the auxiliary image of `to`. */
+                graph->edges[graph->count++] = derived ? (heif_edge){from, to} : (heif_edge){to, from};
+            }
+        }
+        at = child_end;
+    }
+    return 1;
+}
+
+static int by_value(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Lists each item once and makes room for its depth; 0 when out of memory. */
+static int index_items(heif_graph *graph) {
+    graph->items = malloc(graph->count * 2 * sizeof *graph->items);
+    if (graph->items == NULL) return 0;
+    for (size_t i = 0; i < graph->count; i++) {
+        graph->items[2 * i] = graph->edges[i].from;
+        graph->items[2 * i + 1] = graph->edges[i].to;
+    }
+    qsort(graph->items, graph->count * 2, sizeof *graph->items, by_value);
+    size_t unique = 0;
+    for (size_t i = 0; i < graph->count * 2; i++)
+        if (unique == 0 || graph->items[unique - 1] != graph->items[i]) graph->items[unique++] = graph->items[i];
+    graph->item_count = unique;
+    graph->depths = malloc(unique * sizeof *graph->depths);
+    if (graph->depths == NULL) return 0;
+    for (size_t i = 0; i < unique; i++) graph->depths[i] = -3;
+    return 1;
+}
+
+/*
+ * The depth of what decoding `item` decodes (the longest chain of references below it); -1 for a
+ * loop (`item` reached again while it is being decoded), -2 when the walk goes past
+ * IC_HEIF_MAX_DERIVATION levels. `path` holds the items being decoded; each item's depth is found
+ * once (a grid's tiles shared by two derived images are walked once), so the walk is linear in the
+ * references; a depth found through a shared item can still exceed the limit, which the caller checks.
+ */
+static int depth_of(heif_graph *graph, uint32_t item, uint32_t *path, int level, uint32_t *looped) {
+    for (int i = 0; i < level; i++) {
+        if (path[i] == item) {
+            *looped = item;
+            return -1;
+        }
+    }
+    const uint32_t *slot = bsearch(&item, graph->items, graph->item_count, sizeof item, by_value);
+    if (slot == NULL) return 0; /* no edge names it: it decodes nothing else */
+    int16_t *known = &graph->depths[slot - graph->items];
+    if (*known >= 0) return *known;
+    if (level == IC_HEIF_MAX_DERIVATION) return -2;
+    path[level] = item;
+    heif_edge key = {item, 0};
+    const heif_edge *first = bsearch(&key, graph->edges, graph->count, sizeof key, by_from);
+    int deepest = 0;
+    if (first != NULL) {
+        while (first > graph->edges && first[-1].from == item) first--;
+        for (const heif_edge *e = first; e < graph->edges + graph->count && e->from == item; e++) {
+            int d = depth_of(graph, e->to, path, level + 1, looped);
+            if (d < 0) return d;
+            if (d + 1 > deepest) deepest = d + 1;
+        }
+    }
+    *known = (int16_t)(deepest < 1000 ? deepest : 1000);
+    return deepest;
+}
+
+ic_status ic_heif_check_references(const uint8_t *data, size_t size, const char *name, char *message, size_t message_size) {
+    size_t at = 0, body, end;
+    char type[5];
+    heif_graph graph = {NULL, 0, NULL, 0, NULL};
+    uint32_t primary = 0;
+    int have_primary = 0;
+    while (box_at(data, at, size, type, &body, &end)) {
+        if (strcmp(type, "meta") == 0 && end >= body + 4) {
+            size_t child = body + 4, child_body, child_end; /* a full box: version and flags first */
+            while (box_at(data, child, end, type, &child_body, &child_end)) {
+                if (strcmp(type, "pitm") == 0 && child_end >= child_body + 6) {
+                    int id_bytes = data[child_body] == 0 ? 2 : 4;
+                    if (child_end >= child_body + 4 + (size_t)id_bytes) {
+                        primary = be(data + child_body + 4, id_bytes);
+                        have_primary = 1;
+                    }
+                } else if (strcmp(type, "iref") == 0 && !read_iref(data, child_body, child_end, &graph)) {
+                    free(graph.edges);
+                    ic_set_message(message, message_size, "%s: no memory to read its item references", name);
+                    return IC_TOO_LARGE;
+                }
+                child = child_end;
+            }
+            break;
+        }
+        at = end;
+    }
+    ic_status status = IC_OK;
+    if (have_primary && graph.count > 0) {
+        qsort(graph.edges, graph.count, sizeof *graph.edges, by_from);
+        if (!index_items(&graph)) {
+            free(graph.edges);
+            free(graph.items);
+            ic_set_message(message, message_size, "%s: no memory to read its item references", name);
+            return IC_TOO_LARGE;
+        }
+        uint32_t path[IC_HEIF_MAX_DERIVATION], looped = 0;
+        int depth = depth_of(&graph, primary, path, 0, &looped);
+        if (depth == -1) {
+            ic_set_message(message, message_size, "%s container is corrupt: item %u is made from itself (its image items refer to one another in a loop)",
+                           name, looped);
+            status = IC_CORRUPT;
+        } else if (depth == -2 || depth > IC_HEIF_MAX_DERIVATION) {
+            ic_set_message(message, message_size, "%s container nests derived images more than %d deep under its primary item %u",
+                           name, IC_HEIF_MAX_DERIVATION, primary);
+            status = IC_UNSUPPORTED;
+        }
+    }
+    free(graph.edges);
+    free(graph.items);
+    free(graph.depths);
+    return status;
+}
