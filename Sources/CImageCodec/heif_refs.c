@@ -58,28 +58,35 @@ static int by_from(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* Appends the edges of an `iref` box's body; 0 when out of memory. */
+/*
+ * Appends the edges of an `iref` box's body; 0 when out of memory. Each reference is read as
+ * libheif reads it: a box header whose size is not used (libheif reads the references one after
+ * another to the end of the iref box, whatever each claims), the item it is from, a count, the
+ * items it names.
+ */
 static int read_iref(const uint8_t *data, size_t body, size_t end, heif_graph *graph) {
     if (end < body + 4) return 1;
-    int id_bytes = data[body] == 0 ? 2 : 4;
-    size_t at = body + 4, child, child_end;
-    char type[5];
-    while (box_at(data, at, end, type, &child, &child_end)) {
-        int derived = strcmp(type, "dimg") == 0, auxiliary = strcmp(type, "auxl") == 0;
-        if ((derived || auxiliary) && child_end >= child + (size_t)id_bytes + 2) {
-            uint32_t from = be(data + child, id_bytes);
-            size_t n = be(data + child + id_bytes, 2), ids = child + (size_t)id_bytes + 2;
-            if (n > (child_end - ids) / (size_t)id_bytes) n = (child_end - ids) / (size_t)id_bytes;
-            heif_edge *grown = realloc(graph->edges, (graph->count + n) * sizeof *grown);
-            if (grown == NULL && n > 0) return 0;
-            if (n > 0) graph->edges = grown;
-            for (size_t i = 0; i < n; i++) {
-                uint32_t to = be(data + ids + i * (size_t)id_bytes, id_bytes);
-                /* dimg: `from` is made of `to`. auxl: `from` is the auxiliary image of `to`. */
-                graph->edges[graph->count++] = derived ? (heif_edge){from, to} : (heif_edge){to, from};
-            }
+    size_t id_bytes = data[body] == 0 ? 2 : 4, at = body + 4;
+    while (end >= at + 8) {
+        size_t header = be(data + at, 4) == 1 ? 16 : 8;
+        if (end < at + header) break;
+        int derived = memcmp(data + at + 4, "dimg", 4) == 0, auxiliary = memcmp(data + at + 4, "auxl", 4) == 0;
+        if (memcmp(data + at + 4, "uuid", 4) == 0) header += 16;
+        at += header;
+        if (end < at + id_bytes + 2) break;
+        uint32_t from = be(data + at, (int)id_bytes);
+        size_t n = be(data + at + id_bytes, 2), ids = at + id_bytes + 2;
+        if (n > (end - ids) / id_bytes) n = (end - ids) / id_bytes;
+        at = ids + n * id_bytes;
+        if (!derived && !auxiliary) continue;
+        heif_edge *grown = n > 0 ? realloc(graph->edges, (graph->count + n) * sizeof *grown) : graph->edges;
+        if (grown == NULL && n > 0) return 0;
+        graph->edges = grown;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t to = be(data + ids + i * id_bytes, (int)id_bytes);
+            /* dimg: `from` is made of `to`. auxl: `from` is the auxiliary image of `to`. */
+            graph->edges[graph->count++] = derived ? (heif_edge){from, to} : (heif_edge){to, from};
         }
-        at = child_end;
     }
     return 1;
 }
@@ -153,7 +160,7 @@ ic_status ic_heif_check_references(const uint8_t *data, size_t size, const char 
         if (strcmp(type, "meta") == 0 && end >= body + 4) {
             size_t child = body + 4, child_body, child_end; /* a full box: version and flags first */
             while (box_at(data, child, end, type, &child_body, &child_end)) {
-                if (strcmp(type, "pitm") == 0 && child_end >= child_body + 6) {
+                if (strcmp(type, "pitm") == 0 && !have_primary && child_end >= child_body + 6) {
                     int id_bytes = data[child_body] == 0 ? 2 : 4;
                     if (child_end >= child_body + 4 + (size_t)id_bytes) {
                         primary = be(data + child_body + 4, id_bytes);
