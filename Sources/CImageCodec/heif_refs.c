@@ -9,8 +9,8 @@
  * from (`dimg` references), and an image's alpha plane by decoding its auxiliary image (`auxl`),
  * each by recursion, with no guard: a 533-byte file whose primary item is derived from itself
  * recursed until the decoding thread's stack ran out and the whole process died. Real files nest
- * two deep (an `iden` of a grid of tiles), so a chain deeper than IC_HEIF_MAX_DERIVATION, or any
- * loop, is refused with the items named.
+ * two deep (an `iden` of a grid of tiles), so a chain of more than IC_HEIF_MAX_DERIVATION
+ * references, or any loop, is refused with the items named.
  */
 
 #define IC_HEIF_MAX_DERIVATION 8
@@ -133,12 +133,13 @@ static int depth_of(heif_graph *graph, uint32_t item, uint32_t *path, int level,
     if (slot == NULL) return 0; /* no edge names it: it decodes nothing else */
     int16_t *known = &graph->depths[slot - graph->items];
     if (*known >= 0) return *known;
-    if (level == IC_HEIF_MAX_DERIVATION) return -2;
-    path[level] = item;
     heif_edge key = {item, 0};
     const heif_edge *first = bsearch(&key, graph->edges, graph->count, sizeof key, by_from);
     int deepest = 0;
     if (first != NULL) {
+        /* `level` references lead here; following one more would pass the limit. */
+        if (level == IC_HEIF_MAX_DERIVATION) return -2;
+        path[level] = item;
         while (first > graph->edges && first[-1].from == item) first--;
         for (const heif_edge *e = first; e < graph->edges + graph->count && e->from == item; e++) {
             int d = depth_of(graph, e->to, path, level + 1, looped);

@@ -221,6 +221,34 @@ final class ImageContainerTests: XCTestCase {
         XCTAssertTrue(cut?.message.contains("GIF") == true, cut?.message ?? "")
     }
 
+    /// Eight layers of 150 items, each made from every item of the next: 150^7 chains from the
+    /// primary item, each 7 deep. The check finds each item's depth once, so the file passes it
+    /// at once and reaches libheif (which finds no image properties).
+    func testAWideDAGOfDerivedImagesIsCheckedOnceAnItem() throws {
+        func box(_ type: String, _ body: Data) -> Data {
+            var out = Data()
+            withUnsafeBytes(of: UInt32(8 + body.count).bigEndian) { out.append(contentsOf: $0) }
+            return out + Data(type.utf8) + body
+        }
+        func u16(_ v: Int) -> Data { withUnsafeBytes(of: UInt16(v).bigEndian) { Data($0) } }
+        var references = Data()
+        let width = 150, layers = 8
+        for layer in 0..<(layers - 1) {
+            for item in 0..<width {
+                var body = u16(2 + layer * width + item) + u16(width)
+                for next in 0..<width { body += u16(2 + (layer + 1) * width + next) }
+                references += box("dimg", body)
+            }
+        }
+        var root = u16(1) + u16(width)
+        for item in 0..<width { root += u16(2 + item) }
+        references = box("dimg", root) + references
+        let meta = box("meta", Data(count: 4) + box("pitm", Data(count: 4) + u16(1)) + box("iref", Data(count: 4) + references))
+        let file = box("ftyp", Data("heic".utf8) + Data(count: 4) + Data("mif1heic".utf8)) + meta
+        let error = assertCodecError(.corrupt, try ImageCodec.decode(file, options: DecodeOptions()))
+        XCTAssertTrue(error?.message.hasPrefix("HEIF container is unreadable") == true, error?.message ?? "")
+    }
+
     func testAVIFWrittenHereKeepsAlphaAndMetadata() throws {
         let image = makeImage(width: 67, height: 41, alpha: true)
         let profile = try fixture("srgb.icc")
