@@ -14,6 +14,9 @@
  */
 
 #define IC_HEIF_MAX_DERIVATION 8
+/* A grid has at most 256 x 256 tiles; a file naming more references than this is refused rather
+ * than held (8 bytes each here, more in libheif). */
+#define IC_HEIF_MAX_REFERENCES (1u << 20)
 
 typedef struct {
     uint32_t from, to; /* decoding `from` decodes `to` */
@@ -59,7 +62,7 @@ static int by_from(const void *a, const void *b) {
 }
 
 /*
- * Appends the edges of an `iref` box's body; 0 when out of memory. Each reference is read as
+ * Appends the edges of an `iref` box's body; 0 when out of memory or past IC_HEIF_MAX_REFERENCES. Each reference is read as
  * libheif reads it: a box header whose size is not used (libheif reads the references one after
  * another to the end of the iref box, whatever each claims), the item it is from, a count, the
  * items it names.
@@ -79,6 +82,7 @@ static int read_iref(const uint8_t *data, size_t body, size_t end, heif_graph *g
         if (n > (end - ids) / id_bytes) n = (end - ids) / id_bytes;
         at = ids + n * id_bytes;
         if (!derived && !auxiliary) continue;
+        if (graph->count + n > IC_HEIF_MAX_REFERENCES) return 0;
         heif_edge *grown = n > 0 ? realloc(graph->edges, (graph->count + n) * sizeof *grown) : graph->edges;
         if (grown == NULL && n > 0) return 0;
         graph->edges = grown;
@@ -169,7 +173,8 @@ ic_status ic_heif_check_references(const uint8_t *data, size_t size, const char 
                     }
                 } else if (strcmp(type, "iref") == 0 && !read_iref(data, child_body, child_end, &graph)) {
                     free(graph.edges);
-                    ic_set_message(message, message_size, "%s: no memory to read its item references", name);
+                    ic_set_message(message, message_size, "%s container names more than %u image references, or there is no memory to read them",
+                                   name, IC_HEIF_MAX_REFERENCES);
                     return IC_TOO_LARGE;
                 }
                 child = child_end;
