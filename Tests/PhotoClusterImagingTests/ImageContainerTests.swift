@@ -247,6 +247,14 @@ final class ImageContainerTests: XCTestCase {
         let file = box("ftyp", Data("heic".utf8) + Data(count: 4) + Data("mif1heic".utf8)) + meta
         let error = assertCodecError(.corrupt, try ImageCodec.decode(file, options: DecodeOptions()))
         XCTAssertTrue(error?.message.hasPrefix("HEIF container is unreadable") == true, error?.message ?? "")
+
+        // More references than any grid has (17 x 65,535, a file of 2 MB) are refused, not held.
+        var many = Data()
+        for entry in 0..<17 { many += box("dimg", u16(1 + entry) + u16(65_535) + Data(count: 2 * 65_535)) }
+        let crowded = box("ftyp", Data("heic".utf8) + Data(count: 4) + Data("mif1heic".utf8))
+            + box("meta", Data(count: 4) + box("pitm", Data(count: 4) + u16(1)) + box("iref", Data(count: 4) + many))
+        XCTAssertEqual(assertCodecError(.tooLarge, try ImageCodec.decode(crowded, options: DecodeOptions()))?.message,
+                       "HEIF container names more than 1048576 image references, or there is no memory to read them")
     }
 
     func testAVIFWrittenHereKeepsAlphaAndMetadata() throws {
