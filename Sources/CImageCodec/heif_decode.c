@@ -54,6 +54,14 @@ ic_status ic_heif_open(const uint8_t *data, size_t size, struct heif_context **c
         *handle = NULL;
         return status_of(error);
     }
+    uint64_t pixels = (uint64_t)heif_image_handle_get_width(*handle) * (uint64_t)heif_image_handle_get_height(*handle);
+    ic_status canvases = ic_heif_check_canvases(data, size, name, pixels, message, message_size);
+    if (canvases != IC_OK) {
+        heif_image_handle_release(*handle);
+        heif_context_free(ctx);
+        *handle = NULL;
+        return canvases;
+    }
     *context = ctx;
     return IC_OK;
 }

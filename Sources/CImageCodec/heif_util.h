@@ -19,6 +19,11 @@ ic_status ic_heif_open(const uint8_t *data, size_t size, struct heif_context **c
  * `name` ("HEIF", "AVIF") starts the message. Reads only the boxes, before libheif does. */
 ic_status ic_heif_check_references(const uint8_t *data, size_t size, const char *name, char *message, size_t message_size);
 
+/* Refuses a file with a grid or overlay item whose canvas (its ImageGrid or ImageOverlay size,
+ * which libheif allocates whole) is larger than `image_pixels`, the primary image's area. */
+ic_status ic_heif_check_canvases(const uint8_t *data, size_t size, const char *name, uint64_t image_pixels,
+                                 char *message, size_t message_size);
+
 /* An RGB ICC profile (malloc'd) for an nclx box's primaries and transfer (ITU-T H.273 codes),
  * or NULL when they are sRGB's, unspecified, or not representable (PQ, HLG). */
 uint8_t *ic_icc_from_nclx(int primaries, int transfer, size_t *size);

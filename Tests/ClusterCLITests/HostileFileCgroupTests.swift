@@ -9,7 +9,8 @@ import XCTest
 /// (8 bytes a pixel of coefficients), a lossless WebP of 100 MP whose image chunk lies behind an
 /// ICC profile of 2 MiB, a PNG of 30,000 compressed text chunks, a PNG of 60 bytes cut short in a
 /// text chunk that claims 1.9 GB (libpng would allocate and zero the claim), a HEIC grid made of
-/// itself (libheif would recurse until the worker's stack ran out), and a JPEG of 700 scans. Each
+/// itself (libheif would recurse until the worker's stack ran out), a HEIC grid of 16x8 that names
+/// a canvas of 3 GB (libheif would allocate it), and a JPEG of 700 scans. Each
 /// fails at once with a reason naming the limit it met, nothing is OOM-killed, and a long
 /// decode stops as soon as its job is cancelled.
 final class HostileFileCgroupTests: XCTestCase {
@@ -24,6 +25,7 @@ final class HostileFileCgroupTests: XCTestCase {
             "text.png": (HostileFiles.textChunkPNG(count: 30_000, inflatedBytes: 65536), "image/png"),
             "claim.png": (HostileFiles.truncatedChunkPNG(type: "iTXt", claimed: 0x7000_0000), "image/png"),
             "itself.heic": (try Data(contentsOf: Repository.root.appendingPathComponent("Tests/PhotoClusterImagingTests/Fixtures/grid-of-itself.heic")), "image/heic"),
+            "canvas.heic": (try Data(contentsOf: Repository.root.appendingPathComponent("Tests/PhotoClusterImagingTests/Fixtures/grid-canvas-3gb.heic")), "image/heic"),
             "scans.jpg": (HostileFiles.manyScanJPEG(width: 2000, height: 2000, scans: 700), "image/jpeg"),
             // 100 scans (the most allowed) over 80 MP: seconds of decoding, stopped by a cancel.
             "slow.jpg": (HostileFiles.manyScanJPEG(width: 10000, height: 8000, scans: ImageCodec.maxJPEGScans), "image/jpeg"),
@@ -33,7 +35,7 @@ final class HostileFileCgroupTests: XCTestCase {
         let group = cluster.group, worker = cluster.worker!
 
         let started = Date()
-        let hostile = try cluster.submit("hostile", [("cmyk", "cmyk.jpg"), ("webp", "behind.webp"), ("text", "text.png"), ("claim", "claim.png"), ("itself", "itself.heic"), ("scans", "scans.jpg")], [])
+        let hostile = try cluster.submit("hostile", [("cmyk", "cmyk.jpg"), ("webp", "behind.webp"), ("text", "text.png"), ("claim", "claim.png"), ("itself", "itself.heic"), ("canvas", "canvas.heic"), ("scans", "scans.jpg")], [])
         let result = hostile.finish(timeout: StageTimeLimit.defaultSeconds)
         XCTAssertLessThan(Date().timeIntervalSince(started), StageTimeLimit.defaultSeconds, "within a stage's time limit")
         XCTAssertEqual(result.status, 1, result.stderr)
@@ -42,7 +44,7 @@ final class HostileFileCgroupTests: XCTestCase {
         for failure in report["failed"] as? [[String: Any]] ?? [] {
             reasons[failure["name"] as? String ?? ""] = failure["error"] as? String
         }
-        XCTAssertEqual(reasons.count, 6, result.stdout)
+        XCTAssertEqual(reasons.count, 7, result.stdout)
         for name in ["cmyk", "webp"] {
             let reason = reasons[name] ?? ""
             XCTAssertTrue(reason.contains("at its peak (decode") && reason.contains("over this worker's memory budget of") && reason.hasSuffix("(--memory-limit)"), "\(name): \(reason)")
@@ -50,6 +52,7 @@ final class HostileFileCgroupTests: XCTestCase {
         XCTAssertTrue(reasons["text"]?.contains("PNG has more than 1000 text chunks") == true, reasons["text"] ?? "")
         XCTAssertTrue(reasons["claim"]?.contains("PNG data is truncated: its iTXt chunk at byte 33 claims 1879048192 bytes") == true, reasons["claim"] ?? "")
         XCTAssertTrue(reasons["itself"]?.contains("HEIF container is corrupt: item 2 is made from itself") == true, reasons["itself"] ?? "")
+        XCTAssertTrue(reasons["canvas"]?.contains("its grid item 2 claims a 27256x27747 canvas") == true, reasons["canvas"] ?? "")
         XCTAssertTrue(reasons["scans"]?.contains("JPEG has 700 scans, more than the 100 a photo may have") == true, reasons["scans"] ?? "")
 
         // A decode of the most scans allowed runs; the job is cancelled while it does, and the

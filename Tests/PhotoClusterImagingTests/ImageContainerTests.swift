@@ -199,6 +199,12 @@ final class ImageContainerTests: XCTestCase {
         // another whatever each claims, and so must the check.
         XCTAssertEqual(assertCodecError(.corrupt, try ImageCodec.decode(fixture("grid-of-itself-unsized.heic")))?.message,
                        "HEIF container is corrupt: item 2 is made from itself (its image items refer to one another in a loop)")
+        // grid-canvas-3gb.heic (533 bytes, found by the fuzzer): a grid item whose ispe says 16x8
+        // but whose ImageGrid names a 27256x27747 canvas, which libheif allocates whole (3 GB).
+        let canvas = try fixture("grid-canvas-3gb.heic")
+        XCTAssertEqual(assertCodecError(.corrupt, try ImageCodec.decode(canvas, options: DecodeOptions()))?.message,
+                       "HEIF container is corrupt: its grid item 2 claims a 27256x27747 canvas, larger than the image it makes")
+        XCTAssertEqual(assertCodecError(.corrupt, try ImageCodec.inspect(canvas))?.kind, .corrupt, "refused before the memory budget reads it")
         let deep = try Data(contentsOf: directory.appendingPathComponent("deep.heic"))
         XCTAssertEqual(assertCodecError(.unsupportedFormat, try ImageCodec.decode(deep, options: DecodeOptions()))?.message,
                        "HEIF container nests derived images more than 8 deep under its primary item 1")

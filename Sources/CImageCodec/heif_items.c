@@ -4,8 +4,8 @@
 #include <string.h>
 
 /*
- * The item references of a HEIF or AVIF file, checked before libheif reads it. libheif 1.15
- * decodes a derived image (a grid, an `iden`, an overlay) by decoding the items it is derived
+ * What libheif 1.15 trusts in a HEIF or AVIF file and should not, checked from the boxes. First,
+ * the item references, checked before libheif reads the file. libheif decodes a derived image (a grid, an `iden`, an overlay) by decoding the items it is derived
  * from (`dimg` references), and an image's alpha plane by decoding its auxiliary image (`auxl`),
  * each by recursion, with no guard: a 533-byte file whose primary item is derived from itself
  * recursed until the decoding thread's stack ran out and the whole process died. Real files nest
@@ -208,4 +208,117 @@ ic_status ic_heif_check_references(const uint8_t *data, size_t size, const char 
     free(graph.items);
     free(graph.depths);
     return status;
+}
+
+/*
+ * A grid's ImageGrid and an overlay's ImageOverlay (their item data) each name the canvas libheif
+ * allocates whole when it decodes them; libheif 1.15 does not compare it with the item's `ispe`,
+ * which is what the pixel cap and the memory budget read. A 533-byte file whose grid claimed a
+ * 27256x27747 canvas over an ispe of 16x8 asked for 3 GB. Every grid and overlay item's canvas
+ * must fit in the primary image's area (what the header reported); real files' do.
+ */
+
+typedef struct {
+    size_t idat_body, idat_end; /* construction method 1 reads here; 0 when there is no idat */
+    size_t iloc_body, iloc_end;
+    size_t iinf_body, iinf_end;
+} heif_meta;
+
+/* The first `want` bytes of `item`'s data (its extents one after another) into `out`; how many. */
+static size_t item_bytes(const uint8_t *data, size_t size, const heif_meta *meta, uint32_t item, uint8_t *out, size_t want) {
+    const uint8_t *p = data + meta->iloc_body, *end = data + meta->iloc_end;
+    if (end - p < 6) return 0;
+    int version = p[0];
+    int offset_size = p[4] >> 4, length_size = p[4] & 15, base_size = p[5] >> 4, index_size = version >= 1 ? p[5] & 15 : 0;
+    p += 6;
+    int count_bytes = version < 2 ? 2 : 4;
+    if (end - p < count_bytes) return 0;
+    uint32_t items = be(p, count_bytes);
+    p += count_bytes;
+    for (uint32_t i = 0; i < items; i++) {
+        int id_bytes = version < 2 ? 2 : 4;
+        if (end - p < id_bytes + (version >= 1 ? 2 : 0) + 2 + base_size + 2) return 0;
+        uint32_t id = be(p, id_bytes);
+        p += id_bytes;
+        int method = 0;
+        if (version >= 1) {
+            method = p[1] & 15;
+            p += 2;
+        }
+        p += 2; /* data reference index */
+        uint64_t base = base_size > 0 ? be(p, base_size > 4 ? 4 : base_size) : 0;
+        if (base_size == 8) base = (uint64_t)be(p, 4) << 32 | be(p + 4, 4);
+        p += base_size;
+        uint32_t extents = be(p, 2);
+        p += 2;
+        size_t got = 0;
+        for (uint32_t e = 0; e < extents; e++) {
+            if (end - p < index_size + offset_size + length_size) return 0;
+            p += index_size;
+            uint64_t offset = offset_size == 8 ? (uint64_t)be(p, 4) << 32 | be(p + 4, 4) : offset_size ? be(p, offset_size) : 0;
+            p += offset_size;
+            uint64_t length = length_size == 8 ? (uint64_t)be(p, 4) << 32 | be(p + 4, 4) : length_size ? be(p, length_size) : 0;
+            p += length_size;
+            if (id != item || got == want) continue;
+            size_t from = method == 1 ? meta->idat_body : 0, limit = method == 1 ? meta->idat_end : size;
+            if (method > 1 || (method == 1 && meta->idat_end == 0)) return 0;
+            uint64_t start = (uint64_t)from + base + offset;
+            if (start >= limit) return got;
+            uint64_t available = limit - start;
+            if (length == 0 || length > available) length = available;
+            size_t n = length < want - got ? (size_t)length : want - got;
+            memcpy(out + got, data + start, n);
+            got += n;
+        }
+        if (id == item) return got;
+    }
+    return 0;
+}
+
+ic_status ic_heif_check_canvases(const uint8_t *data, size_t size, const char *name, uint64_t image_pixels,
+                                 char *message, size_t message_size) {
+    heif_meta meta = {0, 0, 0, 0, 0, 0};
+    size_t at = 0, body, end;
+    char type[5];
+    while (box_at(data, at, size, type, &body, &end)) {
+        if (strcmp(type, "meta") == 0 && end >= body + 4) {
+            size_t child = body + 4, child_body, child_end;
+            while (box_at(data, child, end, type, &child_body, &child_end)) {
+                if (strcmp(type, "idat") == 0 && meta.idat_end == 0) meta.idat_body = child_body, meta.idat_end = child_end;
+                if (strcmp(type, "iloc") == 0 && meta.iloc_end == 0) meta.iloc_body = child_body, meta.iloc_end = child_end;
+                if (strcmp(type, "iinf") == 0 && meta.iinf_end == 0) meta.iinf_body = child_body, meta.iinf_end = child_end;
+                child = child_end;
+            }
+            break;
+        }
+        at = end;
+    }
+    if (meta.iinf_end < meta.iinf_body + 6 || meta.iloc_end == 0) return IC_OK;
+    /* iinf: a full box, an entry count (16 bits in version 0), then infe boxes. */
+    size_t entry = meta.iinf_body + 4 + (data[meta.iinf_body] == 0 ? 2 : 4), entry_body, entry_end;
+    while (box_at(data, entry, meta.iinf_end, type, &entry_body, &entry_end)) {
+        entry = entry_end;
+        if (strcmp(type, "infe") != 0 || entry_end < entry_body + 4) continue;
+        int version = data[entry_body];
+        if (version < 2) continue; /* no item type before version 2 */
+        size_t id_bytes = version == 2 ? 2 : 4;
+        if (entry_end < entry_body + 4 + id_bytes + 2 + 4) continue;
+        uint32_t item = be(data + entry_body + 4, (int)id_bytes);
+        const uint8_t *kind = data + entry_body + 4 + id_bytes + 2;
+        int grid = memcmp(kind, "grid", 4) == 0, overlay = memcmp(kind, "iovl", 4) == 0;
+        if (!grid && !overlay) continue;
+        uint8_t bytes[28];
+        size_t got = item_bytes(data, size, &meta, item, bytes, sizeof bytes);
+        /* ImageGrid: version, flags, rows-1, columns-1, then the size. ImageOverlay: version,
+         * flags, four 16-bit fill values, then the size. Flag bit 0: 32-bit sizes. */
+        size_t at_size = grid ? 4 : 10, field = got >= 2 && (bytes[1] & 1) ? 4 : 2;
+        if (got < at_size + 2 * field) continue; /* too short: libheif refuses it */
+        uint64_t width = be(bytes + at_size, (int)field), height = be(bytes + at_size + field, (int)field);
+        if (width * height > image_pixels) {
+            ic_set_message(message, message_size, "%s container is corrupt: its %s item %u claims a %llux%llu canvas, larger than the image it makes",
+                           name, grid ? "grid" : "overlay", item, (unsigned long long)width, (unsigned long long)height);
+            return IC_CORRUPT;
+        }
+    }
+    return IC_OK;
 }
